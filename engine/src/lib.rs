@@ -1,0 +1,4 @@
+//! Planetfall's planet: cube-sphere levels and tiles, Earth data, streaming, the CBT mesh,
+//! atmosphere, and the frame that puts them into a frame graph.
+
+pub mod planet;

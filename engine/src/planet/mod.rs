@@ -1,0 +1,5 @@
+//! Planet geometry in f64: the body, the cube-sphere map, tiles, tangent frames and charts.
+
+pub mod cube;
+
+pub use cube::{dir_to_face, dir_to_latlon, face_of, latlon_to_dir, Face};
