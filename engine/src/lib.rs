@@ -1,4 +1,5 @@
 //! Planetfall's planet: cube-sphere levels and tiles, Earth data, streaming, the CBT mesh,
 //! atmosphere, and the frame that puts them into a frame graph.
 
+pub mod params;
 pub mod planet;

@@ -1,0 +1,35 @@
+//! Constants that more than one module (or the GPU) must agree on, in one place, with units.
+//! See `docs/conventions.md` and `docs/earth.md` for where each comes from.
+
+/// Earth's mean radius, metres (the datum sphere; TERRAIN.md §1).
+pub const EARTH_RADIUS_M: f64 = 6_371_000.0;
+
+/// Samples per tile edge (texel centres), TERRAIN.md §1.
+pub const TILE_SAMPLES: u32 = 512;
+/// Apron samples on every side of a tile.
+pub const TILE_APRON: u32 = 4;
+/// Stored samples per tile edge: 512 + 2·4 = 520.
+pub const TILE_STRIDE: u32 = TILE_SAMPLES + 2 * TILE_APRON;
+/// Finest level the engine addresses (L18 ≈ 7.5 cm texels on Earth).
+pub const MAX_LEVEL: u8 = 18;
+
+/// Levels L0..L1 are 2×2 reductions of L2; L2..=L9 are derived from the source and stored.
+pub const FIRST_DERIVED_LEVEL: u8 = 2;
+/// Finest stored level (L9 ≈ 38 m texels); finer levels amplify their L9 ancestor (§6).
+pub const LAST_STORED_LEVEL: u8 = 9;
+
+/// From this level up the GPU chart is the fitted cubic; below it the exact (atan) chart,
+/// whose f32 error there is ≤ 1e-3 texel (measured by `planet::chart` tests).
+pub const CUBIC_CHART_MIN_LEVEL: u8 = 5;
+
+/// Height quantisation on disk and in memory: h = HEIGHT_Q_MIN_M + code·HEIGHT_Q_STEP_M,
+/// code ∈ [0, 65535]. The step is a dyadic fraction (5/16 m) so every code is exact in f32;
+/// the range −11,264 … +9,215.7 m covers ETOPO5 (−10,377 … +7,441 m) plus band detail.
+/// A global (not per-tile) step keeps shared apron samples bit-identical between tiles.
+pub const HEIGHT_Q_STEP_M: f64 = 0.3125;
+/// Height of code 0, metres.
+pub const HEIGHT_Q_MIN_M: f64 = -11_264.0;
+
+/// Version of the derivation (source reconstruction + bands); part of every block header so
+/// a changed derivation never reads stale tiles.
+pub const DERIVATION_VERSION: u32 = 1;
