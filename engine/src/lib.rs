@@ -3,3 +3,4 @@
 
 pub mod params;
 pub mod planet;
+pub mod earth;

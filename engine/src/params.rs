@@ -23,12 +23,13 @@ pub const LAST_STORED_LEVEL: u8 = 9;
 pub const CUBIC_CHART_MIN_LEVEL: u8 = 5;
 
 /// Height quantisation on disk and in memory: h = HEIGHT_Q_MIN_M + code·HEIGHT_Q_STEP_M,
-/// code ∈ [0, 65535]. The step is a dyadic fraction (5/16 m) so every code is exact in f32;
-/// the range −11,264 … +9,215.7 m covers ETOPO5 (−10,377 … +7,441 m) plus band detail.
-/// A global (not per-tile) step keeps shared apron samples bit-identical between tiles.
+/// code ∈ [0, 65535]. The step is a dyadic fraction (5/16 m) so every code is exact in f32,
+/// and the minimum is a whole number of steps so 0 m (sea level) is a code. The range
+/// −11,250 … +9,229.7 m covers ETOPO5 (−10,376 … +7,833 m) plus band detail. A global (not
+/// per-tile) step keeps shared apron samples bit-identical between tiles.
 pub const HEIGHT_Q_STEP_M: f64 = 0.3125;
 /// Height of code 0, metres.
-pub const HEIGHT_Q_MIN_M: f64 = -11_264.0;
+pub const HEIGHT_Q_MIN_M: f64 = -11_250.0;
 
 /// Version of the derivation (source reconstruction + bands); part of every block header so
 /// a changed derivation never reads stale tiles.

@@ -1,0 +1,158 @@
+//! Derived levels (`docs/earth.md`, "Derivation"): every sample is a pure function of
+//! (level, face, I, J). L2–L9: the source's monotone bicubic reconstruction r plus residual
+//! bands 2..=L on land, faded to 0 at the shoreline; water (r < 0) keeps r. L0–L1: 2×2 means
+//! of the level below. Heights are quantised (`earth::tile::quantise`) as they are made.
+
+use super::bands::{band_sum, relief_weight, shore_fade, BAND_AMPLITUDE_PER_TEXEL};
+use super::etopo::{Etopo, EtopoError};
+use super::tile::{quantise, Tile};
+use crate::params::{FIRST_DERIVED_LEVEL, TILE_APRON, TILE_SAMPLES, TILE_STRIDE};
+use crate::planet::tile::{canonical_sample, sample_coord, samples_per_face, SampleRef};
+use crate::planet::{Body, Face, TileId};
+use glam::DVec3;
+use std::f64::consts::FRAC_PI_4;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The source as the derivation uses it: the ETOPO grid and its local-relief grid.
+pub struct Source {
+    pub etopo: Etopo,
+    relief: Vec<f32>,
+    /// Metres between two source nodes along a meridian.
+    spacing_m: f64,
+    pub body: Body,
+}
+
+/// One quantised sample: (height in metres as stored, water).
+pub type Sample = (f32, bool);
+
+/// Unit direction from the two face tangents (the same operations as `Face::direction`, so a
+/// sample computed from precomputed tangents is bit-identical to one computed alone).
+#[inline]
+fn dir_from_tans(face: Face, tu: f64, tv: f64) -> DVec3 {
+    (face.axis() + tu * face.u_axis() + tv * face.v_axis()).normalize()
+}
+
+#[inline]
+fn tan_of(level: u8, index: i64) -> f64 {
+    (FRAC_PI_4 * sample_coord(level, index)).tan()
+}
+
+impl Source {
+    pub fn open(path: &Path, body: Body) -> Result<Source, EtopoError> {
+        let etopo = Etopo::open(path)?;
+        Ok(Source::from_etopo(etopo, body))
+    }
+
+    pub fn from_etopo(etopo: Etopo, body: Body) -> Source {
+        let relief = etopo.relief_grid();
+        let spacing_m = etopo.node_spacing_m(body.radius);
+        Source {
+            etopo,
+            relief,
+            spacing_m,
+            body,
+        }
+    }
+
+    /// The smooth reconstruction of the source at a unit direction, metres.
+    pub fn reconstruct(&self, dir: DVec3) -> f64 {
+        let (lat, lon) = latlon(dir);
+        self.etopo.reconstruct(lat, lon)
+    }
+
+    /// Unquantised derived height at unit direction `dir` for level ≥ 2, metres, and water.
+    pub fn height(&self, dir: DVec3, level: u8) -> (f64, bool) {
+        let (lat, lon) = latlon(dir);
+        let r = self.etopo.reconstruct(lat, lon);
+        if r < 0.0 {
+            return (r, true);
+        }
+        let slope = self.etopo.bilinear(&self.relief, lat, lon) / (2.0 * self.spacing_m);
+        let unit_amp = BAND_AMPLITUDE_PER_TEXEL * self.body.texel0() * relief_weight(slope);
+        let (d, bound) = band_sum(dir, FIRST_DERIVED_LEVEL, level, unit_amp);
+        (r + shore_fade(r / bound) * d, false)
+    }
+
+    fn quantised(&self, dir: DVec3, level: u8) -> Sample {
+        let (h, water) = self.height(dir, level);
+        let c = quantise(h, water);
+        (super::tile::dequantise(c), water)
+    }
+
+    /// The stored value of face-global sample (I, J) of `face` at `level`, which may lie in an
+    /// apron beyond the face (folded; cube-corner rule: mean of the three corner samples).
+    pub fn sample(&self, level: u8, face: Face, i: i64, j: i64) -> Sample {
+        match canonical_sample(level, face, i, j) {
+            SampleRef::Owned(f, a, b) => self.owned_sample(level, f, a, b),
+            SampleRef::Corner(three) => {
+                let v = three.map(|(f, a, b)| self.owned_sample(level, f, a, b).0 as f64);
+                mean_sample((v[0] + v[1]) + v[2], 3.0)
+            }
+        }
+    }
+
+    fn owned_sample(&self, level: u8, face: Face, i: i64, j: i64) -> Sample {
+        if level >= FIRST_DERIVED_LEVEL {
+            self.quantised(dir_from_tans(face, tan_of(level, i), tan_of(level, j)), level)
+        } else {
+            let c = |a: i64, b: i64| self.owned_sample(level + 1, face, 2 * i + a, 2 * j + b).0 as f64;
+            mean_sample((c(0, 0) + c(1, 0)) + (c(0, 1) + c(1, 1)), 4.0)
+        }
+    }
+
+    /// Derives a whole tile. Levels ≥ 2 compute every sample; levels < 2 take their interior
+    /// from the four `children` tiles (2×2 means) and their apron sample by sample.
+    pub fn derive_tile(&self, id: TileId, children: Option<&[Arc<Tile>; 4]>) -> Tile {
+        let mut tile = Tile::empty(id);
+        let n = samples_per_face(id.level);
+        let a = TILE_APRON as i64;
+        let stride = TILE_STRIDE as i64;
+        let gi: Vec<i64> = (-a..stride - a).map(|i| id.global_i(i)).collect();
+        let gj: Vec<i64> = (-a..stride - a).map(|j| id.global_j(j)).collect();
+        let on_face = |g: i64| (0..n).contains(&g);
+        let tu: Vec<f64> = gi.iter().map(|&g| tan_of(id.level, g)).collect();
+        for (row, &j) in gj.iter().enumerate() {
+            let tv = tan_of(id.level, j);
+            for (col, &i) in gi.iter().enumerate() {
+                let k = row * stride as usize + col;
+                let interior = (a..a + TILE_SAMPLES as i64).contains(&(row as i64))
+                    && (a..a + TILE_SAMPLES as i64).contains(&(col as i64));
+                let s = match children {
+                    Some(ch) if interior => reduce_from_children(ch, col as i64 - a, row as i64 - a),
+                    _ if id.level >= FIRST_DERIVED_LEVEL && on_face(i) && on_face(j) => {
+                        self.quantised(dir_from_tans(id.face, tu[col], tv), id.level)
+                    }
+                    _ => self.sample(id.level, id.face, i, j),
+                };
+                let water = s.1;
+                tile.set(k, quantise(s.0 as f64, water));
+            }
+        }
+        tile
+    }
+}
+
+/// Mean of `count` stored heights (summed in a fixed order by the caller), quantised; water
+/// when the mean is below sea level.
+fn mean_sample(sum: f64, count: f64) -> Sample {
+    let m = sum / count;
+    let water = m < 0.0;
+    (super::tile::dequantise(quantise(m, water)), water)
+}
+
+/// Interior sample (i, j) of a level-L tile from its level-(L+1) children.
+fn reduce_from_children(ch: &[Arc<Tile>; 4], i: i64, j: i64) -> Sample {
+    let half = TILE_SAMPLES as i64 / 2;
+    let (cx, cy) = ((i >= half) as usize, (j >= half) as usize);
+    let t = &ch[cy * 2 + cx];
+    let (ci, cj) = (2 * (i - cx as i64 * half), 2 * (j - cy as i64 * half));
+    let c = |a: i64, b: i64| t.height(ci + a, cj + b) as f64;
+    mean_sample((c(0, 0) + c(1, 0)) + (c(0, 1) + c(1, 1)), 4.0)
+}
+
+/// Geocentric latitude/longitude in degrees of a unit direction.
+#[inline]
+fn latlon(d: DVec3) -> (f64, f64) {
+    (d.z.clamp(-1.0, 1.0).asin().to_degrees(), d.y.atan2(d.x).to_degrees())
+}

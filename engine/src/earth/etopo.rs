@@ -1,0 +1,249 @@
+//! The ETOPO source grid (`docs/earth.md`, "Source"): loading, grid conventions, and the smooth
+//! reconstruction (monotone bicubic in lat/lon with pole reflection and longitude wrap).
+
+use super::netcdf::{NcError, NcFile};
+use std::path::{Path, PathBuf};
+
+/// Debian's ETOPO5 (package `ferret-datasets`).
+pub const DEFAULT_ETOPO_PATH: &str = "/usr/share/ferret-vis/data/etopo5.cdf";
+/// Environment variable naming another ETOPO file.
+pub const ETOPO_ENV: &str = "PLANETFALL_ETOPO";
+
+#[derive(Debug, thiserror::Error)]
+pub enum EtopoError {
+    #[error(
+        "ETOPO source {path} not found; install it with `apt-get install ferret-datasets` \
+         (Debian package), or point --etopo / {ETOPO_ENV} at another ETOPO netCDF file"
+    )]
+    Missing { path: PathBuf },
+    #[error(transparent)]
+    NetCdf(#[from] NcError),
+    #[error("{path}: {what}")]
+    Grid { path: PathBuf, what: String },
+}
+
+/// A global lat/lon grid of heights (metres), rows south → north, longitude wrapping.
+pub struct Etopo {
+    pub path: PathBuf,
+    /// Unique longitude columns (a duplicated wrap column in the file is dropped).
+    pub nlon: usize,
+    pub nlat: usize,
+    /// Longitude of column 0 and spacing, degrees (spacing = 360/nlon exactly).
+    pub lon0: f64,
+    pub dlon: f64,
+    /// Latitude of row 0 and spacing (> 0: rows run south → north), degrees.
+    pub lat0: f64,
+    pub dlat: f64,
+    /// Heights, metres, row-major [row][column].
+    pub data: Vec<f32>,
+    /// Fill values found in the file (replaced by 0 m); 0 for the ETOPO files we know.
+    pub fill_count: usize,
+}
+
+/// Chooses the ETOPO path: explicit option, then `PLANETFALL_ETOPO`, then Debian's path.
+pub fn etopo_path(explicit: Option<&Path>) -> PathBuf {
+    explicit
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::var_os(ETOPO_ENV).map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_ETOPO_PATH))
+}
+
+impl Etopo {
+    /// Loads the height variable (the file's only 2-D variable) and its coordinate axes.
+    pub fn open(path: &Path) -> Result<Etopo, EtopoError> {
+        if !path.exists() {
+            return Err(EtopoError::Missing {
+                path: path.to_path_buf(),
+            });
+        }
+        let f = NcFile::open(path)?;
+        let grid_err = |what: String| EtopoError::Grid {
+            path: path.to_path_buf(),
+            what,
+        };
+        let var = f
+            .vars
+            .iter()
+            .find(|v| v.dims.len() == 2)
+            .ok_or_else(|| grid_err("no 2-D height variable".into()))?;
+        let (ydim, xdim) = (&f.dims[var.dims[0]], &f.dims[var.dims[1]]);
+        let ys = f.read_f64(f.var(&ydim.name)?);
+        let xs = f.read_f64(f.var(&xdim.name)?);
+        if xs.len() < 8 || ys.len() < 8 {
+            return Err(grid_err("grid too small".into()));
+        }
+        // Longitudes: evenly spaced, covering 360° (ETOPO5's axis is stored with a float32
+        // spacing 0.0833341°; the grid itself is 5′ = 1/12° exactly, 4320 columns).
+        let step = (xs[xs.len() - 1] - xs[0]) / (xs.len() - 1) as f64;
+        let nlon = (360.0 / step).round() as usize;
+        if nlon == 0 || nlon > xs.len() || (360.0 / nlon as f64 - step).abs() > 1e-3 * step {
+            return Err(grid_err(format!("longitude axis does not cover 360° ({step}°)")));
+        }
+        // Latitudes: evenly spaced, south → north (or flipped on load).
+        let (ya, yb) = (ys[0], ys[ys.len() - 1]);
+        let nlat = ys.len();
+        let flip = ya > yb;
+        let (lat0, lat1) = if flip { (yb, ya) } else { (ya, yb) };
+        if lat0 < -90.0 - 1e-6 || lat1 > 90.0 + 1e-6 {
+            return Err(grid_err(format!("latitudes outside ±90° ({ya}..{yb})")));
+        }
+        let dlat = (lat1 - lat0) / (nlat - 1) as f64;
+        let raw = f.read_f32(var);
+        let fill = var
+            .attr("_FillValue")
+            .or_else(|| var.attr("missing_value"))
+            .and_then(|a| a.values.first().copied());
+        let mut data = Vec::with_capacity(nlat * nlon);
+        let mut fill_count = 0;
+        for r in 0..nlat {
+            let src = if flip { nlat - 1 - r } else { r };
+            for &v in &raw[src * xs.len()..src * xs.len() + nlon] {
+                let is_fill = !v.is_finite() || fill.is_some_and(|fv| (v as f64 - fv).abs() < 1e25);
+                fill_count += is_fill as usize;
+                data.push(if is_fill { 0.0 } else { v });
+            }
+        }
+        Ok(Etopo {
+            path: path.to_path_buf(),
+            nlon,
+            nlat,
+            lon0: xs[0],
+            dlon: 360.0 / nlon as f64,
+            lat0,
+            dlat,
+            data,
+            fill_count,
+        })
+    }
+
+    /// Height at grid node (row, column), wrapped and reflected (see `node_index`).
+    #[inline]
+    pub fn node(&self, row: i64, col: i64) -> f32 {
+        self.data[self.node_index(row, col)]
+    }
+
+    /// Fractional (row, column) of a latitude/longitude, degrees.
+    #[inline]
+    pub fn grid_pos(&self, lat: f64, lon: f64) -> (f64, f64) {
+        ((lat - self.lat0) / self.dlat, (lon - self.lon0) / self.dlon)
+    }
+
+    /// Smooth reconstruction at (lat, lon), degrees: separable monotone cubic Hermite
+    /// (Fritsch–Butland slopes) over the 4×4 nodes around the point. It passes through every
+    /// node, has no overshoot along either axis, and stays within the range of the 2×2 nodes
+    /// around the point — so a point between four water (land) nodes is water (land).
+    pub fn reconstruct(&self, lat: f64, lon: f64) -> f64 {
+        let (y, x) = self.grid_pos(lat, lon);
+        let (r0, c0) = (y.floor(), x.floor());
+        let (fy, fx) = (y - r0, x - c0);
+        let (r0, c0) = (r0 as i64, c0 as i64);
+        let mut rows = [0.0; 4];
+        for (k, row) in rows.iter_mut().enumerate() {
+            let r = r0 - 1 + k as i64;
+            let p = [
+                self.node(r, c0 - 1) as f64,
+                self.node(r, c0) as f64,
+                self.node(r, c0 + 1) as f64,
+                self.node(r, c0 + 2) as f64,
+            ];
+            *row = monotone_cubic(p, fx);
+        }
+        monotone_cubic(rows, fy)
+    }
+
+    /// Bilinear interpolation of an auxiliary grid laid out like `data` (e.g. relief).
+    pub fn bilinear(&self, grid: &[f32], lat: f64, lon: f64) -> f64 {
+        let (y, x) = self.grid_pos(lat, lon);
+        let (r0, c0) = (y.floor(), x.floor());
+        let (fy, fx) = (y - r0, x - c0);
+        let (r0, c0) = (r0 as i64, c0 as i64);
+        let at = |r: i64, c: i64| grid[self.node_index(r, c)] as f64;
+        let top = at(r0, c0) * (1.0 - fx) + at(r0, c0 + 1) * fx;
+        let bot = at(r0 + 1, c0) * (1.0 - fx) + at(r0 + 1, c0 + 1) * fx;
+        top * (1.0 - fy) + bot * fy
+    }
+
+    /// Index of node (row, column) with the wrap and pole reflection applied: rows beyond a
+    /// pole continue on the far side (longitude + 180°). Row r has latitude lat0 + r·dlat; its
+    /// mirror across the pole (±90°) sits at ±180° − lat, i.e. row (±180 − 2·lat0)/dlat − r.
+    #[inline]
+    fn node_index(&self, row: i64, col: i64) -> usize {
+        let n = self.nlat as i64;
+        let (mut r, mut c) = (row, col);
+        if r < 0 || r >= n {
+            let pole = if r < 0 { -180.0 } else { 180.0 };
+            r = (((pole - 2.0 * self.lat0) / self.dlat).round() as i64 - r).clamp(0, n - 1);
+            c += self.nlon as i64 / 2;
+        }
+        r as usize * self.nlon + c.rem_euclid(self.nlon as i64) as usize
+    }
+
+    /// Local relief per node: max − min over the 3×3 nodes around it, metres.
+    pub fn relief_grid(&self) -> Vec<f32> {
+        let mut out = vec![0f32; self.data.len()];
+        for r in 0..self.nlat as i64 {
+            for c in 0..self.nlon as i64 {
+                let (mut lo, mut hi) = (f32::MAX, f32::MIN);
+                for dr in -1..=1 {
+                    for dc in -1..=1 {
+                        let v = self.node(r + dr, c + dc);
+                        lo = lo.min(v);
+                        hi = hi.max(v);
+                    }
+                }
+                out[r as usize * self.nlon + c as usize] = hi - lo;
+            }
+        }
+        out
+    }
+
+    /// Node spacing along a meridian, metres on a sphere of `radius`.
+    pub fn node_spacing_m(&self, radius: f64) -> f64 {
+        self.dlat.to_radians() * radius
+    }
+}
+
+/// Cubic Hermite between p[1] and p[2] at t ∈ [0, 1] with Fritsch–Butland slopes
+/// (harmonic mean of the neighbouring differences, 0 at local extrema): monotone, C¹.
+#[inline]
+pub fn monotone_cubic(p: [f64; 4], t: f64) -> f64 {
+    let (d0, d1, d2) = (p[1] - p[0], p[2] - p[1], p[3] - p[2]);
+    let slope = |a: f64, b: f64| {
+        if a * b > 0.0 {
+            2.0 * a * b / (a + b)
+        } else {
+            0.0
+        }
+    };
+    let (m1, m2) = (slope(d0, d1), slope(d1, d2));
+    let (t2, t3) = (t * t, t * t * t);
+    let h00 = 2.0 * t3 - 3.0 * t2 + 1.0;
+    let h10 = t3 - 2.0 * t2 + t;
+    let h01 = -2.0 * t3 + 3.0 * t2;
+    let h11 = t3 - t2;
+    h00 * p[1] + h10 * m1 + h01 * p[2] + h11 * m2
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn monotone_cubic_interpolates_without_overshoot() {
+        let p = [0.0, 0.0, 10.0, 10.0];
+        for k in 0..=20 {
+            let v = monotone_cubic(p, k as f64 / 20.0);
+            assert!((0.0..=10.0).contains(&v));
+        }
+        assert_eq!(monotone_cubic([3.0, 1.0, 7.0, 2.0], 0.0), 1.0);
+        assert_eq!(monotone_cubic([3.0, 1.0, 7.0, 2.0], 1.0), 7.0);
+    }
+
+    #[test]
+    fn missing_file_names_the_package() {
+        let e = Etopo::open(Path::new("/nonexistent/etopo5.cdf")).err().expect("must fail");
+        let msg = e.to_string();
+        assert!(msg.contains("apt-get install ferret-datasets"), "{msg}");
+        assert!(msg.contains("/nonexistent/etopo5.cdf"), "{msg}");
+    }
+}

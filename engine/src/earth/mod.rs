@@ -1,0 +1,12 @@
+//! Earth data: the ETOPO5 source, its smooth reconstruction, residual bands and the derived
+//! tile levels (`docs/earth.md`).
+
+pub mod bands;
+pub mod derive;
+pub mod etopo;
+pub mod netcdf;
+pub mod tile;
+
+pub use derive::Source;
+pub use etopo::{etopo_path, Etopo, EtopoError};
+pub use tile::Tile;
