@@ -4,3 +4,6 @@
 pub mod params;
 pub mod planet;
 pub mod earth;
+pub mod ground;
+pub mod store;
+pub mod cbt;

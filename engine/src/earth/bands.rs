@@ -123,7 +123,11 @@ mod tests {
         let mut sum = 0.0;
         let n = 20_000;
         for i in 0..n {
-            let p = DVec3::new(i as f64 * 0.173, (i % 97) as f64 * 0.311, (i % 13) as f64 * 1.7);
+            let p = DVec3::new(
+                i as f64 * 0.173,
+                (i % 97) as f64 * 0.311,
+                (i % 13) as f64 * 1.7,
+            );
             let v = perlin(p, 7);
             assert!((-1.0..=1.0).contains(&v));
             assert_eq!(v, perlin(p, 7));

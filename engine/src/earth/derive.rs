@@ -94,9 +94,13 @@ impl Source {
 
     fn owned_sample(&self, level: u8, face: Face, i: i64, j: i64) -> Sample {
         if level >= FIRST_DERIVED_LEVEL {
-            self.quantised(dir_from_tans(face, tan_of(level, i), tan_of(level, j)), level)
+            self.quantised(
+                dir_from_tans(face, tan_of(level, i), tan_of(level, j)),
+                level,
+            )
         } else {
-            let c = |a: i64, b: i64| self.owned_sample(level + 1, face, 2 * i + a, 2 * j + b).0 as f64;
+            let c =
+                |a: i64, b: i64| self.owned_sample(level + 1, face, 2 * i + a, 2 * j + b).0 as f64;
             mean_sample((c(0, 0) + c(1, 0)) + (c(0, 1) + c(1, 1)), 4.0)
         }
     }
@@ -119,7 +123,9 @@ impl Source {
                 let interior = (a..a + TILE_SAMPLES as i64).contains(&(row as i64))
                     && (a..a + TILE_SAMPLES as i64).contains(&(col as i64));
                 let s = match children {
-                    Some(ch) if interior => reduce_from_children(ch, col as i64 - a, row as i64 - a),
+                    Some(ch) if interior => {
+                        reduce_from_children(ch, col as i64 - a, row as i64 - a)
+                    }
                     _ if id.level >= FIRST_DERIVED_LEVEL && on_face(i) && on_face(j) => {
                         self.quantised(dir_from_tans(id.face, tu[col], tv), id.level)
                     }
@@ -154,5 +160,8 @@ fn reduce_from_children(ch: &[Arc<Tile>; 4], i: i64, j: i64) -> Sample {
 /// Geocentric latitude/longitude in degrees of a unit direction.
 #[inline]
 fn latlon(d: DVec3) -> (f64, f64) {
-    (d.z.clamp(-1.0, 1.0).asin().to_degrees(), d.y.atan2(d.x).to_degrees())
+    (
+        d.z.clamp(-1.0, 1.0).asin().to_degrees(),
+        d.y.atan2(d.x).to_degrees(),
+    )
 }

@@ -77,7 +77,9 @@ impl Etopo {
         let step = (xs[xs.len() - 1] - xs[0]) / (xs.len() - 1) as f64;
         let nlon = (360.0 / step).round() as usize;
         if nlon == 0 || nlon > xs.len() || (360.0 / nlon as f64 - step).abs() > 1e-3 * step {
-            return Err(grid_err(format!("longitude axis does not cover 360° ({step}°)")));
+            return Err(grid_err(format!(
+                "longitude axis does not cover 360° ({step}°)"
+            )));
         }
         // Latitudes: evenly spaced, south → north (or flipped on load).
         let (ya, yb) = (ys[0], ys[ys.len() - 1]);
@@ -241,7 +243,9 @@ mod tests {
 
     #[test]
     fn missing_file_names_the_package() {
-        let e = Etopo::open(Path::new("/nonexistent/etopo5.cdf")).err().expect("must fail");
+        let e = Etopo::open(Path::new("/nonexistent/etopo5.cdf"))
+            .err()
+            .expect("must fail");
         let msg = e.to_string();
         assert!(msg.contains("apt-get install ferret-datasets"), "{msg}");
         assert!(msg.contains("/nonexistent/etopo5.cdf"), "{msg}");

@@ -18,7 +18,9 @@ pub const SEA_LEVEL_CODE: u16 = (-HEIGHT_Q_MIN_M / HEIGHT_Q_STEP_M) as u16;
 /// to the code range, and keep the side of sea level given by `water` (water codes ≤ −0.3125 m,
 /// land codes ≥ 0 m), so a tile's water bit and the sign of its height always agree.
 pub fn quantise(h: f64, water: bool) -> u16 {
-    let c = ((h - HEIGHT_Q_MIN_M) / HEIGHT_Q_STEP_M).round().clamp(0.0, 65535.0) as u16;
+    let c = ((h - HEIGHT_Q_MIN_M) / HEIGHT_Q_STEP_M)
+        .round()
+        .clamp(0.0, 65535.0) as u16;
     if water {
         c.min(SEA_LEVEL_CODE - 1)
     } else {

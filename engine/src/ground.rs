@@ -1,0 +1,64 @@
+//! The CPU ground query: the height the tiles hold at a direction, for a level — bilinear in
+//! f64 between the four samples around the point in the level-L tile of the owning face (the
+//! GPU's explicit four-texel gather does the same).
+
+use crate::earth::Tile;
+use crate::params::TILE_SAMPLES;
+use crate::planet::{dir_to_face, TileId};
+use crate::store::Oracle;
+use glam::DVec3;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GroundSample {
+    /// Height above the datum, metres.
+    pub height_m: f64,
+    /// Water: the bilinear weight of water samples is at least one half.
+    pub water: bool,
+}
+
+/// Which tile holds `dir` at `level`, and the point's texel coordinates (s, t) in it.
+pub fn locate(dir: DVec3, level: u8) -> (TileId, f64, f64) {
+    let (face, u, v) = dir_to_face(dir);
+    let id = TileId::containing(level, face, u, v);
+    let n = TILE_SAMPLES as f64;
+    let t = (1u64 << level) as f64;
+    let s = ((u + 1.0) * 0.5 * t - id.x as f64) * n;
+    let tt = ((v + 1.0) * 0.5 * t - id.y as f64) * n;
+    (id, s.clamp(0.0, n), tt.clamp(0.0, n))
+}
+
+/// Bilinear sample of a tile at texel coordinates (s, t) ∈ [0, 512]²; sample i sits at
+/// s = i + 0.5, so the four samples are i0 = ⌊s − 0.5⌋ ∈ [−1, 511] and i0 + 1 (aprons cover −1
+/// and 512).
+pub fn sample_tile(tile: &Tile, s: f64, t: f64) -> GroundSample {
+    let (x, y) = (s - 0.5, t - 0.5);
+    let (i0, j0) = (x.floor(), y.floor());
+    let (fx, fy) = (x - i0, y - j0);
+    let (i0, j0) = (i0 as i64, j0 as i64);
+    let h = |i, j| tile.height(i, j) as f64;
+    let w = |i, j| tile.is_water(i, j) as u8 as f64;
+    let lerp2 = |f: &dyn Fn(i64, i64) -> f64| {
+        let top = f(i0, j0) * (1.0 - fx) + f(i0 + 1, j0) * fx;
+        let bot = f(i0, j0 + 1) * (1.0 - fx) + f(i0 + 1, j0 + 1) * fx;
+        top * (1.0 - fy) + bot * fy
+    };
+    GroundSample {
+        height_m: lerp2(&h),
+        water: lerp2(&w) >= 0.5,
+    }
+}
+
+/// The ground at unit direction `dir` as the level-`level` tiles hold it.
+pub fn height_at(oracle: &Oracle, dir: DVec3, level: u8) -> GroundSample {
+    let (id, s, t) = locate(dir, level);
+    sample_tile(&oracle.get(id), s, t)
+}
+
+/// The ground at geocentric latitude/longitude (degrees), as `planetfall height` prints it.
+pub fn height_at_latlon(oracle: &Oracle, lat_deg: f64, lon_deg: f64, level: u8) -> GroundSample {
+    height_at(
+        oracle,
+        crate::planet::latlon_to_dir(lat_deg, lon_deg),
+        level,
+    )
+}

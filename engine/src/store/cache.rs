@@ -1,0 +1,266 @@
+//! The shared block cache (TERRAIN.md §5): blocks keyed by `BlockId`, LRU under a byte budget,
+//! each block opened once and each tile produced once however many threads ask at the same
+//! time — a thread that finds a block opening or a tile in production waits for it.
+//!
+//! A tile is produced by reading its slot (checked) or, failing that, deriving it from the
+//! source and writing it back: the pyramid on disk is a cache of the derivation.
+
+use super::block::{BlockFile, BlockId, Header, SlotProblem, BLOCK_TILES};
+use super::counters::Counters;
+use crate::earth::{Source, Tile};
+use crate::params::FIRST_DERIVED_LEVEL;
+use crate::planet::TileId;
+use parking_lot::{Condvar, Mutex};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+enum Open {
+    NotYet,
+    Opening,
+    /// Open; `None` when the block lives in memory only (no data dir, or the file failed).
+    Ready(Option<Arc<BlockFile>>),
+}
+
+enum Slot {
+    Unknown,
+    Busy,
+    Ready(Arc<Tile>),
+}
+
+struct BlockState {
+    open: Open,
+    header: Option<Header>,
+    slots: [Slot; BLOCK_TILES],
+}
+
+struct BlockEntry {
+    state: Mutex<BlockState>,
+    cv: Condvar,
+    last_used: AtomicU64,
+    /// Bytes of the decoded tiles this entry holds.
+    bytes: AtomicUsize,
+}
+
+struct CacheMap {
+    entries: HashMap<BlockId, Arc<BlockEntry>>,
+    tick: u64,
+}
+
+/// Blocks in memory, the source to derive missing tiles from, and the data directory.
+pub struct TileCache {
+    map: Mutex<CacheMap>,
+    /// Byte budget for decoded tiles (mapped file pages are the kernel's to evict).
+    pub budget: usize,
+    source: Arc<Source>,
+    /// `None`: in-memory only.
+    root: Option<PathBuf>,
+    pub counters: Counters,
+}
+
+impl TileCache {
+    pub fn new(source: Arc<Source>, root: Option<PathBuf>, budget: usize) -> TileCache {
+        TileCache {
+            map: Mutex::new(CacheMap {
+                entries: HashMap::new(),
+                tick: 0,
+            }),
+            budget,
+            source,
+            root,
+            counters: Counters::default(),
+        }
+    }
+
+    pub fn source(&self) -> &Arc<Source> {
+        &self.source
+    }
+
+    /// Decoded bytes held now.
+    pub fn bytes(&self) -> usize {
+        let m = self.map.lock();
+        m.entries
+            .values()
+            .map(|e| e.bytes.load(Ordering::Relaxed))
+            .sum()
+    }
+
+    /// Blocks held now.
+    pub fn blocks(&self) -> usize {
+        self.map.lock().entries.len()
+    }
+
+    fn entry(&self, b: BlockId) -> Arc<BlockEntry> {
+        let mut m = self.map.lock();
+        m.tick += 1;
+        let tick = m.tick;
+        let e = m.entries.entry(b).or_insert_with(|| {
+            Arc::new(BlockEntry {
+                state: Mutex::new(BlockState {
+                    open: Open::NotYet,
+                    header: None,
+                    slots: std::array::from_fn(|_| Slot::Unknown),
+                }),
+                cv: Condvar::new(),
+                last_used: AtomicU64::new(0),
+                bytes: AtomicUsize::new(0),
+            })
+        });
+        e.last_used.store(tick, Ordering::Relaxed);
+        e.clone()
+    }
+
+    /// The tile, from memory, disk or derivation, produced once whoever else asks meanwhile.
+    pub fn get(&self, id: TileId) -> Arc<Tile> {
+        let bid = BlockId::of(id);
+        let slot = BlockId::slot(id);
+        let entry = self.entry(bid);
+        let tile = self.get_in(&entry, bid, slot, id);
+        drop(entry);
+        self.enforce_budget();
+        tile
+    }
+
+    fn get_in(&self, entry: &BlockEntry, bid: BlockId, slot: usize, id: TileId) -> Arc<Tile> {
+        let mut st = entry.state.lock();
+        loop {
+            match st.open {
+                Open::Ready(_) => break,
+                Open::Opening => entry.cv.wait(&mut st),
+                Open::NotYet => {
+                    st.open = Open::Opening;
+                    drop(st);
+                    let (file, header) = self.open_block(bid);
+                    st = entry.state.lock();
+                    st.open = Open::Ready(file);
+                    st.header = header;
+                    entry.cv.notify_all();
+                }
+            }
+        }
+        loop {
+            match &st.slots[slot] {
+                Slot::Ready(t) => return t.clone(),
+                Slot::Busy => entry.cv.wait(&mut st),
+                Slot::Unknown => break,
+            }
+        }
+        st.slots[slot] = Slot::Busy;
+        let file = match &st.open {
+            Open::Ready(f) => f.clone(),
+            _ => None,
+        };
+        let header = st.header.clone();
+        drop(st);
+
+        let tile = Arc::new(self.produce(id, file.as_deref(), header.as_ref(), entry));
+        let mut st = entry.state.lock();
+        st.slots[slot] = Slot::Ready(tile.clone());
+        entry.bytes.fetch_add(Tile::MEMORY_BYTES, Ordering::Relaxed);
+        entry.cv.notify_all();
+        tile
+    }
+
+    fn open_block(&self, bid: BlockId) -> (Option<Arc<BlockFile>>, Option<Header>) {
+        let Some(root) = self.root.as_ref() else {
+            return (None, None);
+        };
+        self.counters.blocks_opened.fetch_add(1, Ordering::Relaxed);
+        match BlockFile::open(root, bid, self.source.body.radius) {
+            Ok((f, h, problem)) => {
+                if let Some(p) = problem {
+                    self.counters.corrupt.fetch_add(1, Ordering::Relaxed);
+                    log::warn!(
+                        "block {}: {p}; reset, its tiles will be re-derived",
+                        f.path.display()
+                    );
+                }
+                (Some(Arc::new(f)), Some(h))
+            }
+            Err(e) => {
+                log::warn!(
+                    "block {:?}: cannot open under {}: {e}; kept in memory",
+                    bid,
+                    root.display()
+                );
+                (None, None)
+            }
+        }
+    }
+
+    /// Reads the tile from its slot or derives (and writes back) it.
+    fn produce(
+        &self,
+        id: TileId,
+        file: Option<&BlockFile>,
+        header: Option<&Header>,
+        entry: &BlockEntry,
+    ) -> Tile {
+        let t0 = Instant::now();
+        if let (Some(f), Some(h)) = (file, header) {
+            match f.read_tile(h, id) {
+                Ok(t) => {
+                    self.counters.stored.add(t0.elapsed());
+                    return t;
+                }
+                Err(SlotProblem::Absent) => {}
+                Err(SlotProblem::Corrupt(why)) => {
+                    self.counters.corrupt.fetch_add(1, Ordering::Relaxed);
+                    log::warn!("tile {id} in {}: {why}; re-deriving", f.path.display());
+                }
+            }
+        }
+        let tile = if id.level < FIRST_DERIVED_LEVEL {
+            let children = id.children().map(|c| self.get(c));
+            self.source.derive_tile(id, Some(&children))
+        } else {
+            self.source.derive_tile(id, None)
+        };
+        self.counters.derived.add(t0.elapsed());
+        if let Some(f) = file {
+            let written = f.write_slot(&tile).and_then(|crc| {
+                let mut st = entry.state.lock();
+                let h = st.header.as_mut().expect("an open file has a header");
+                h.crc[BlockId::slot(id)] = crc;
+                h.present |= 1 << BlockId::slot(id);
+                f.write_header(h)
+            });
+            match written {
+                Ok(()) => {
+                    self.counters.tiles_written.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(e) => log::warn!("tile {id}: write to {} failed: {e}", f.path.display()),
+            }
+        }
+        tile
+    }
+
+    /// Evicts least-recently-used idle blocks until the decoded bytes fit the budget. A block
+    /// some thread is using (its entry referenced outside the map) is never evicted.
+    fn enforce_budget(&self) {
+        let mut m = self.map.lock();
+        let mut total: usize = m
+            .entries
+            .values()
+            .map(|e| e.bytes.load(Ordering::Relaxed))
+            .sum();
+        while total > self.budget {
+            let victim = m
+                .entries
+                .iter()
+                .filter(|(_, e)| Arc::strong_count(e) == 1)
+                .min_by_key(|(_, e)| e.last_used.load(Ordering::Relaxed))
+                .map(|(b, e)| (*b, e.bytes.load(Ordering::Relaxed)));
+            match victim {
+                Some((b, bytes)) => {
+                    m.entries.remove(&b);
+                    total -= bytes;
+                    self.counters.blocks_evicted.fetch_add(1, Ordering::Relaxed);
+                }
+                None => break,
+            }
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! Feed counters (TERRAIN.md §5): per class `derived` (computed from the source) and `stored`
+//! (read from disk) — tiles, bytes, seconds — plus block and integrity events.
+
+use crate::earth::tile::TILE_DISK_BYTES;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+#[derive(Default)]
+pub struct ClassCounter {
+    pub tiles: AtomicU64,
+    /// Payload bytes (the tile's encoded size, 574,600 B each).
+    pub bytes: AtomicU64,
+    pub nanos: AtomicU64,
+}
+
+impl ClassCounter {
+    pub fn add(&self, took: Duration) {
+        self.tiles.fetch_add(1, Ordering::Relaxed);
+        self.bytes
+            .fetch_add(TILE_DISK_BYTES as u64, Ordering::Relaxed);
+        self.nanos
+            .fetch_add(took.as_nanos() as u64, Ordering::Relaxed);
+    }
+    pub fn snapshot(&self) -> ClassStats {
+        ClassStats {
+            tiles: self.tiles.load(Ordering::Relaxed),
+            bytes: self.bytes.load(Ordering::Relaxed),
+            seconds: self.nanos.load(Ordering::Relaxed) as f64 * 1e-9,
+        }
+    }
+}
+
+#[derive(Default)]
+pub struct Counters {
+    pub derived: ClassCounter,
+    pub stored: ClassCounter,
+    /// Block files opened (or attempted); once per block while it stays cached.
+    pub blocks_opened: AtomicU64,
+    pub blocks_evicted: AtomicU64,
+    pub tiles_written: AtomicU64,
+    /// Blocks reset and tiles rejected by their checksum.
+    pub corrupt: AtomicU64,
+}
+
+/// One feed class: tiles, bytes and busy seconds (summed over threads).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ClassStats {
+    pub tiles: u64,
+    pub bytes: u64,
+    pub seconds: f64,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CounterSnapshot {
+    pub derived: ClassStats,
+    pub stored: ClassStats,
+    pub blocks_opened: u64,
+    pub blocks_evicted: u64,
+    pub tiles_written: u64,
+    pub corrupt: u64,
+}
+
+impl Counters {
+    pub fn snapshot(&self) -> CounterSnapshot {
+        CounterSnapshot {
+            derived: self.derived.snapshot(),
+            stored: self.stored.snapshot(),
+            blocks_opened: self.blocks_opened.load(Ordering::Relaxed),
+            blocks_evicted: self.blocks_evicted.load(Ordering::Relaxed),
+            tiles_written: self.tiles_written.load(Ordering::Relaxed),
+            corrupt: self.corrupt.load(Ordering::Relaxed),
+        }
+    }
+}

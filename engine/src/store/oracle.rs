@@ -1,0 +1,258 @@
+//! The DEM oracle (TERRAIN.md §5): a pool of worker threads over the shared `TileCache`.
+//! `request` queues tiles by priority without blocking; workers take the most urgent request
+//! together with every other queued request of the same block (neighbours travel together);
+//! `collect` hands back what has completed. `get` produces one tile in the caller's thread.
+
+use super::block::BlockId;
+use super::cache::TileCache;
+use super::counters::CounterSnapshot;
+use super::datadir::check_writable;
+use crate::earth::{Source, Tile};
+use crate::planet::TileId;
+use parking_lot::{Condvar, Mutex};
+use std::collections::{BinaryHeap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+/// Default cache budget: 1 GiB of decoded tiles (≈ 940 tiles, 59 full blocks).
+pub const DEFAULT_CACHE_BYTES: usize = 1 << 30;
+
+#[derive(Debug, thiserror::Error)]
+pub enum OracleError {
+    #[error("data directory {path} is not writable: {source}")]
+    Unwritable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// How the oracle is set up.
+#[derive(Clone, Debug)]
+pub struct OracleConfig {
+    /// Data directory; `None` keeps everything in memory.
+    pub data_dir: Option<PathBuf>,
+    /// When the data directory is unwritable: `true` → in memory (logged), `false` → error.
+    pub memory_fallback: bool,
+    /// Worker threads; 0 = one per core.
+    pub threads: usize,
+    /// Byte budget of decoded tiles in the cache.
+    pub cache_bytes: usize,
+}
+
+impl Default for OracleConfig {
+    fn default() -> Self {
+        OracleConfig {
+            data_dir: None,
+            memory_fallback: true,
+            threads: 0,
+            cache_bytes: DEFAULT_CACHE_BYTES,
+        }
+    }
+}
+
+#[derive(PartialEq)]
+struct Req {
+    priority: f32,
+    seq: u64,
+    id: TileId,
+}
+impl Eq for Req {}
+impl Ord for Req {
+    /// Highest priority first; equal priorities in request order.
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.priority
+            .total_cmp(&o.priority)
+            .then_with(|| o.seq.cmp(&self.seq))
+    }
+}
+impl PartialOrd for Req {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+#[derive(Default)]
+struct Queue {
+    heap: BinaryHeap<Req>,
+    /// Queued tiles and their current priority (heap entries with another priority are stale).
+    pending: HashMap<TileId, f32>,
+    seq: u64,
+    /// Tiles taken by workers and not yet completed.
+    running: usize,
+    shutdown: bool,
+}
+
+struct Shared {
+    cache: TileCache,
+    queue: Mutex<Queue>,
+    work: Condvar,
+    idle: Condvar,
+    done: Mutex<Vec<(TileId, Arc<Tile>)>>,
+}
+
+pub struct Oracle {
+    shared: Arc<Shared>,
+    workers: Vec<JoinHandle<()>>,
+    /// Where blocks are stored; `None` in memory.
+    pub data_dir: Option<PathBuf>,
+}
+
+impl Oracle {
+    pub fn new(source: Arc<Source>, cfg: OracleConfig) -> Result<Oracle, OracleError> {
+        let data_dir = match cfg.data_dir {
+            None => {
+                log::info!("tile store: in memory (no data directory)");
+                None
+            }
+            Some(d) => match check_writable(&d) {
+                Ok(()) => {
+                    log::info!("tile store: {}", d.display());
+                    Some(d)
+                }
+                Err(e) if cfg.memory_fallback => {
+                    log::warn!(
+                        "tile store: {} is not writable ({e}); tiles are kept in memory only",
+                        d.display()
+                    );
+                    None
+                }
+                Err(source) => return Err(OracleError::Unwritable { path: d, source }),
+            },
+        };
+        let threads = if cfg.threads == 0 {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            cfg.threads
+        };
+        let shared = Arc::new(Shared {
+            cache: TileCache::new(source, data_dir.clone(), cfg.cache_bytes),
+            queue: Mutex::new(Queue::default()),
+            work: Condvar::new(),
+            idle: Condvar::new(),
+            done: Mutex::new(Vec::new()),
+        });
+        let workers = (0..threads)
+            .map(|k| {
+                let s = shared.clone();
+                std::thread::Builder::new()
+                    .name(format!("dem-oracle-{k}"))
+                    .spawn(move || worker(&s))
+                    .expect("spawning a worker thread")
+            })
+            .collect();
+        Ok(Oracle {
+            shared,
+            workers,
+            data_dir,
+        })
+    }
+
+    /// Queues tiles at `priority` (higher first) without blocking. A tile already queued keeps
+    /// the higher of its two priorities.
+    pub fn request(&self, ids: &[TileId], priority: f32) {
+        let mut q = self.shared.queue.lock();
+        for &id in ids {
+            if q.pending.get(&id).is_some_and(|&p| p >= priority) {
+                continue;
+            }
+            q.pending.insert(id, priority);
+            q.seq += 1;
+            let seq = q.seq;
+            q.heap.push(Req { priority, seq, id });
+        }
+        drop(q);
+        self.shared.work.notify_all();
+    }
+
+    /// Tiles completed since the last call, in completion order.
+    pub fn collect(&self) -> Vec<(TileId, Arc<Tile>)> {
+        std::mem::take(&mut *self.shared.done.lock())
+    }
+
+    /// Requests queued or running.
+    pub fn outstanding(&self) -> usize {
+        let q = self.shared.queue.lock();
+        q.pending.len() + q.running
+    }
+
+    /// Blocks until nothing is queued or running.
+    pub fn wait_idle(&self) {
+        let mut q = self.shared.queue.lock();
+        while !q.pending.is_empty() || q.running > 0 {
+            self.shared.idle.wait(&mut q);
+        }
+    }
+
+    /// The tile, produced in this thread if nobody has it (blocking).
+    pub fn get(&self, id: TileId) -> Arc<Tile> {
+        self.shared.cache.get(id)
+    }
+
+    pub fn counters(&self) -> CounterSnapshot {
+        self.shared.cache.counters.snapshot()
+    }
+
+    pub fn cache(&self) -> &TileCache {
+        &self.shared.cache
+    }
+
+    pub fn threads(&self) -> usize {
+        self.workers.len()
+    }
+
+    pub fn data_dir(&self) -> Option<&Path> {
+        self.data_dir.as_deref()
+    }
+}
+
+fn worker(s: &Shared) {
+    loop {
+        let batch = {
+            let mut q = s.queue.lock();
+            let first = loop {
+                if q.shutdown {
+                    return;
+                }
+                match q.heap.pop() {
+                    Some(r) if q.pending.get(&r.id) == Some(&r.priority) => break r.id,
+                    Some(_) => continue, // stale
+                    None => s.work.wait(&mut q),
+                }
+            };
+            // Take the rest of this block's queued tiles along (one block lookup, one file).
+            let block = BlockId::of(first);
+            let mut batch = vec![first];
+            batch.extend(
+                q.pending
+                    .keys()
+                    .filter(|t| **t != first && BlockId::of(**t) == block),
+            );
+            batch.sort();
+            for t in &batch {
+                q.pending.remove(t);
+            }
+            q.running += batch.len();
+            batch
+        };
+        for id in batch {
+            let tile = s.cache.get(id);
+            s.done.lock().push((id, tile));
+            let mut q = s.queue.lock();
+            q.running -= 1;
+            if q.pending.is_empty() && q.running == 0 {
+                s.idle.notify_all();
+            }
+        }
+    }
+}
+
+impl Drop for Oracle {
+    fn drop(&mut self) {
+        self.shared.queue.lock().shutdown = true;
+        self.shared.work.notify_all();
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}
