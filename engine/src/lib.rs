@@ -7,3 +7,4 @@ pub mod earth;
 pub mod ground;
 pub mod store;
 pub mod cbt;
+pub mod cbt;

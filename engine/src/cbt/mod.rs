@@ -1,0 +1,31 @@
+//! The terrain mesh: a concurrent binary tree (CBT) of longest-edge bisectors over the cube's
+//! 12 base triangles (TERRAIN.md §3), modelled on the CPU exactly as the GPU runs it.
+//!
+//! - [`bisector`]: the 160-byte pool entry and the control block (GPU layout, GLSL mirror).
+//! - [`leb`], [`base`]: paths, the fixed-point split rule, the root triangles and face seams.
+//! - [`stages`]: EVAL, DECIDE, RESOLVE, RESERVE, NEIGHBOURS, COMMIT, FINISH as per-entry
+//!   kernels; [`sumtree`] is REDUCE.
+//! - [`update`]: the driver (shuffled thread order); [`validate`]: the mesh validator.
+//! - [`criterion`], [`params`], [`camera`], [`surface`]: what the kernels measure against.
+//!
+//! Data layout, stage reads/writes, neighbour rules, allocation: `docs/cbt.md`.
+
+pub mod base;
+pub mod bisector;
+pub mod camera;
+pub mod criterion;
+pub mod leb;
+pub mod params;
+pub mod pool;
+pub mod stages;
+pub mod sumtree;
+pub mod surface;
+pub mod update;
+pub mod validate;
+
+pub use bisector::Bisector;
+pub use camera::ViewCamera;
+pub use params::CbtParams;
+pub use pool::{CbtError, Pool};
+pub use surface::{AnalyticSurface, Surface};
+pub use update::{update_frame, FrameStats};

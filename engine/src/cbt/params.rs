@@ -1,0 +1,61 @@
+//! The CBT's tunable constants, one documented place. Sources: TERRAIN.md §3 (the production
+//! renderer's published targets) unless a line says otherwise.
+
+/// Refinement criterion and culling parameters (the CLI may override them).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CbtParams {
+    /// Split when the interpolation residual (surface vs chord at the hypotenuse or a leg
+    /// midpoint) exceeds this many pixels. TERRAIN.md §3: 0.5 px.
+    pub residual_px: f64,
+    /// Split when the longest screen edge exceeds this, px (24 px near the camera).
+    pub edge_px_near: f64,
+    /// … growing linearly to this, px (48 px) …
+    pub edge_px_far: f64,
+    /// … between these nearest-corner distances, metres (5 km → 20 km).
+    pub edge_grow_start_m: f64,
+    pub edge_grow_end_m: f64,
+    /// Merge when the parent would measure under this fraction of both targets (0.6).
+    pub merge_hysteresis: f64,
+    /// Grazing triangles get targets up to this much tighter (25 %) …
+    pub grazing_tighten: f64,
+    /// … blended in with nearest-corner distance between these, metres (2 km → 5 km) …
+    pub grazing_blend_start_m: f64,
+    pub grazing_blend_end_m: f64,
+    /// … and with incidence: no tightening while |cos(view, chord normal)| ≥ `grazing_cos_start`
+    /// (15° above the plane), full at `grazing_cos_full` (5°). Ours: TERRAIN.md gives no ramp.
+    pub grazing_cos_start: f64,
+    pub grazing_cos_full: f64,
+    /// Children never finer than this fraction of the finest available texel at the nearest
+    /// corner (a quarter).
+    pub depth_cap_texel_fraction: f64,
+    /// Drop triangles below the datum horizon before they refine.
+    pub horizon_cull: bool,
+    /// Frustum test: bounding sphere of the corners around their centroid, radius times this.
+    /// 1.5 covers the surface bulging past the chord (a root triangle's sagitta is ≈ 0.3× its
+    /// corner radius). Ours.
+    pub frustum_inflate: f64,
+    /// Most update iterations per frame (4, TERRAIN.md §3); `bisector::MAX_ITERATIONS` bounds it.
+    pub max_iterations: usize,
+}
+
+impl Default for CbtParams {
+    fn default() -> Self {
+        CbtParams {
+            residual_px: 0.5,
+            edge_px_near: 24.0,
+            edge_px_far: 48.0,
+            edge_grow_start_m: 5_000.0,
+            edge_grow_end_m: 20_000.0,
+            merge_hysteresis: 0.6,
+            grazing_tighten: 0.25,
+            grazing_blend_start_m: 2_000.0,
+            grazing_blend_end_m: 5_000.0,
+            grazing_cos_start: 0.26,
+            grazing_cos_full: 0.087,
+            depth_cap_texel_fraction: 0.25,
+            horizon_cull: true,
+            frustum_inflate: 1.5,
+            max_iterations: super::bisector::MAX_ITERATIONS,
+        }
+    }
+}

@@ -1,0 +1,94 @@
+// The CBT pool as the GPU sees it. Mirror of engine/src/cbt/bisector.rs (field for field,
+// std430); `bisector::tests::glsl_mirror_matches` parses this file and checks every offset
+// and constant. Semantics, writers and readers per stage: docs/cbt.md.
+//
+// Every member is a 4- or 8-byte scalar or an array of them, so std430 inserts no padding.
+// Positions are float[9] rather than vec3[3] because std430 aligns vec3 to 16 bytes.
+#ifndef CBT_BISECTOR_GLSL
+#define CBT_BISECTOR_GLSL
+
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+
+#define CBT_INVALID 0xffffffffu
+
+// flags
+#define CBT_FLAG_DRAW (1u<<0)
+#define CBT_FLAG_CULLED (1u<<1)
+#define CBT_FLAG_OFFSCREEN (1u<<2)
+#define CBT_FLAG_CAPPED (1u<<3)
+#define CBT_FLAG_DIRTY (1u<<4)
+
+// wish (DECIDE)
+#define CBT_WISH_KEEP 0u
+#define CBT_WISH_SPLIT 1u
+#define CBT_WISH_MERGE 2u
+
+// fate (RESOLVE, RESERVE)
+#define CBT_FATE_KEEP 0u
+#define CBT_FATE_CANDIDATE 1u
+#define CBT_FATE_SPLIT 2u
+#define CBT_FATE_MERGE_KEEP 3u
+#define CBT_FATE_MERGE_FREE 4u
+
+#define CBT_WORKGROUP_SIZE 64u
+#define CBT_MAX_ITERATIONS 4u
+#define CBT_BASE_DEPTH 5u
+#define CBT_MAX_DEPTH 64u
+
+struct Bisector {
+    uint64_t path;              // offset 0   LEB heap index, 0 = free; roots 16..27
+    uint64_t next_path;         // offset 8   after this iteration (NEIGHBOURS)
+    uint corners[6];            // offset 16  X0 Y0 X1 Y1 X2 Y2, 30-bit fixed point on the root's face
+    uint next_corners[6];       // offset 40
+    uint neighbours[3];         // offset 64  across v0v1, v1v2, v2v0 (twin)
+    uint next_neighbours[3];    // offset 76
+    float positions[9];         // offset 88  camera-relative corners, metres
+    uint depth;                 // offset 124 bit length of path
+    uint flags;                 // offset 128 CBT_FLAG_*
+    float r_hyp;                // offset 132 residual at the hypotenuse midpoint, px
+    float r_leg;                // offset 136 max residual at the leg midpoints, px
+    uint wish;                  // offset 140 CBT_WISH_* (own)
+    uint pushed;                // offset 144 atomicOr by finer leaves' DECIDE
+    uint fate;                  // offset 148 CBT_FATE_*
+    uint child;                 // offset 152 odd child's index when splitting
+    uint reserved;              // offset 156 0 (tile-slot hint, phase 2)
+};                              // 160 bytes
+
+// Per-iteration counters live in stats[iteration * 8 + k], k:
+#define CBT_STAT_SPLITS 0u
+#define CBT_STAT_MERGES 1u
+#define CBT_STAT_CANDIDATES 2u
+#define CBT_STAT_SATURATED 3u
+#define CBT_STAT_EVALUATED 4u
+#define CBT_STAT_SPLIT_WISHES 5u
+#define CBT_STAT_MERGE_WISHES 6u
+#define CBT_STAT_HIGH_WATER 7u
+
+struct CbtControl {
+    uint entry_sweep[3];        // offset 0   VkDispatchIndirectCommand over [0, high_water)
+    uint commit_sweep[3];       // offset 12  over [0, max(high_water, alloc_high))
+    uint word_sweep[3];         // offset 24  over the bit words of the commit range
+    uint draw_args[4];          // offset 36  VkDrawIndirectCommand
+    uint capacity;              // offset 52
+    uint high_water;            // offset 56
+    uint alloc_high;            // offset 60  atomicMax(child + 1), RESERVE
+    uint next_high_water;       // offset 64  atomicMax(index + 1), COMMIT
+    uint free_count;            // offset 68  root of the free sum tree
+    uint iteration;             // offset 72
+    uint active;                // offset 76
+    uint frame;                 // offset 80
+    uint leaves;                // offset 84  FINISH
+    uint culled;                // offset 88  FINISH
+    uint offscreen;             // offset 92  FINISH
+    uint stats[32];             // offset 96  CBT_MAX_ITERATIONS x 8
+};                              // 224 bytes
+
+// Side arrays (separate buffers), sized from the capacity N (a multiple of 64):
+//   free bits      uint64_t[N/64]   bit i = 1 <=> entry i is free
+//   request bits   uint64_t[N/64]   bit i = 1 <=> entry i is a split candidate this iteration
+//   draw bits      uint64_t[N/64]   bit i = 1 <=> entry i is drawn this frame
+//   sum trees      uint[2*L]        one per bit array; L = next power of two >= N/64;
+//                                   node 1 = root, node L+w = popcount(word w), node i = 2i + 2i+1
+//   draw list      uint[N]          pool indices of drawn leaves, ascending
+
+#endif
