@@ -212,9 +212,11 @@ impl Usage {
     }
 
     /// Merge another access of the same resource by the same node. Images need one layout;
-    /// GENERAL absorbs the read-only layouts it is compatible with.
-    pub fn merge(self, other: Usage) -> Option<Usage> {
-        let layout = if self.layout == other.layout || other.layout == vk::ImageLayout::UNDEFINED
+    /// GENERAL absorbs the read-only layouts it is compatible with. Buffers have no layout.
+    pub fn merge(self, other: Usage, image: bool) -> Option<Usage> {
+        let layout = if !image {
+            vk::ImageLayout::UNDEFINED
+        } else if self.layout == other.layout || other.layout == vk::ImageLayout::UNDEFINED
         {
             self.layout
         } else if self.layout == vk::ImageLayout::UNDEFINED {
@@ -259,8 +261,9 @@ mod tests {
 
     #[test]
     fn merge_storage_and_sampled_goes_general() {
-        let u = Usage::of(Access::ComputeRead).merge(Usage::of(Access::ComputeSampled)).unwrap();
+        let u = Usage::of(Access::ComputeRead).merge(Usage::of(Access::ComputeSampled), true).unwrap();
         assert_eq!(u.layout, vk::ImageLayout::GENERAL);
-        assert!(Usage::of(Access::ColorAttachment).merge(Usage::of(Access::ComputeRead)).is_none());
+        assert!(Usage::of(Access::ColorAttachment).merge(Usage::of(Access::ComputeRead), true).is_none());
+        assert!(Usage::of(Access::TransferWrite).merge(Usage::of(Access::ComputeWrite), false).is_some());
     }
 }

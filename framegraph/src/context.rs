@@ -171,7 +171,7 @@ impl Context {
         let enables = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
         let mut features = vk::ValidationFeaturesEXT::default().enabled_validation_features(&enables);
         let messages = Arc::new(MessageLog::default());
-        let mut messenger_info = vk::DebugUtilsMessengerCreateInfoEXT::default()
+        let messenger_info = vk::DebugUtilsMessengerCreateInfoEXT::default()
             .message_severity(
                 vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
                     | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR
@@ -191,8 +191,10 @@ impl Context {
         if opts.validation {
             create = create.push_next(&mut features);
         }
+        // The instance-creation chain gets its own copy: chaining rewrites its pNext.
+        let mut chained_messenger = messenger_info;
         if debug_utils {
-            create = create.push_next(&mut messenger_info);
+            create = create.push_next(&mut chained_messenger);
         }
         let instance = unsafe { entry.create_instance(&create, None) }.vk("vkCreateInstance")?;
         let debug_instance = if debug_utils {

@@ -439,10 +439,7 @@ impl<'a> Graph<'a> {
         let mut dst = self.create_buffer(&format!("{name}.host"), BufferDesc::readback(size));
         let node_name = format!("readback.{name}");
         self.transfer(&node_name).copy_buffer(buf, &mut dst, 0, 0, size);
-        let n = self.nodes.len() - 1;
-        self.use_read(n, dst.id, dst.version, Access::HostRead, None);
-        self.nodes[n].sink = true;
-        self.readbacks.push((name.to_string(), dst.id));
+        self.host_read(name, dst);
     }
 
     /// Copy an image into a host-visible buffer (tightly packed rows), read back under `name`.
@@ -462,7 +459,13 @@ impl<'a> Graph<'a> {
             )
             .image_extent(vk::Extent3D { width: extent[0], height: extent[1], depth: extent[2] });
         self.transfer(&node_name).copy_image_to_buffer(img, &mut dst, vec![region]);
-        let n = self.nodes.len() - 1;
+        self.host_read(name, dst);
+    }
+
+    /// The host reads `dst` after the frame: a command-less sink node whose barrier makes
+    /// the copy visible to the host.
+    fn host_read(&mut self, name: &str, dst: BufferRef) {
+        let n = self.push_node(&format!("readback.{name}.host"), NodeKind::Custom, Work::None);
         self.use_read(n, dst.id, dst.version, Access::HostRead, None);
         self.nodes[n].sink = true;
         self.readbacks.push((name.to_string(), dst.id));

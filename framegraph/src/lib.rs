@@ -10,8 +10,10 @@ pub mod access;
 pub mod compile;
 pub mod context;
 pub mod dump;
+pub mod exec;
 pub mod error;
 pub mod graph;
+pub mod pipeline;
 pub mod resource;
 pub mod shader;
 
@@ -22,3 +24,4 @@ pub use error::{Error, Result};
 pub use graph::{BufferRef, Graph, ImageRef, LoadOp, QueueKind, RasterState};
 pub use resource::{BufferDesc, GpuBuffer, GpuImage, ImageDesc, Memory};
 pub use shader::{Shader, ShaderStage};
+pub use exec::{Executor, FrameOutput, FrameSync};

@@ -104,7 +104,8 @@ impl Reflection {
     }
 
     pub fn from_words(words: &[u32]) -> Result<Reflection, String> {
-        let module = rspirv::dr::load_words(words).map_err(|e| format!("invalid SPIR-V: {e}"))?;
+        let words = strip_source_text(words);
+        let module = rspirv::dr::load_words(&words).map_err(|e| format!("invalid SPIR-V: {e}"))?;
         let mut names: HashMap<u32, String> = HashMap::new();
         for i in &module.debug_names {
             if i.class.opcode == Op::Name {
@@ -287,6 +288,30 @@ impl Reflection {
         bindings.sort_by_key(|b| (b.set, b.binding));
         Ok(Reflection { entry_point, bindings, push_constant_size, local_size })
     }
+}
+
+/// Drop OpSource/OpSourceContinued: glslc splits embedded source text at byte boundaries,
+/// which can cut a UTF-8 character in two and makes rspirv refuse the module. Reflection
+/// needs none of it (the driver and RenderDoc still get the full module).
+fn strip_source_text(words: &[u32]) -> Vec<u32> {
+    const OP_SOURCE_CONTINUED: u32 = 2;
+    const OP_SOURCE: u32 = 3;
+    let mut out = Vec::with_capacity(words.len());
+    out.extend_from_slice(&words[..words.len().min(5)]);
+    let mut i = 5;
+    while i < words.len() {
+        let count = (words[i] >> 16) as usize;
+        let op = words[i] & 0xffff;
+        if count == 0 || i + count > words.len() {
+            out.extend_from_slice(&words[i..]);
+            break;
+        }
+        if op != OP_SOURCE && op != OP_SOURCE_CONTINUED {
+            out.extend_from_slice(&words[i..i + count]);
+        }
+        i += count;
+    }
+    out
 }
 
 fn id_at(i: &Instruction, n: usize) -> u32 {

@@ -100,6 +100,8 @@ pub struct CompiledNode {
     pub releases: BarrierBatch,
     /// Merged usage per resource.
     pub uses: Vec<(u32, Usage)>,
+    /// Descriptor bindings: shader binding name → resource.
+    pub bindings: Vec<(String, u32)>,
 }
 
 /// A run of consecutive nodes on one queue, submitted together.
@@ -168,11 +170,16 @@ fn compile<'a>(g: Graph<'a>, queues: QueueSetup) -> Result<CompiledGraph<'a>, Co
         for u in &n.uses {
             let usage = Usage::of(u.access);
             match uses.iter_mut().find(|(r, _)| *r == u.res) {
-                Some((_, prev)) => *prev = prev.merge(usage).expect("checked in check_nodes"),
+                Some((_, prev)) => {
+                    let image = resources[u.res as usize].is_image();
+                    *prev = prev.merge(usage, image).expect("checked in check_nodes")
+                }
                 None => uses.push((u.res, usage)),
             }
         }
+        let bindings = n.uses.iter().filter_map(|u| u.binding.clone().map(|b| (b, u.res))).collect();
         compiled.push(CompiledNode {
+            bindings,
             name: n.name,
             kind: n.kind,
             decl: i,
@@ -204,7 +211,7 @@ fn check_nodes(nodes: &[NodeDecl], resources: &[ResourceDecl], errors: &mut Vec<
         for u in &n.uses {
             let usage = Usage::of(u.access);
             let m = match merged.get(&u.res) {
-                Some(prev) => prev.merge(usage),
+                Some(prev) => prev.merge(usage, resources[u.res as usize].is_image()),
                 None => Some(usage),
             };
             match m {
@@ -444,6 +451,7 @@ fn add_handoff_nodes(nodes: &mut Vec<CompiledNode>, work: &mut Vec<Work<'_>>, re
         barriers: BarrierBatch::default(),
         releases: BarrierBatch::default(),
         uses: Vec::new(),
+        bindings: Vec::new(),
     };
     if prologue {
         nodes.insert(0, synthetic(PROLOGUE));

@@ -1,0 +1,398 @@
+//! Execution: records a compiled graph batch by batch — every node inside a debug-utils label,
+//! a puffin CPU scope and a pair of GPU timestamps — submits batches with timeline-semaphore
+//! waits between queues, and collects readbacks and GPU node times when a frame finishes.
+
+mod record;
+pub mod timing;
+mod transient;
+
+use crate::compile::CompiledGraph;
+use crate::context::Context;
+use crate::dump::family_color;
+use crate::error::{Error, Result, VkCheck};
+use crate::graph::{Origin, Work};
+use crate::pipeline::Pipelines;
+use ash::vk;
+use record::Physical;
+use std::collections::HashMap;
+use std::ffi::CString;
+use timing::{crash_marker, node_times, report_gpu, CpuScope, NodeTime, ScopeIds};
+use transient::Transients;
+
+/// Semaphores tying a frame to a swapchain.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FrameSync {
+    /// Binary semaphore the first universal batch waits on (image acquired).
+    pub wait: Option<vk::Semaphore>,
+    /// Binary semaphore the last universal batch signals (ready to present).
+    pub signal: Option<vk::Semaphore>,
+}
+
+/// What a finished frame gives back.
+#[derive(Debug, Default)]
+pub struct FrameOutput {
+    pub frame: u64,
+    /// GPU time of every node that wrote timestamps, in execution order.
+    pub times: Vec<NodeTime>,
+    pub readbacks: HashMap<String, Vec<u8>>,
+}
+
+impl FrameOutput {
+    pub fn readback(&self, name: &str) -> Result<&[u8]> {
+        self.readbacks.get(name).map(|v| v.as_slice()).ok_or_else(|| Error::NoReadback(name.into()))
+    }
+    pub fn time_ms(&self, node: &str) -> Option<f64> {
+        self.times.iter().filter(|t| t.name == node).map(|t| t.duration_ms).reduce(|a, b| a + b)
+    }
+    pub fn total_ms(&self) -> f64 {
+        self.times.iter().map(|t| t.duration_ms).sum()
+    }
+}
+
+struct Pool {
+    family: u32,
+    raw: vk::CommandPool,
+    buffers: Vec<vk::CommandBuffer>,
+    next: usize,
+}
+
+#[derive(Default)]
+struct Slot {
+    pools: Vec<Pool>,
+    queries: vk::QueryPool,
+    query_capacity: u32,
+    /// Timeline values to wait for before reusing this slot.
+    waits: Vec<(vk::Semaphore, u64)>,
+    transients: Transients,
+    /// Node names of the frame in flight (query pair i belongs to node i).
+    names: Vec<String>,
+    /// Whether node i wrote timestamps (its queue family has them).
+    timed: Vec<bool>,
+    readbacks: Vec<(String, vk::Buffer)>,
+    frame: u64,
+    anchor_ns: i64,
+    pending: bool,
+}
+
+pub struct Executor {
+    slots: Vec<Slot>,
+    frame: u64,
+    timelines: Vec<(u32, vk::Semaphore, u64)>,
+    pub pipelines: Pipelines,
+    scopes: ScopeIds,
+}
+
+const WAIT_TIMEOUT_NS: u64 = 10_000_000_000;
+
+impl Executor {
+    pub fn new(ctx: &Context, frames_in_flight: usize) -> Result<Executor> {
+        let mut families = vec![ctx.universal.family];
+        if let Some(t) = &ctx.transfer {
+            families.push(t.family);
+        }
+        let mut timelines = Vec::new();
+        for &f in &families {
+            let mut ti = vk::SemaphoreTypeCreateInfo::default().semaphore_type(vk::SemaphoreType::TIMELINE).initial_value(0);
+            let info = vk::SemaphoreCreateInfo::default().push_next(&mut ti);
+            let s = unsafe { ctx.device.create_semaphore(&info, None) }.vk("vkCreateSemaphore")?;
+            ctx.name_object(s, &format!("timeline.family{f}"));
+            timelines.push((f, s, 0));
+        }
+        let mut slots = Vec::new();
+        for i in 0..frames_in_flight.max(1) {
+            let mut slot = Slot::default();
+            for &f in &families {
+                let info = vk::CommandPoolCreateInfo::default().queue_family_index(f).flags(vk::CommandPoolCreateFlags::TRANSIENT);
+                let raw = unsafe { ctx.device.create_command_pool(&info, None) }.vk("vkCreateCommandPool")?;
+                ctx.name_object(raw, &format!("frame{i}.family{f}"));
+                slot.pools.push(Pool { family: f, raw, buffers: Vec::new(), next: 0 });
+            }
+            slots.push(slot);
+        }
+        Ok(Executor { slots, frame: 0, timelines, pipelines: Pipelines::default(), scopes: ScopeIds::default() })
+    }
+
+    /// Frames executed so far.
+    pub fn frame(&self) -> u64 {
+        self.frame
+    }
+
+    fn timeline(&mut self, family: u32) -> &mut (u32, vk::Semaphore, u64) {
+        let i = self.timelines.iter().position(|t| t.0 == family).unwrap_or(0);
+        &mut self.timelines[i]
+    }
+
+    /// Wait until a slot's previous frame has finished; collect its results.
+    fn retire(&mut self, ctx: &Context, slot: usize) -> Result<Option<FrameOutput>> {
+        let s = &mut self.slots[slot];
+        if !s.pending {
+            return Ok(None);
+        }
+        if !s.waits.is_empty() {
+            let sems: Vec<vk::Semaphore> = s.waits.iter().map(|w| w.0).collect();
+            let vals: Vec<u64> = s.waits.iter().map(|w| w.1).collect();
+            let info = vk::SemaphoreWaitInfo::default().semaphores(&sems).values(&vals);
+            match unsafe { ctx.device.wait_semaphores(&info, WAIT_TIMEOUT_NS) } {
+                Ok(()) => {}
+                Err(vk::Result::ERROR_DEVICE_LOST) | Err(vk::Result::TIMEOUT) => return Err(self.device_lost(ctx, slot)),
+                Err(e) => return Err(Error::Vk { call: "vkWaitSemaphores", result: e }),
+            }
+        }
+        let s = &mut self.slots[slot];
+        s.pending = false;
+        let n = s.names.len();
+        let mut ticks: Vec<Option<(u64, u64)>> = vec![None; n];
+        if n > 0 && s.queries != vk::QueryPool::null() {
+            let mut data = vec![[0u64; 2]; 2 * n];
+            let r = unsafe {
+                ctx.device.get_query_pool_results(s.queries, 0, &mut data, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY)
+            };
+            if r.is_ok() || r == Err(vk::Result::NOT_READY) {
+                for i in 0..n {
+                    let (b, e) = (data[2 * i], data[2 * i + 1]);
+                    if s.timed[i] && b[1] != 0 && e[1] != 0 {
+                        ticks[i] = Some((b[0], e[0]));
+                    }
+                }
+            }
+        }
+        let bits = ctx.universal.timestamp_bits;
+        let times = node_times(&s.names, &ticks, ctx.info.timestamp_period, bits);
+        let mut readbacks = HashMap::new();
+        for (name, buf) in &s.readbacks {
+            if let Some(bytes) = s.transients.mapped(*buf) {
+                readbacks.insert(name.clone(), bytes.to_vec());
+            }
+        }
+        let (frame, anchor) = (s.frame, s.anchor_ns);
+        report_gpu(&mut self.scopes, &times, anchor, frame);
+        Ok(Some(FrameOutput { frame, times, readbacks }))
+    }
+
+    fn device_lost(&self, ctx: &Context, slot: usize) -> Error {
+        let s = &self.slots[slot];
+        let n = s.names.len();
+        let mut began = vec![false; n];
+        let mut ended = vec![false; n];
+        if n > 0 && s.queries != vk::QueryPool::null() {
+            let mut data = vec![[0u64; 2]; 2 * n];
+            let _ = unsafe {
+                ctx.device.get_query_pool_results(s.queries, 0, &mut data, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY)
+            };
+            for i in 0..n {
+                began[i] = data[2 * i][1] != 0;
+                ended[i] = data[2 * i + 1][1] != 0;
+            }
+        }
+        let (node, last_completed) = crash_marker(&s.names, &began, &ended);
+        Error::DeviceLost { node, frame: s.frame, last_completed }
+    }
+
+    /// Record and submit a frame. Returns the output of the frame that previously used this
+    /// slot (frames in flight ago), if any.
+    pub fn execute(&mut self, ctx: &Context, g: CompiledGraph, sync: FrameSync) -> Result<Option<FrameOutput>> {
+        puffin::profile_function!();
+        let slot_i = (self.frame % self.slots.len() as u64) as usize;
+        let retired = self.retire(ctx, slot_i)?;
+        let frame = self.frame;
+        self.frame += 1;
+
+        // Reset the slot's pools and queries.
+        let n_nodes = g.nodes.len() as u32;
+        {
+            let s = &mut self.slots[slot_i];
+            for p in &mut s.pools {
+                unsafe { ctx.device.reset_command_pool(p.raw, vk::CommandPoolResetFlags::empty()) }.vk("vkResetCommandPool")?;
+                p.next = 0;
+            }
+            if s.query_capacity < 2 * n_nodes {
+                if s.queries != vk::QueryPool::null() {
+                    unsafe { ctx.device.destroy_query_pool(s.queries, None) };
+                }
+                let cap = (2 * n_nodes).next_power_of_two().max(64);
+                let info = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(cap);
+                s.queries = unsafe { ctx.device.create_query_pool(&info, None) }.vk("vkCreateQueryPool")?;
+                ctx.name_object(s.queries, &format!("timestamps.slot{slot_i}"));
+                s.query_capacity = cap;
+            }
+            unsafe { ctx.device.reset_query_pool(s.queries, 0, s.query_capacity) };
+        }
+
+        let raw = self.slots[slot_i].transients.realize(ctx, &g)?;
+        let mut g = g;
+        let works = std::mem::take(&mut g.work);
+        self.record_and_submit(ctx, g, works, raw, sync, slot_i, frame, retired)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn record_and_submit(
+        &mut self,
+        ctx: &Context,
+        g: CompiledGraph,
+        works: Vec<Work>,
+        raw: Vec<crate::graph::RawResource>,
+        sync: FrameSync,
+        slot_i: usize,
+        frame: u64,
+        retired: Option<FrameOutput>,
+    ) -> Result<Option<FrameOutput>> {
+        let phys = Physical { raw: &raw };
+        let mut works: Vec<Option<Work>> = works.into_iter().map(Some).collect();
+        let last_universal = g.batches.iter().rposition(|b| b.family == ctx.universal.family);
+        let first_universal = g.batches.iter().position(|b| b.family == ctx.universal.family);
+        let mut batch_values: Vec<(vk::Semaphore, u64)> = Vec::with_capacity(g.batches.len());
+        let mut timed = vec![false; g.nodes.len()];
+        let anchor_ns = puffin::now_ns();
+
+        for (bi, batch) in g.batches.iter().enumerate() {
+            let cmd = self.command_buffer(ctx, slot_i, batch.family)?;
+            let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+            unsafe { ctx.device.begin_command_buffer(cmd, &begin) }.vk("vkBeginCommandBuffer")?;
+            let ts_ok = ctx.queue(batch.family).timestamp_bits > 0;
+            let queries = self.slots[slot_i].queries;
+            for p in batch.nodes.clone() {
+                let node = &g.nodes[p];
+                let _scope = CpuScope::begin(&mut self.scopes, &node.name);
+                self.label_begin(ctx, cmd, &node.name);
+                record::barriers(ctx, cmd, &g, &phys, &node.barriers);
+                if ts_ok {
+                    unsafe { ctx.device.cmd_write_timestamp2(cmd, vk::PipelineStageFlags2::ALL_COMMANDS, queries, 2 * p as u32) };
+                }
+                let w = works[p].take().unwrap_or(Work::None);
+                record::work(ctx, &self.pipelines, cmd, &g, node, &node.bindings, w, &phys)?;
+                if ts_ok {
+                    unsafe { ctx.device.cmd_write_timestamp2(cmd, vk::PipelineStageFlags2::ALL_COMMANDS, queries, 2 * p as u32 + 1) };
+                    timed[p] = true;
+                }
+                record::barriers(ctx, cmd, &g, &phys, &node.releases);
+                self.label_end(ctx, cmd);
+            }
+            unsafe { ctx.device.end_command_buffer(cmd) }.vk("vkEndCommandBuffer")?;
+
+            // Waits: earlier batches on other queues, plus the swapchain acquire.
+            let mut waits: Vec<vk::SemaphoreSubmitInfo> = batch
+                .waits
+                .iter()
+                .map(|&w| vk::SemaphoreSubmitInfo::default().semaphore(batch_values[w].0).value(batch_values[w].1).stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS))
+                .collect();
+            if Some(bi) == first_universal {
+                if let Some(s) = sync.wait {
+                    waits.push(vk::SemaphoreSubmitInfo::default().semaphore(s).stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS));
+                }
+            }
+            let tl = self.timeline(batch.family);
+            tl.2 += 1;
+            let (sem, value) = (tl.1, tl.2);
+            batch_values.push((sem, value));
+            let mut signals = vec![vk::SemaphoreSubmitInfo::default().semaphore(sem).value(value).stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+            if Some(bi) == last_universal {
+                if let Some(s) = sync.signal {
+                    signals.push(vk::SemaphoreSubmitInfo::default().semaphore(s).stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS));
+                }
+            }
+            let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(cmd)];
+            let submit = vk::SubmitInfo2::default().wait_semaphore_infos(&waits).command_buffer_infos(&cmds).signal_semaphore_infos(&signals);
+            let q = ctx.queue(batch.family);
+            let r = {
+                let _lock = q.lock.lock();
+                unsafe { ctx.device.queue_submit2(q.raw, &[submit], vk::Fence::null()) }
+            };
+            match r {
+                Ok(()) => {}
+                Err(vk::Result::ERROR_DEVICE_LOST) => {
+                    self.slots[slot_i].names = g.nodes.iter().map(|n| n.name.clone()).collect();
+                    return Err(self.device_lost(ctx, slot_i));
+                }
+                Err(e) => return Err(Error::Vk { call: "vkQueueSubmit2", result: e }),
+            }
+        }
+
+        // Imported resources carry their state into the next frame.
+        for (r, st) in &g.final_states {
+            if let Origin::Imported { state, .. } = &g.resources[*r as usize].origin {
+                *state.lock() = *st;
+            }
+        }
+        let s = &mut self.slots[slot_i];
+        let mut last: HashMap<vk::Semaphore, u64> = HashMap::new();
+        for (sem, v) in batch_values {
+            let e = last.entry(sem).or_insert(0);
+            *e = (*e).max(v);
+        }
+        s.waits = last.into_iter().collect();
+        s.names = g.nodes.iter().map(|n| n.name.clone()).collect();
+        s.timed = timed;
+        s.readbacks = g.readbacks.iter().map(|(n, id)| (n.clone(), phys.buffer(*id))).collect();
+        s.frame = frame;
+        s.anchor_ns = anchor_ns;
+        s.pending = true;
+        Ok(retired)
+    }
+
+    /// Execute and wait: the headless path (tests, render, bench).
+    pub fn run(&mut self, ctx: &Context, g: CompiledGraph) -> Result<FrameOutput> {
+        self.execute(ctx, g, FrameSync::default())?;
+        let slot = ((self.frame - 1) % self.slots.len() as u64) as usize;
+        Ok(self.retire(ctx, slot)?.unwrap_or_default())
+    }
+
+    /// Wait for every frame in flight; returns their outputs (oldest first).
+    pub fn drain(&mut self, ctx: &Context) -> Result<Vec<FrameOutput>> {
+        let mut out = Vec::new();
+        let n = self.slots.len() as u64;
+        for k in 0..n {
+            let slot = ((self.frame + k) % n) as usize;
+            if let Some(o) = self.retire(ctx, slot)? {
+                out.push(o);
+            }
+        }
+        out.sort_by_key(|o| o.frame);
+        Ok(out)
+    }
+
+    fn command_buffer(&mut self, ctx: &Context, slot: usize, family: u32) -> Result<vk::CommandBuffer> {
+        let s = &mut self.slots[slot];
+        let pool = s.pools.iter_mut().find(|p| p.family == family).ok_or(Error::Vk { call: "command pool", result: vk::Result::ERROR_UNKNOWN })?;
+        if pool.next == pool.buffers.len() {
+            let info = vk::CommandBufferAllocateInfo::default().command_pool(pool.raw).level(vk::CommandBufferLevel::PRIMARY).command_buffer_count(1);
+            let b = unsafe { ctx.device.allocate_command_buffers(&info) }.vk("vkAllocateCommandBuffers")?[0];
+            pool.buffers.push(b);
+        }
+        pool.next += 1;
+        Ok(pool.buffers[pool.next - 1])
+    }
+
+    fn label_begin(&self, ctx: &Context, cmd: vk::CommandBuffer, name: &str) {
+        if let Some(du) = &ctx.debug_utils {
+            let c = CString::new(name).unwrap_or_default();
+            let label = vk::DebugUtilsLabelEXT::default().label_name(&c).color(family_color(name));
+            unsafe { du.cmd_begin_debug_utils_label(cmd, &label) };
+        }
+    }
+
+    fn label_end(&self, ctx: &Context, cmd: vk::CommandBuffer) {
+        if let Some(du) = &ctx.debug_utils {
+            unsafe { du.cmd_end_debug_utils_label(cmd) };
+        }
+    }
+
+    /// Wait for all work and free everything the executor owns.
+    pub fn destroy(&mut self, ctx: &Context) {
+        let _ = self.drain(ctx);
+        ctx.wait_idle();
+        for s in &mut self.slots {
+            s.transients.destroy(ctx);
+            for p in s.pools.drain(..) {
+                unsafe { ctx.device.destroy_command_pool(p.raw, None) };
+            }
+            if s.queries != vk::QueryPool::null() {
+                unsafe { ctx.device.destroy_query_pool(s.queries, None) };
+                s.queries = vk::QueryPool::null();
+            }
+        }
+        for (_, s, _) in self.timelines.drain(..) {
+            unsafe { ctx.device.destroy_semaphore(s, None) };
+        }
+        self.pipelines.destroy(ctx);
+    }
+}

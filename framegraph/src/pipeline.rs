@@ -1,0 +1,246 @@
+//! Pipelines built from reflected shaders: one push-descriptor set layout (set 0) per pipeline,
+//! push constants from the reflected block, cached by shader identity and raster state.
+
+use crate::context::Context;
+use crate::error::{Error, Result, VkCheck};
+use crate::graph::RasterState;
+use crate::shader::{Binding, BindingKind, Shader, ShaderStage};
+use ash::vk;
+use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::ffi::CString;
+
+pub struct Pipeline {
+    pub raw: vk::Pipeline,
+    pub layout: vk::PipelineLayout,
+    pub set_layout: vk::DescriptorSetLayout,
+    /// Bindings of set 0 (merged over stages).
+    pub bindings: Vec<Binding>,
+    pub push_stages: vk::ShaderStageFlags,
+    pub push_size: u32,
+    pub bind_point: vk::PipelineBindPoint,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Key {
+    Compute(usize),
+    Raster { vs: usize, fs: usize, state: RasterState, colors: Vec<vk::Format>, depth: Option<vk::Format> },
+}
+
+#[derive(Default)]
+pub struct Pipelines {
+    map: Mutex<HashMap<Key, std::sync::Arc<Pipeline>>>,
+    sampler: Mutex<Option<vk::Sampler>>,
+}
+
+fn descriptor_type(k: BindingKind) -> vk::DescriptorType {
+    match k {
+        BindingKind::StorageBuffer => vk::DescriptorType::STORAGE_BUFFER,
+        BindingKind::UniformBuffer => vk::DescriptorType::UNIFORM_BUFFER,
+        BindingKind::StorageImage => vk::DescriptorType::STORAGE_IMAGE,
+        BindingKind::SampledImage => vk::DescriptorType::SAMPLED_IMAGE,
+        BindingKind::CombinedImageSampler => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+    }
+}
+
+fn stage_flags(s: ShaderStage) -> vk::ShaderStageFlags {
+    match s {
+        ShaderStage::Compute => vk::ShaderStageFlags::COMPUTE,
+        ShaderStage::Vertex => vk::ShaderStageFlags::VERTEX,
+        ShaderStage::Fragment => vk::ShaderStageFlags::FRAGMENT,
+    }
+}
+
+impl Pipelines {
+    /// Nearest, clamp-to-edge sampler for combined image samplers (our shaders fetch texels
+    /// explicitly; filtering, where wanted, is done in the shader in full precision).
+    fn sampler(&self, ctx: &Context) -> Result<vk::Sampler> {
+        let mut s = self.sampler.lock();
+        if let Some(s) = *s {
+            return Ok(s);
+        }
+        let info = vk::SamplerCreateInfo::default()
+            .mag_filter(vk::Filter::LINEAR)
+            .min_filter(vk::Filter::LINEAR)
+            .address_mode_u(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+            .address_mode_v(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+            .address_mode_w(vk::SamplerAddressMode::CLAMP_TO_EDGE);
+        let raw = unsafe { ctx.device.create_sampler(&info, None) }.vk("vkCreateSampler")?;
+        *s = Some(raw);
+        Ok(raw)
+    }
+
+    fn layout(&self, ctx: &Context, shaders: &[&Shader]) -> Result<(vk::DescriptorSetLayout, vk::PipelineLayout, Vec<Binding>, vk::ShaderStageFlags, u32)> {
+        let mut bindings: Vec<(Binding, vk::ShaderStageFlags)> = Vec::new();
+        let mut push_size = 0;
+        let mut push_stages = vk::ShaderStageFlags::empty();
+        for s in shaders {
+            let r = s.reflect().map_err(|message| Error::Pipeline { shader: format!("{}: {message}", s.name), result: vk::Result::ERROR_UNKNOWN })?;
+            for b in &r.bindings {
+                if b.set != 0 {
+                    return Err(Error::Pipeline { shader: format!("{} (binding `{}` is in set {}; only set 0 is supported)", s.name, b.name, b.set), result: vk::Result::ERROR_UNKNOWN });
+                }
+                match bindings.iter_mut().find(|(x, _)| x.binding == b.binding) {
+                    Some((_, st)) => *st |= stage_flags(s.stage),
+                    None => bindings.push((b.clone(), stage_flags(s.stage))),
+                }
+            }
+            if r.push_constant_size > 0 {
+                push_size = push_size.max(r.push_constant_size);
+                push_stages |= stage_flags(s.stage);
+            }
+        }
+        let sampler = if bindings.iter().any(|(b, _)| b.kind == BindingKind::CombinedImageSampler) { Some([self.sampler(ctx)?]) } else { None };
+        let vk_bindings: Vec<vk::DescriptorSetLayoutBinding> = bindings
+            .iter()
+            .map(|(b, st)| {
+                let mut x = vk::DescriptorSetLayoutBinding::default()
+                    .binding(b.binding)
+                    .descriptor_type(descriptor_type(b.kind))
+                    .descriptor_count(b.count.max(1))
+                    .stage_flags(*st);
+                if b.kind == BindingKind::CombinedImageSampler {
+                    if let Some(s) = &sampler {
+                        x = x.immutable_samplers(s);
+                    }
+                }
+                x
+            })
+            .collect();
+        let info = vk::DescriptorSetLayoutCreateInfo::default()
+            .flags(vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR)
+            .bindings(&vk_bindings);
+        let set_layout = unsafe { ctx.device.create_descriptor_set_layout(&info, None) }.vk("vkCreateDescriptorSetLayout")?;
+        let ranges = [vk::PushConstantRange { stage_flags: push_stages, offset: 0, size: push_size }];
+        let set_layouts = [set_layout];
+        let mut pl = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
+        if push_size > 0 {
+            pl = pl.push_constant_ranges(&ranges);
+        }
+        let layout = unsafe { ctx.device.create_pipeline_layout(&pl, None) }.vk("vkCreatePipelineLayout")?;
+        Ok((set_layout, layout, bindings.into_iter().map(|(b, _)| b).collect(), push_stages, push_size))
+    }
+
+    fn module(ctx: &Context, s: &Shader) -> Result<vk::ShaderModule> {
+        let words = s.words();
+        let info = vk::ShaderModuleCreateInfo::default().code(&words);
+        let m = unsafe { ctx.device.create_shader_module(&info, None) }.vk("vkCreateShaderModule")?;
+        ctx.name_object(m, s.name);
+        Ok(m)
+    }
+
+    pub fn compute(&self, ctx: &Context, shader: &'static Shader) -> Result<std::sync::Arc<Pipeline>> {
+        let key = Key::Compute(shader.id());
+        if let Some(p) = self.map.lock().get(&key) {
+            return Ok(p.clone());
+        }
+        let (set_layout, layout, bindings, push_stages, push_size) = self.layout(ctx, &[shader])?;
+        let module = Self::module(ctx, shader)?;
+        let entry = CString::new(shader.reflect().map(|r| r.entry_point.clone()).unwrap_or_else(|_| "main".into())).unwrap_or_default();
+        let stage = vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(module).name(&entry);
+        let info = vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout);
+        let raw = unsafe { ctx.device.create_compute_pipelines(vk::PipelineCache::null(), &[info], None) }
+            .map_err(|(_, result)| Error::Pipeline { shader: shader.name.into(), result })?[0];
+        unsafe { ctx.device.destroy_shader_module(module, None) };
+        ctx.name_object(raw, shader.name);
+        let p = std::sync::Arc::new(Pipeline { raw, layout, set_layout, bindings, push_stages, push_size, bind_point: vk::PipelineBindPoint::COMPUTE });
+        self.map.lock().insert(key, p.clone());
+        Ok(p)
+    }
+
+    pub fn raster(
+        &self,
+        ctx: &Context,
+        vs: &'static Shader,
+        fs: &'static Shader,
+        state: RasterState,
+        colors: &[vk::Format],
+        depth: Option<vk::Format>,
+    ) -> Result<std::sync::Arc<Pipeline>> {
+        let key = Key::Raster { vs: vs.id(), fs: fs.id(), state, colors: colors.to_vec(), depth };
+        if let Some(p) = self.map.lock().get(&key) {
+            return Ok(p.clone());
+        }
+        let (set_layout, layout, bindings, push_stages, push_size) = self.layout(ctx, &[vs, fs])?;
+        let vm = Self::module(ctx, vs)?;
+        let fm = Self::module(ctx, fs)?;
+        let main = c"main";
+        let stages = [
+            vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::VERTEX).module(vm).name(main),
+            vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::FRAGMENT).module(fm).name(main),
+        ];
+        let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
+        let ia = vk::PipelineInputAssemblyStateCreateInfo::default().topology(state.topology);
+        let vp = vk::PipelineViewportStateCreateInfo::default().viewport_count(1).scissor_count(1);
+        let wide = ctx.info.wide_lines;
+        let polygon = if ctx.info.fill_mode_non_solid { state.polygon_mode } else { vk::PolygonMode::FILL };
+        let rs = vk::PipelineRasterizationStateCreateInfo::default()
+            .polygon_mode(polygon)
+            .cull_mode(state.cull_mode)
+            .front_face(state.front_face)
+            .line_width(if wide { state.line_width_x10 as f32 / 10.0 } else { 1.0 });
+        let ms = vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(vk::SampleCountFlags::TYPE_1);
+        let ds = vk::PipelineDepthStencilStateCreateInfo::default()
+            .depth_test_enable(state.depth_test)
+            .depth_write_enable(state.depth_write)
+            .depth_compare_op(state.depth_compare);
+        let blend: Vec<vk::PipelineColorBlendAttachmentState> = colors
+            .iter()
+            .map(|_| {
+                let b = vk::PipelineColorBlendAttachmentState::default().color_write_mask(vk::ColorComponentFlags::RGBA);
+                if state.alpha_blend {
+                    b.blend_enable(true)
+                        .src_color_blend_factor(vk::BlendFactor::SRC_ALPHA)
+                        .dst_color_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
+                        .color_blend_op(vk::BlendOp::ADD)
+                        .src_alpha_blend_factor(vk::BlendFactor::ONE)
+                        .dst_alpha_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
+                        .alpha_blend_op(vk::BlendOp::ADD)
+                } else {
+                    b
+                }
+            })
+            .collect();
+        let cb = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend);
+        let dyn_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
+        let dy = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dyn_states);
+        let mut rendering = vk::PipelineRenderingCreateInfo::default()
+            .color_attachment_formats(colors)
+            .depth_attachment_format(depth.unwrap_or(vk::Format::UNDEFINED));
+        let info = vk::GraphicsPipelineCreateInfo::default()
+            .stages(&stages)
+            .vertex_input_state(&vertex_input)
+            .input_assembly_state(&ia)
+            .viewport_state(&vp)
+            .rasterization_state(&rs)
+            .multisample_state(&ms)
+            .depth_stencil_state(&ds)
+            .color_blend_state(&cb)
+            .dynamic_state(&dy)
+            .layout(layout)
+            .push_next(&mut rendering);
+        let raw = unsafe { ctx.device.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) }
+            .map_err(|(_, result)| Error::Pipeline { shader: format!("{} + {}", vs.name, fs.name), result })?[0];
+        unsafe {
+            ctx.device.destroy_shader_module(vm, None);
+            ctx.device.destroy_shader_module(fm, None);
+        }
+        ctx.name_object(raw, &format!("{} + {}", vs.name, fs.name));
+        let p = std::sync::Arc::new(Pipeline { raw, layout, set_layout, bindings, push_stages, push_size, bind_point: vk::PipelineBindPoint::GRAPHICS });
+        self.map.lock().insert(key, p.clone());
+        Ok(p)
+    }
+
+    pub fn destroy(&self, ctx: &Context) {
+        for (_, p) in self.map.lock().drain() {
+            unsafe {
+                ctx.device.destroy_pipeline(p.raw, None);
+                ctx.device.destroy_pipeline_layout(p.layout, None);
+                ctx.device.destroy_descriptor_set_layout(p.set_layout, None);
+            }
+        }
+        if let Some(s) = self.sampler.lock().take() {
+            unsafe { ctx.device.destroy_sampler(s, None) };
+        }
+    }
+}
