@@ -49,9 +49,14 @@ fn check_apron(id: TileId) -> usize {
                     assert_eq!(here.0.to_bits(), there.0.to_bits(), "{id} apron ({i},{j})");
                     assert_eq!(here.1, there.1, "{id} apron water ({i},{j})");
                     // The sample it copies lies within a few texels (the fold's mirror image).
-                    let p = id.face.direction(sample_coord(id.level, gi), sample_coord(id.level, gj));
+                    let p = id
+                        .face
+                        .direction(sample_coord(id.level, gi), sample_coord(id.level, gj));
                     let q = f.direction(sample_coord(id.level, ii), sample_coord(id.level, jj));
-                    assert!(p.angle_between(q) < 9.5 * texel, "{id} ({i},{j}) folds far away");
+                    assert!(
+                        p.angle_between(q) < 9.5 * texel,
+                        "{id} ({i},{j}) folds far away"
+                    );
                 }
                 SampleRef::Corner(three) => {
                     corners += 1;
@@ -132,9 +137,15 @@ fn two_by_two_means_match_the_parent_level() {
         let parent = TileId::containing(k - 1, face, u, v);
         let (max, rms) = reduction_error(parent);
         // Documented tolerance (docs/earth.md): max ≤ 0.1 texel + one step, RMS ≤ 0.02 texel.
-        assert!(max <= 0.1 * body.texel(k) + HEIGHT_Q_STEP_M, "L{k} max {max}");
+        assert!(
+            max <= 0.1 * body.texel(k) + HEIGHT_Q_STEP_M,
+            "L{k} max {max}"
+        );
         assert!(rms <= 0.02 * body.texel(k), "L{k} rms {rms}");
-        report += &format!("L{k}: max {max:.2} m rms {rms:.3} m texel {:.1} m\n", body.texel(k));
+        report += &format!(
+            "L{k}: max {max:.2} m rms {rms:.3} m texel {:.1} m\n",
+            body.texel(k)
+        );
     }
     println!("{report}");
 }

@@ -30,14 +30,20 @@ fn stored_tiles_equal_derived_and_are_read_back() {
         let o = earth_common::oracle(Some(dir.clone()), 1, 1 << 30);
         assert_eq!(*o.get(L2_TILE), want);
         let c = o.counters();
-        assert_eq!((c.derived.tiles, c.stored.tiles, c.tiles_written), (1, 0, 1));
+        assert_eq!(
+            (c.derived.tiles, c.stored.tiles, c.tiles_written),
+            (1, 0, 1)
+        );
     }
     let o = earth_common::oracle(Some(dir.clone()), 1, 1 << 30);
     assert_eq!(*o.get(L2_TILE), want);
     let c = o.counters();
     assert_eq!((c.derived.tiles, c.stored.tiles), (0, 1));
     let f = BlockId::of(L2_TILE).path(&dir);
-    assert_eq!(std::fs::metadata(&f).expect("block file").len(), BLOCK_FILE_BYTES);
+    assert_eq!(
+        std::fs::metadata(&f).expect("block file").len(),
+        BLOCK_FILE_BYTES
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -54,7 +60,10 @@ fn concurrent_requests_load_a_block_and_a_tile_once() {
         .collect();
     // The pool asks for the same tiles at the same time.
     o.request(&[L2_TILE, sibling], 1.0);
-    let got: Vec<_> = threads.into_iter().map(|t| t.join().expect("thread")).collect();
+    let got: Vec<_> = threads
+        .into_iter()
+        .map(|t| t.join().expect("thread"))
+        .collect();
     o.wait_idle();
     let done = o.collect();
     assert_eq!(done.len(), 2);
@@ -73,7 +82,11 @@ fn byte_budget_holds() {
     for f in 0..6u8 {
         let id = TileId::new(2, Face(f), 0, 3);
         o.get(id);
-        assert!(o.cache().bytes() <= budget, "{} > {budget}", o.cache().bytes());
+        assert!(
+            o.cache().bytes() <= budget,
+            "{} > {budget}",
+            o.cache().bytes()
+        );
     }
     let c = o.counters();
     assert!(c.blocks_evicted >= 3, "{c:?}");
@@ -88,7 +101,11 @@ fn corrupt_and_reread(tag: &str, damage: impl Fn(&std::path::Path)) {
     let o = earth_common::oracle(Some(dir.clone()), 1, 1 << 30);
     assert_eq!(*o.get(L2_TILE), want, "{tag}: wrong height after damage");
     let c = o.counters();
-    assert_eq!((c.corrupt, c.derived.tiles, c.stored.tiles), (1, 1, 0), "{tag}: {c:?}");
+    assert_eq!(
+        (c.corrupt, c.derived.tiles, c.stored.tiles),
+        (1, 1, 0),
+        "{tag}: {c:?}"
+    );
     // Re-derived and rewritten: the next reader gets it from disk again.
     let o = earth_common::oracle(Some(dir.clone()), 1, 1 << 30);
     assert_eq!(*o.get(L2_TILE), want);
@@ -109,7 +126,10 @@ fn bit_flipped_tile_is_detected_and_rederived() {
 #[test]
 fn truncated_block_is_detected_and_rederived() {
     corrupt_and_reread("trunc", |p| {
-        let f = std::fs::OpenOptions::new().write(true).open(p).expect("open");
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(p)
+            .expect("open");
         f.set_len(BLOCK_FILE_BYTES / 3).expect("truncate");
     });
 }

@@ -15,6 +15,8 @@ pub const MAGIC: [u8; 8] = *b"PFTILES\0";
 pub const FORMAT_VERSION: u32 = 1;
 /// Header bytes; tiles start here (one page, so tile data never shares the header's page).
 pub const HEADER_BYTES: usize = 4096;
+/// Bytes of the header actually used (see `Header::encode`).
+pub const HEADER_USED: usize = 104;
 /// Tile slots per block (4×4).
 pub const BLOCK_TILES: usize = 16;
 /// Size of a block file: 4096 + 16 · 574,600 = 9,197,696 bytes.
@@ -74,9 +76,10 @@ impl Header {
     }
 
     /// Layout (little-endian): magic[8], format u32, derivation u32, radius f64, level u8,
-    /// face u8, present u16, bx u32, by u32, crc[16] u32, header CRC-32 u32 (of bytes 0..108).
+    /// face u8, present u16, bx u32, by u32, crc[16] u32, header CRC-32 u32 (of bytes 0..100):
+    /// `HEADER_USED` = 104 bytes; the rest of the 4096-byte header page is zero.
     pub fn encode(&self) -> Vec<u8> {
-        let mut b = Vec::with_capacity(112);
+        let mut b = Vec::with_capacity(HEADER_USED);
         b.extend_from_slice(&MAGIC);
         b.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
         b.extend_from_slice(&self.derivation.to_le_bytes());
@@ -96,14 +99,14 @@ impl Header {
 
     /// Parses and validates a header; the reason when it is not one we can use.
     pub fn decode(b: &[u8]) -> Result<Header, String> {
-        if b.len() < 112 {
+        if b.len() < HEADER_USED {
             return Err("header truncated".into());
         }
         let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
         if b[..8] != MAGIC {
             return Err("bad magic".into());
         }
-        if crc32fast::hash(&b[..108]) != u32_at(108) {
+        if crc32fast::hash(&b[..HEADER_USED - 4]) != u32_at(HEADER_USED - 4) {
             return Err("header checksum mismatch".into());
         }
         if u32_at(8) != FORMAT_VERSION {
@@ -178,7 +181,7 @@ impl BlockFile {
                 "length {len} bytes, want {BLOCK_FILE_BYTES} (truncated?)"
             ));
         } else {
-            let mut hb = vec![0u8; 112];
+            let mut hb = vec![0u8; HEADER_USED];
             file.read_exact_at(&mut hb, 0)?;
             match Header::decode(&hb) {
                 Ok(h) if h.block != block => problem = Some(format!("holds {:?}", h.block)),
