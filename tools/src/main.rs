@@ -1,1 +1,46 @@
-fn main() {}
+//! `planetfall`: the viewer, headless render, benchmark, reference scorer, tile bake and
+//! capture tools, one subcommand each.
+
+mod cmd_bake;
+mod cmd_graph;
+mod cmd_height;
+mod cmd_render;
+mod gpu;
+mod image_out;
+mod test_scene;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "planetfall", version, about = "A compute-first planet renderer on Vulkan")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Pre-fill the tile pyramid (levels, region) with every core; prints feed counters.
+    Bake(cmd_bake::Args),
+    /// Print the ground height and water flag the tiles hold at a latitude/longitude.
+    Height(cmd_height::Args),
+    /// Dump a compiled frame graph (nodes, queues, barriers) as text or Graphviz dot.
+    Graph(cmd_graph::Args),
+    /// Render one frame headless and write a PNG.
+    Render(cmd_render::Args),
+}
+
+fn main() {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).format_timestamp(None).init();
+    let cli = Cli::parse();
+    let result = match cli.cmd {
+        Command::Bake(a) => cmd_bake::run(a),
+        Command::Height(a) => cmd_height::run(a),
+        Command::Graph(a) => cmd_graph::run(a),
+        Command::Render(a) => cmd_render::run(a),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
