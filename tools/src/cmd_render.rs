@@ -27,8 +27,9 @@ pub fn run(a: Args) -> Result<()> {
     let out = exec.run(&ctx, g.compile(ctx.queue_setup())?).context("rendering")?;
     crate::image_out::write_rgba8(&a.out, a.width, a.height, out.readback("color")?)?;
     for t in &out.times {
-        log::info!("{:<24} {:8.3} ms", t.name, t.duration_ms);
+        println!("node {:<28} {:9.3} ms", t.name, t.duration_ms);
     }
+    anyhow::ensure!(ctx.messages.count() == 0, "validation reported {} message(s)", ctx.messages.count());
     println!("wrote {}", a.out.display());
     exec.destroy(&ctx);
     Ok(())

@@ -1,0 +1,29 @@
+//! `planetfall graph --dot` names every node exactly as the executed frame reports it (the
+//! GPU timing/puffin names, which are also the debug-label strings).
+
+use std::collections::BTreeSet;
+use std::process::Command;
+
+fn planetfall(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_planetfall")).args(args).output().expect("runs");
+    assert!(out.status.success(), "planetfall {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+#[test]
+fn dot_node_names_equal_timed_node_names() {
+    let dot = planetfall(&["graph", "--dot"]);
+    let dot_nodes: BTreeSet<String> = dot
+        .lines()
+        .filter(|l| l.contains("shape=box") && !l.contains("culled"))
+        .filter_map(|l| l.trim().strip_prefix('"').and_then(|r| r.split('"').next()).map(str::to_string))
+        .collect();
+    let dir = std::env::temp_dir().join(format!("pf-graph-cli-{}", std::process::id()));
+    let png = dir.join("r.png");
+    let render = planetfall(&["render", "--validation", "--width", "64", "--height", "64", "--out", png.to_str().unwrap()]);
+    let timed: BTreeSet<String> = render.lines().filter_map(|l| l.strip_prefix("node ")).map(|l| l.split_whitespace().next().unwrap().to_string()).collect();
+    assert!(dot_nodes.len() >= 5, "{dot_nodes:?}");
+    assert_eq!(dot_nodes, timed);
+    assert!(png.exists());
+    let _ = std::fs::remove_dir_all(dir);
+}
