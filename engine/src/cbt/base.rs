@@ -15,7 +15,7 @@ const ONE: u32 = FIXED_ONE as u32;
 /// `[(1,1), (0,1), (0,0)]` on face f (units of 2^30). Both CCW, apex at a face corner,
 /// hypotenuse on the face diagonal, so the two are each other's twin.
 pub fn root_corners(r: u32) -> Corners {
-    if r % 2 == 0 {
+    if r & 1 == 0 {
         [[0, 0], [ONE, 0], [ONE, ONE]]
     } else {
         [[ONE, ONE], [0, ONE], [0, 0]]
@@ -52,19 +52,29 @@ pub fn root_neighbours() -> &'static [[u32; 3]; ROOT_COUNT as usize] {
         for r in 0..ROOT_COUNT {
             let c = root_corners(r);
             for k in 0..2 {
-                let (a, b) = (cube_point(root_face(r), c[k]), cube_point(root_face(r), c[k + 1]));
+                let (a, b) = (
+                    cube_point(root_face(r), c[k]),
+                    cube_point(root_face(r), c[k + 1]),
+                );
                 let mut found = Vec::new();
                 for q in (0..ROOT_COUNT).filter(|&q| root_face(q) != root_face(r)) {
                     let d = root_corners(q);
                     for j in 0..2 {
-                        let (x, y) = (cube_point(root_face(q), d[j]), cube_point(root_face(q), d[j + 1]));
+                        let (x, y) = (
+                            cube_point(root_face(q), d[j]),
+                            cube_point(root_face(q), d[j + 1]),
+                        );
                         // A shared edge runs in opposite directions on the two CCW triangles.
                         if same_point(a, y) && same_point(b, x) {
                             found.push(q);
                         }
                     }
                 }
-                assert_eq!(found.len(), 1, "root {r} leg {k} must meet exactly one root");
+                assert_eq!(
+                    found.len(),
+                    1,
+                    "root {r} leg {k} must meet exactly one root"
+                );
                 t[r as usize][k] = found[0];
             }
             t[r as usize][2] = r ^ 1;
@@ -118,12 +128,18 @@ pub fn seams() -> &'static [[Seam; 4]; 6] {
             flip: false,
         }; 4]; 6];
         for f in Face::ALL {
-            for e in 0..4 {
-                let (p, q) = (cube_point(f, edge_point(e, 0)), cube_point(f, edge_point(e, ONE)));
+            for (e, slot) in t[f.0 as usize].iter_mut().enumerate() {
+                let (p, q) = (
+                    cube_point(f, edge_point(e, 0)),
+                    cube_point(f, edge_point(e, ONE)),
+                );
                 let mut found = Vec::new();
                 for g in Face::ALL.into_iter().filter(|&g| g != f) {
                     for e2 in 0..4 {
-                        let (p2, q2) = (cube_point(g, edge_point(e2, 0)), cube_point(g, edge_point(e2, ONE)));
+                        let (p2, q2) = (
+                            cube_point(g, edge_point(e2, 0)),
+                            cube_point(g, edge_point(e2, ONE)),
+                        );
                         let (axis, value) = edge_axis(e2);
                         let seam = |flip| Seam {
                             face: g.0,
@@ -138,8 +154,13 @@ pub fn seams() -> &'static [[Seam; 4]; 6] {
                         }
                     }
                 }
-                assert_eq!(found.len(), 1, "face {} edge {e} must meet exactly one face", f.0);
-                t[f.0 as usize][e] = found[0];
+                assert_eq!(
+                    found.len(),
+                    1,
+                    "face {} edge {e} must meet exactly one face",
+                    f.0
+                );
+                *slot = found[0];
             }
         }
         t
@@ -186,7 +207,11 @@ pub fn canonical(face: u8, c: Corner) -> (u8, Corner) {
         }
         i += 1;
     }
-    seen[..n].iter().copied().min_by_key(|&(f, _)| f).unwrap_or((face, c))
+    seen[..n]
+        .iter()
+        .copied()
+        .min_by_key(|&(f, _)| f)
+        .unwrap_or((face, c))
 }
 
 #[cfg(test)]
@@ -205,7 +230,11 @@ mod tests {
             for k in 0..3 {
                 let q = t[r as usize][k];
                 assert!(q < ROOT_COUNT);
-                assert_eq!(t[q as usize].iter().filter(|&&x| x == r).count(), 1, "root {r} slot {k}");
+                assert_eq!(
+                    t[q as usize].iter().filter(|&&x| x == r).count(),
+                    1,
+                    "root {r} slot {k}"
+                );
             }
             // Each root meets three distinct roots; the legs meet two other faces.
             let n = t[r as usize];
@@ -225,7 +254,10 @@ mod tests {
                     let along = (s % (ONE as u64 + 1)) as u32;
                     let c = edge_point(e, along);
                     let (g, q) = across_seam(f, e, c);
-                    assert!((dir(f, c) - dir(g, q)).length() < 1e-14, "face {f} edge {e}");
+                    assert!(
+                        (dir(f, c) - dir(g, q)).length() < 1e-14,
+                        "face {f} edge {e}"
+                    );
                     // Crossing back returns the same name.
                     let back = (0..4)
                         .map(|e2| across_seam(g, e2, q))
@@ -241,7 +273,15 @@ mod tests {
     fn canonical_names_agree_from_every_face() {
         // Every cube corner and some edge points: all faces holding the point must agree.
         for f in 0..6u8 {
-            for c in [[0, 0], [ONE, 0], [0, ONE], [ONE, ONE], [ONE / 2, 0], [ONE, 12345], [777, ONE]] {
+            for c in [
+                [0, 0],
+                [ONE, 0],
+                [0, ONE],
+                [ONE, ONE],
+                [ONE / 2, 0],
+                [ONE, 12345],
+                [777, ONE],
+            ] {
                 let (g, q) = canonical(f, c);
                 assert!(g <= f);
                 assert!((dir(f, c) - dir(g, q)).length() < 1e-14);

@@ -232,7 +232,10 @@ mod tests {
         let f = bisector_fields();
         let mut end = 0;
         for (name, off, bytes) in &f {
-            assert_eq!(*off, end, "{name} must follow the previous field with no padding");
+            assert_eq!(
+                *off, end,
+                "{name} must follow the previous field with no padding"
+            );
             end = off + bytes;
         }
         assert_eq!(end, 160);
@@ -273,7 +276,10 @@ mod tests {
             let ty = parts.next().expect("type");
             let decl = parts.next().expect("name");
             let (field, count) = match decl.find('[') {
-                Some(b) => (&decl[..b], decl[b + 1..decl.len() - 1].parse().expect("array length")),
+                Some(b) => (
+                    &decl[..b],
+                    decl[b + 1..decl.len() - 1].parse().expect("array length"),
+                ),
                 None => (decl, 1),
             };
             let (off, bytes) = std430(ty, count, at);
@@ -283,7 +289,10 @@ mod tests {
                 .and_then(|s| s.split_whitespace().next())
                 .and_then(|s| s.trim_end_matches(',').parse().ok())
                 .unwrap_or_else(|| panic!("{name}.{field}: missing `// offset N` comment"));
-            assert_eq!(doc_off, off, "{name}.{field}: documented offset disagrees with std430");
+            assert_eq!(
+                doc_off, off,
+                "{name}.{field}: documented offset disagrees with std430"
+            );
             out.push((field.to_string(), off, bytes));
             at = off + bytes;
         }

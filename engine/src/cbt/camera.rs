@@ -21,7 +21,14 @@ pub struct ViewCamera {
 
 impl ViewCamera {
     /// Looks along `forward` with `up_hint` roughly up (must not be parallel to `forward`).
-    pub fn look(eye: DVec3, forward: DVec3, up_hint: DVec3, vfov_deg: f64, width: u32, height: u32) -> ViewCamera {
+    pub fn look(
+        eye: DVec3,
+        forward: DVec3,
+        up_hint: DVec3,
+        vfov_deg: f64,
+        width: u32,
+        height: u32,
+    ) -> ViewCamera {
         let forward = forward.normalize();
         let right = forward.cross(up_hint).normalize();
         let up = right.cross(forward);
@@ -40,17 +47,34 @@ impl ViewCamera {
     /// `dist` metres from the planet centre, heading clockwise from north, pitch 0 = horizon,
     /// −90 = straight down.
     #[allow(clippy::too_many_arguments)]
-    pub fn geo(lat: f64, lon: f64, dist: f64, heading_deg: f64, pitch_deg: f64, vfov_deg: f64, width: u32, height: u32) -> ViewCamera {
+    pub fn geo(
+        lat: f64,
+        lon: f64,
+        dist: f64,
+        heading_deg: f64,
+        pitch_deg: f64,
+        vfov_deg: f64,
+        width: u32,
+        height: u32,
+    ) -> ViewCamera {
         let up_local = latlon_to_dir(lat, lon);
         // East is undefined at the poles; fall back to +Y there.
         let east = DVec3::Z.cross(up_local);
-        let east = if east.length() < 1e-9 { DVec3::Y } else { east.normalize() };
+        let east = if east.length() < 1e-9 {
+            DVec3::Y
+        } else {
+            east.normalize()
+        };
         let north = up_local.cross(east);
         let (h, p) = (heading_deg.to_radians(), pitch_deg.to_radians());
         let horizontal = h.cos() * north + h.sin() * east;
         let forward = p.cos() * horizontal + p.sin() * up_local;
         // Up hint: the local vertical, unless looking straight up or down.
-        let hint = if forward.dot(up_local).abs() > 0.999 { horizontal } else { up_local };
+        let hint = if forward.dot(up_local).abs() > 0.999 {
+            horizontal
+        } else {
+            up_local
+        };
         ViewCamera::look(up_local * dist, forward, hint, vfov_deg, width, height)
     }
 
@@ -104,8 +128,12 @@ mod tests {
         assert!(planes.iter().any(|n| n.dot(-c.forward) < 0.0));
         // A point just inside the top edge is in, just outside is out.
         let t = (0.5 * c.vfov).tan();
-        assert!(planes.iter().all(|n| n.dot(c.forward + c.up * t * 0.99) >= 0.0));
-        assert!(planes.iter().any(|n| n.dot(c.forward + c.up * t * 1.01) < 0.0));
+        assert!(planes
+            .iter()
+            .all(|n| n.dot(c.forward + c.up * t * 0.99) >= 0.0));
+        assert!(planes
+            .iter()
+            .any(|n| n.dot(c.forward + c.up * t * 1.01) < 0.0));
         assert!((c.pixel_angle() * c.focal_px() - 1.0).abs() < 1e-15);
     }
 }

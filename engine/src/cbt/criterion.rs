@@ -73,7 +73,9 @@ pub fn residual_px(surface_mid: DVec3, a: DVec3, b: DVec3, view: &View) -> f64 {
 
 /// Longest screen edge, px.
 pub fn edge_px(p: &[DVec3; 3], view: &View) -> f64 {
-    px(p[0], p[1], view).max(px(p[1], p[2], view)).max(px(p[2], p[0], view))
+    px(p[0], p[1], view)
+        .max(px(p[1], p[2], view))
+        .max(px(p[2], p[0], view))
 }
 
 /// Distance to the nearest corner, metres.
@@ -98,7 +100,8 @@ pub struct Targets {
 pub fn targets(p: &[DVec3; 3], view: &View) -> Targets {
     let k = &view.params;
     let d = nearest_distance(p);
-    let grow = ((d - k.edge_grow_start_m) / (k.edge_grow_end_m - k.edge_grow_start_m)).clamp(0.0, 1.0);
+    let grow =
+        ((d - k.edge_grow_start_m) / (k.edge_grow_end_m - k.edge_grow_start_m)).clamp(0.0, 1.0);
     let edge = k.edge_px_near + (k.edge_px_far - k.edge_px_near) * grow;
     let n = (p[1] - p[0]).cross(p[2] - p[0]);
     let g = p[0] + p[1] + p[2];
@@ -107,8 +110,10 @@ pub fn targets(p: &[DVec3; 3], view: &View) -> Targets {
     } else {
         1.0
     };
-    let graze = ((k.grazing_cos_start - cos_i) / (k.grazing_cos_start - k.grazing_cos_full)).clamp(0.0, 1.0);
-    let f = 1.0 - k.grazing_tighten * graze * smoothstep(k.grazing_blend_start_m, k.grazing_blend_end_m, d);
+    let graze = ((k.grazing_cos_start - cos_i) / (k.grazing_cos_start - k.grazing_cos_full))
+        .clamp(0.0, 1.0);
+    let f = 1.0
+        - k.grazing_tighten * graze * smoothstep(k.grazing_blend_start_m, k.grazing_blend_end_m, d);
     Targets {
         residual_px: k.residual_px * f,
         edge_px: edge * f,
@@ -132,7 +137,11 @@ pub fn under_merge_targets(p: &[DVec3; 3], r_hyp: f64, r_leg: f64, view: &View) 
 /// Outside the frustum: the corners' bounding sphere (inflated) lies behind a side plane.
 pub fn offscreen(p: &[DVec3; 3], view: &View) -> bool {
     let g = (p[0] + p[1] + p[2]) / 3.0;
-    let r = (p[0] - g).length().max((p[1] - g).length()).max((p[2] - g).length()) * view.params.frustum_inflate;
+    let r = (p[0] - g)
+        .length()
+        .max((p[1] - g).length())
+        .max((p[2] - g).length())
+        * view.params.frustum_inflate;
     view.planes.iter().any(|n| n.dot(g) < -r)
 }
 
@@ -180,7 +189,11 @@ pub fn horizon_culled(p: &[DVec3; 3], view: &View) -> bool {
     // Datum patch vs the visible cap {x̂ : x̂·ê ≥ R/|E|}, ê the eye's direction from the centre.
     let e = (-c).normalize();
     let cos_h = view.radius / c.length();
-    let d = [(p[0] - c).normalize(), (p[1] - c).normalize(), (p[2] - c).normalize()];
+    let d = [
+        (p[0] - c).normalize(),
+        (p[1] - c).normalize(),
+        (p[2] - c).normalize(),
+    ];
     let arcs_clear = (0..3).all(|k| arc_max_cos(d[k], d[(k + 1) % 3], e) < cos_h);
     let eye_inside = (0..3).all(|k| d[k].cross(d[(k + 1) % 3]).dot(e) >= 0.0);
     arcs_clear && !eye_inside
@@ -198,7 +211,13 @@ mod tests {
     #[test]
     fn edge_cap_grows_with_distance() {
         let v = view_at(1000.0);
-        let tri = |d: f64| [DVec3::new(d, 0.0, 0.0), DVec3::new(d, 1.0, 0.0), DVec3::new(d, 0.0, 1.0)];
+        let tri = |d: f64| {
+            [
+                DVec3::new(d, 0.0, 0.0),
+                DVec3::new(d, 1.0, 0.0),
+                DVec3::new(d, 0.0, 1.0),
+            ]
+        };
         // Facing the eye (no grazing): 24 px near, 48 px far, 36 px half way.
         assert_eq!(targets(&tri(1000.0), &v).edge_px, 24.0);
         assert_eq!(targets(&tri(30_000.0), &v).edge_px, 48.0);
@@ -210,7 +229,13 @@ mod tests {
     fn grazing_tightens_far_only() {
         let v = view_at(1000.0);
         // A triangle seen edge-on (normal ⟂ view direction).
-        let edge_on = |d: f64| [DVec3::new(d, 0.0, 0.0), DVec3::new(d + 1.0, 0.0, 0.0), DVec3::new(d, 1.0, 0.0)];
+        let edge_on = |d: f64| {
+            [
+                DVec3::new(d, 0.0, 0.0),
+                DVec3::new(d + 1.0, 0.0, 0.0),
+                DVec3::new(d, 1.0, 0.0),
+            ]
+        };
         assert_eq!(targets(&edge_on(1000.0), &v).residual_px, 0.5);
         assert!((targets(&edge_on(10_000.0), &v).residual_px - 0.375).abs() < 1e-12);
     }
@@ -218,11 +243,17 @@ mod tests {
     #[test]
     fn hysteresis_band_is_disjoint() {
         let v = view_at(1000.0);
-        let tri = [DVec3::new(1000.0, 0.0, 0.0), DVec3::new(1000.0, 1.0, 0.0), DVec3::new(1000.0, 0.0, 1.0)];
+        let tri = [
+            DVec3::new(1000.0, 0.0, 0.0),
+            DVec3::new(1000.0, 1.0, 0.0),
+            DVec3::new(1000.0, 0.0, 1.0),
+        ];
         for r in [0.0, 0.1, 0.29, 0.31, 0.5, 0.6] {
             assert!(!(wants_split(&tri, r, 0.0, &v) && under_merge_targets(&tri, r, 0.0, &v)));
         }
-        assert!(under_merge_targets(&tri, 0.29, 0.0, &v) && !under_merge_targets(&tri, 0.31, 0.0, &v));
+        assert!(
+            under_merge_targets(&tri, 0.29, 0.0, &v) && !under_merge_targets(&tri, 0.31, 0.0, &v)
+        );
     }
 
     #[test]
@@ -230,18 +261,28 @@ mod tests {
         let r = 6_371_000.0;
         let v = view_at(1000.0);
         let eye = v.eye;
-        let on = |lat: f64, lon: f64, h: f64| crate::planet::cube::latlon_to_dir(lat, lon) * (r + h) - eye;
+        let on = |lat: f64, lon: f64, h: f64| {
+            crate::planet::cube::latlon_to_dir(lat, lon) * (r + h) - eye
+        };
         // A small triangle 5° away (≈ 556 km, beyond the 113 km horizon at 1 km): culled.
         let far = [on(5.0, 0.0, 0.0), on(5.0, 0.01, 0.0), on(5.01, 0.0, 0.0)];
         assert!(horizon_culled(&far, &v));
         // The same place 30 km up clears the datum horizon (a summit survives).
-        let high = [on(5.0, 0.0, 30_000.0), on(5.0, 0.01, 30_000.0), on(5.01, 0.0, 30_000.0)];
+        let high = [
+            on(5.0, 0.0, 30_000.0),
+            on(5.0, 0.01, 30_000.0),
+            on(5.01, 0.0, 30_000.0),
+        ];
         assert!(!horizon_culled(&high, &v));
         // Under the eye: never.
         let near = [on(0.0, 0.0, 0.0), on(0.0, 0.01, 0.0), on(0.01, 0.0, 0.0)];
         assert!(!horizon_culled(&near, &v));
         // A huge triangle with all corners beyond the horizon but the eye above it: kept.
-        let big = [on(-20.0, -20.0, 0.0), on(-20.0, 20.0, 0.0), on(25.0, 0.0, 0.0)];
+        let big = [
+            on(-20.0, -20.0, 0.0),
+            on(-20.0, 20.0, 0.0),
+            on(25.0, 0.0, 0.0),
+        ];
         assert!(!horizon_culled(&big, &v));
     }
 }

@@ -50,7 +50,8 @@ pub fn face_index(path: u64) -> u8 {
 /// True for a valid path of a live entry.
 pub fn is_valid(path: u64) -> bool {
     let d = depth(path);
-    (BASE_DEPTH..=MAX_DEPTH).contains(&d) && (FIRST_ROOT..FIRST_ROOT + ROOT_COUNT as u64).contains(&root_path(path))
+    (BASE_DEPTH..=MAX_DEPTH).contains(&d)
+        && (FIRST_ROOT..FIRST_ROOT + ROOT_COUNT as u64).contains(&root_path(path))
 }
 
 pub fn parent(path: u64) -> u64 {
@@ -173,8 +174,13 @@ mod tests {
                     assert!(area2(c) > 0);
                 }
                 let (e, _) = split(c).expect("depth 64 corners still split exactly");
-                assert!(split(e).is_none(), "depth-65 corners are the last exact level");
-                assert!(c.iter().all(|v| v[0] as u64 <= FIXED_ONE && v[1] as u64 <= FIXED_ONE));
+                assert!(
+                    split(e).is_none(),
+                    "depth-65 corners are the last exact level"
+                );
+                assert!(c
+                    .iter()
+                    .all(|v| v[0] as u64 <= FIXED_ONE && v[1] as u64 <= FIXED_ONE));
             }
         }
     }

@@ -12,7 +12,9 @@ pub enum CbtError {
     CapacityNotWordMultiple(u32),
     #[error("CBT pool capacity {0} is below the minimum of 64 entries (12 roots + refinement)")]
     CapacityTooSmall(u32),
-    #[error("CBT pool capacity {0} exceeds 2^31 entries (indices are u32 with 0xffffffff reserved)")]
+    #[error(
+        "CBT pool capacity {0} exceeds 2^31 entries (indices are u32 with 0xffffffff reserved)"
+    )]
     CapacityTooLarge(u32),
 }
 
@@ -41,7 +43,7 @@ impl Pool {
     /// A pool holding the 12 roots in entries 0..12 (root r in entry r, forever: the even
     /// child keeps its parent's slot, so a root's slot always holds its leftmost descendant).
     pub fn new(capacity: u32) -> Result<Pool, CbtError> {
-        if capacity % 64 != 0 {
+        if capacity & 63 != 0 {
             return Err(CbtError::CapacityNotWordMultiple(capacity));
         }
         if capacity < 64 {
@@ -113,7 +115,10 @@ impl Pool {
     /// The leaf set as sorted paths: two pools with the same mesh have the same set, whatever
     /// slots hold the leaves.
     pub fn leaf_paths(&self) -> Vec<u64> {
-        let mut v: Vec<u64> = self.leaves().map(|i| self.entries[i as usize].path).collect();
+        let mut v: Vec<u64> = self
+            .leaves()
+            .map(|i| self.entries[i as usize].path)
+            .collect();
         v.sort_unstable();
         v
     }
@@ -130,7 +135,10 @@ mod tests {
 
     #[test]
     fn capacity_is_checked() {
-        assert_eq!(Pool::new(100).err(), Some(CbtError::CapacityNotWordMultiple(100)));
+        assert_eq!(
+            Pool::new(100).err(),
+            Some(CbtError::CapacityNotWordMultiple(100))
+        );
         assert_eq!(Pool::new(0).err(), Some(CbtError::CapacityTooSmall(0)));
         let p = Pool::new(128).expect("valid capacity");
         assert_eq!(p.leaf_count(), 12);

@@ -27,9 +27,9 @@ struct Wave {
 }
 
 /// A test planet: a sphere plus a sum of sines, two per octave, wavelengths from 5,000 km down
-/// to ≈ 2.4 m (22 octaves), amplitude 2 % of the wavelength capped at 600 m, so slopes stay
-/// ≈ 0.13 per wave and heights within ±13.5 km (Earth-like relief at every scale the CBT
-/// refines for, from orbit to 2 m).
+/// to ≈ 2.4 m (22 octaves), amplitude 0.5 % of the wavelength capped at 600 m: each wave's
+/// slope is ≤ 0.031, the sum's RMS slope ≈ 0.15 (≈ 8°, Earth-like land), heights within
+/// ±8.8 km — relief at every scale the CBT refines for, from orbit to 2 m.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AnalyticSurface {
     pub body: Body,
@@ -42,6 +42,10 @@ impl AnalyticSurface {
     /// Longest wavelength, metres.
     pub const LONGEST_M: f64 = 5_000_000.0;
     pub const OCTAVES: u32 = 22;
+    /// Amplitude / wavelength of each wave.
+    pub const AMPLITUDE_RATIO: f64 = 0.005;
+    /// Largest amplitude of one wave, metres.
+    pub const AMPLITUDE_CAP_M: f64 = 600.0;
 
     pub fn new(radius: f64, finest_level: u8, seed: u64) -> AnalyticSurface {
         let mut s = seed ^ 0x9e37_79b9_7f4a_7c15;
@@ -64,7 +68,7 @@ impl AnalyticSurface {
                 waves.push(Wave {
                     axis: DVec3::new(r * a.cos(), r * a.sin(), z),
                     k: std::f64::consts::TAU / lambda,
-                    amp: (0.02 * lambda).min(600.0),
+                    amp: (Self::AMPLITUDE_RATIO * lambda).min(Self::AMPLITUDE_CAP_M),
                     phase: std::f64::consts::TAU * rnd(),
                 });
             }
@@ -84,7 +88,10 @@ impl AnalyticSurface {
     /// Height above the datum along a unit direction, metres.
     pub fn height(&self, dir: DVec3) -> f64 {
         let r = self.body.radius;
-        self.waves.iter().map(|w| w.amp * (w.k * r * dir.dot(w.axis) + w.phase).sin()).sum()
+        self.waves
+            .iter()
+            .map(|w| w.amp * (w.k * r * dir.dot(w.axis) + w.phase).sin())
+            .sum()
     }
 
     /// Largest possible |height|, metres.
@@ -121,7 +128,11 @@ mod tests {
     #[test]
     fn relief_is_earth_like_and_deterministic() {
         let s = AnalyticSurface::earth();
-        assert!(s.max_relief() < 15_000.0 && s.max_relief() > 5_000.0, "{}", s.max_relief());
+        assert!(
+            s.max_relief() < 15_000.0 && s.max_relief() > 5_000.0,
+            "{}",
+            s.max_relief()
+        );
         let d = DVec3::new(0.3, -0.4, 0.5).normalize();
         assert_eq!(s.height(d).to_bits(), s.height(d).to_bits());
         // Detail exists at metre scale: two points 1 m apart differ by millimetres or more.

@@ -9,8 +9,8 @@
 //! cbt.finish.compact → cbt.finish.args.
 
 use super::bisector::{
-    bit_words, DispatchArgs, DrawArgs, IterationStats, FATE_CANDIDATE, FATE_MERGE_KEEP, FATE_SPLIT, FLAG_DIRTY,
-    MAX_ITERATIONS, WISH_MERGE, WISH_SPLIT,
+    bit_words, DispatchArgs, DrawArgs, IterationStats, FATE_CANDIDATE, FATE_MERGE_KEEP, FATE_SPLIT,
+    FLAG_DIRTY, MAX_ITERATIONS, WISH_MERGE, WISH_SPLIT,
 };
 use super::camera::ViewCamera;
 use super::criterion::View;
@@ -230,7 +230,12 @@ fn run_iteration<S: Surface + ?Sized>(
     c.word_sweep = DispatchArgs::covering(bit_words(c.high_water) as u32);
 }
 
-fn run_finish<S: Surface + ?Sized>(pool: &mut Pool, surface: &S, view: &View, order: &mut impl FnMut(u32) -> Vec<u32>) {
+fn run_finish<S: Surface + ?Sized>(
+    pool: &mut Pool,
+    surface: &S,
+    view: &View,
+    order: &mut impl FnMut(u32) -> Vec<u32>,
+) {
     let hw = pool.control.high_water;
     let c = &mut pool.control;
     (c.leaves, c.culled, c.offscreen) = (0, 0, 0);

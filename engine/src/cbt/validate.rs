@@ -53,11 +53,16 @@ pub fn validate(pool: &Pool) -> Result<MeshReport, Vec<String>> {
         let b = &pool.entries[i as usize];
         let is_live = b.path != 0;
         if is_live == pool.is_free_bit(i) {
-            err(format!("entry {i}: live={is_live} but free bit={}", pool.is_free_bit(i)));
+            err(format!(
+                "entry {i}: live={is_live} but free bit={}",
+                pool.is_free_bit(i)
+            ));
         }
         if is_live {
             if i >= hw {
-                err(format!("entry {i} live at or above the high-water mark {hw}"));
+                err(format!(
+                    "entry {i} live at or above the high-water mark {hw}"
+                ));
             }
             live.push(i);
         }
@@ -68,12 +73,18 @@ pub fn validate(pool: &Pool) -> Result<MeshReport, Vec<String>> {
         err("free sum tree does not match the free bits".into());
     }
     if pool.control.free_count as usize != cap as usize - live.len() {
-        err(format!("free_count {} but {} live of {cap}", pool.control.free_count, live.len()));
+        err(format!(
+            "free_count {} but {} live of {cap}",
+            pool.control.free_count,
+            live.len()
+        ));
     }
     for r in 0..ROOT_COUNT {
         let p = pool.entries[r as usize].path;
         if p == 0 || !leb::is_valid(p) || p != root_path(r) << (leb::depth(p) - leb::BASE_DEPTH) {
-            err(format!("slot {r} must hold root {r}'s leftmost descendant, holds path {p}"));
+            err(format!(
+                "slot {r} must hold root {r}'s leftmost descendant, holds path {p}"
+            ));
         }
     }
 
@@ -88,7 +99,11 @@ pub fn validate(pool: &Pool) -> Result<MeshReport, Vec<String>> {
             continue;
         }
         if b.depth != leb::depth(b.path) {
-            err(format!("entry {i}: depth {} but path has {}", b.depth, leb::depth(b.path)));
+            err(format!(
+                "entry {i}: depth {} but path has {}",
+                b.depth,
+                leb::depth(b.path)
+            ));
         }
         min_depth = min_depth.min(b.depth);
         max_depth = max_depth.max(b.depth);
@@ -105,7 +120,10 @@ pub fn validate(pool: &Pool) -> Result<MeshReport, Vec<String>> {
     // Two roots per face, each 2·area = (2^30)^2.
     for (f, a) in area.iter().enumerate() {
         if *a != 2 * (1i128 << 60) {
-            err(format!("face {f}: leaf areas sum to {a}, want {}", 2 * (1i128 << 60)));
+            err(format!(
+                "face {f}: leaf areas sum to {a}, want {}",
+                2 * (1i128 << 60)
+            ));
         }
     }
 
@@ -121,18 +139,28 @@ pub fn validate(pool: &Pool) -> Result<MeshReport, Vec<String>> {
         for k in 0..3 {
             let n = b.neighbours[k];
             if n == INVALID || n >= cap || !pool.is_live(n) {
-                err(format!("entry {i} slot {k}: neighbour {n} out of range or not live"));
+                err(format!(
+                    "entry {i} slot {k}: neighbour {n} out of range or not live"
+                ));
                 continue;
             }
-            let back: Vec<usize> = (0..3).filter(|&j| pool.entries[n as usize].neighbours[j] == i).collect();
+            let back: Vec<usize> = (0..3)
+                .filter(|&j| pool.entries[n as usize].neighbours[j] == i)
+                .collect();
             if back.len() != 1 {
-                err(format!("entry {i} slot {k}: neighbour {n} points back {} times", back.len()));
+                err(format!(
+                    "entry {i} slot {k}: neighbour {n} points back {} times",
+                    back.len()
+                ));
                 continue;
             }
             let (a, bv) = edge(i, k);
             let (c, d) = edge(n, back[0]);
             if (a, bv) != (d, c) {
-                err(format!("entry {i} slot {k} ↔ {n} slot {}: edges differ {a:?}-{bv:?} vs {c:?}-{d:?}", back[0]));
+                err(format!(
+                    "entry {i} slot {k} ↔ {n} slot {}: edges differ {a:?}-{bv:?} vs {c:?}-{d:?}",
+                    back[0]
+                ));
             }
         }
     }
@@ -152,16 +180,28 @@ pub fn validate(pool: &Pool) -> Result<MeshReport, Vec<String>> {
         if n != 1 || directed.get(&(b, a)) != Some(&1) {
             t_junctions += 1;
             if t_junctions <= 5 {
-                err(format!("edge {a:?}→{b:?} used {n}× with {:?} reverse", directed.get(&(b, a))));
+                err(format!(
+                    "edge {a:?}→{b:?} used {n}× with {:?} reverse",
+                    directed.get(&(b, a))
+                ));
             }
         }
     }
     if t_junctions > 0 {
-        err(format!("{t_junctions} unmatched directed edges (T-junctions or duplicates)"));
+        err(format!(
+            "{t_junctions} unmatched directed edges (T-junctions or duplicates)"
+        ));
     }
-    let (v, e, f) = (verts.len() as i64, directed.len() as i64 / 2, live.len() as i64);
+    let (v, e, f) = (
+        verts.len() as i64,
+        directed.len() as i64 / 2,
+        live.len() as i64,
+    );
     if v - e + f != 2 {
-        err(format!("Euler characteristic V−E+F = {v}−{e}+{f} = {}, want 2", v - e + f));
+        err(format!(
+            "Euler characteristic V−E+F = {v}−{e}+{f} = {}, want 2",
+            v - e + f
+        ));
     }
 
     // Draw list.
@@ -172,7 +212,11 @@ pub fn validate(pool: &Pool) -> Result<MeshReport, Vec<String>> {
         .filter(|&i| pool.entries[i as usize].flags & FLAG_DRAW != 0)
         .collect();
     if drawn != want.as_slice() {
-        err(format!("draw list ({}) is not the ascending set of drawn leaves ({})", drawn.len(), want.len()));
+        err(format!(
+            "draw list ({}) is not the ascending set of drawn leaves ({})",
+            drawn.len(),
+            want.len()
+        ));
     }
     for &i in &live {
         if get_bit(&pool.draw_bits, i) != (pool.entries[i as usize].flags & FLAG_DRAW != 0) {

@@ -8,7 +8,9 @@
 use super::super::bisector::{
     Bisector, FLAG_CAPPED, FLAG_CULLED, FLAG_OFFSCREEN, INVALID, WISH_KEEP, WISH_MERGE, WISH_SPLIT,
 };
-use super::super::criterion::{horizon_culled, offscreen, residual_px, under_merge_targets, wants_split, View};
+use super::super::criterion::{
+    horizon_culled, offscreen, residual_px, under_merge_targets, wants_split, View,
+};
 use super::super::leb::{self, BASE_DEPTH};
 use super::super::pool::Pool;
 use super::positions;
@@ -32,7 +34,11 @@ pub fn leaf_sibling(pool: &Pool, b: &Bisector) -> Option<u32> {
     if b.depth <= BASE_DEPTH {
         return None;
     }
-    let s = if leb::is_even(b.path) { b.neighbours[0] } else { b.neighbours[1] };
+    let s = if leb::is_even(b.path) {
+        b.neighbours[0]
+    } else {
+        b.neighbours[1]
+    };
     (s != INVALID && pool.entries[s as usize].path == b.path ^ 1).then_some(s)
 }
 
@@ -66,7 +72,11 @@ pub fn decide_kernel(pool: &Pool, i: u32, view: &View, pushes: &mut Vec<u32>) ->
     }
     if let Some(s) = leaf_sibling(pool, b) {
         let sb = &pool.entries[s as usize];
-        let (even, odd) = if leb::is_even(b.path) { (b, sb) } else { (sb, b) };
+        let (even, odd) = if leb::is_even(b.path) {
+            (b, sb)
+        } else {
+            (sb, b)
+        };
         if parent_wants_merge(even, odd, view) {
             return DecideOut { wish: WISH_MERGE };
         }

@@ -22,9 +22,19 @@ pub struct EvalOut {
 
 /// Surface position of a fixed-point point, named canonically (a point on a cube edge is
 /// evaluated on the lowest-numbered face that holds it, so shared corners are bit-identical).
-pub fn corner_position<S: Surface + ?Sized>(surface: &S, face: u8, c: Corner, view: &View) -> DVec3 {
+pub fn corner_position<S: Surface + ?Sized>(
+    surface: &S,
+    face: u8,
+    c: Corner,
+    view: &View,
+) -> DVec3 {
     let (f, q) = canonical(face, c);
-    surface.position(Face(f), fixed_to_unit(q[0] as u64), fixed_to_unit(q[1] as u64), view.eye)
+    surface.position(
+        Face(f),
+        fixed_to_unit(q[0] as u64),
+        fixed_to_unit(q[1] as u64),
+        view.eye,
+    )
 }
 
 pub fn eval_kernel<S: Surface + ?Sized>(b: &Bisector, surface: &S, view: &View) -> EvalOut {
@@ -45,9 +55,15 @@ pub fn eval_kernel<S: Surface + ?Sized>(b: &Bisector, surface: &S, view: &View) 
     let off = offscreen(&p, view);
     // Depth cap: the children's legs (half this hypotenuse) must stay ≥ a quarter of the
     // finest available texel at the nearest corner.
-    let near = (0..3).min_by(|&i, &j| p[i].length().total_cmp(&p[j].length())).unwrap_or(0);
+    let near = (0..3)
+        .min_by(|&i, &j| p[i].length().total_cmp(&p[j].length()))
+        .unwrap_or(0);
     let (nf, nq) = canonical(face, c[near]);
-    let texel = surface.finest_texel(Face(nf), fixed_to_unit(nq[0] as u64), fixed_to_unit(nq[1] as u64));
+    let texel = surface.finest_texel(
+        Face(nf),
+        fixed_to_unit(nq[0] as u64),
+        fixed_to_unit(nq[1] as u64),
+    );
     let child_leg = 0.5 * (p[2] - p[0]).length();
     let capped = b.depth >= MAX_DEPTH
         || leb::midpoint(c[0], c[2]).is_none()

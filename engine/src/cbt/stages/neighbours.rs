@@ -40,7 +40,10 @@ fn across(pool: &Pool, n: u32, from: u32) -> u32 {
             if nb.neighbours[0] == from {
                 n
             } else {
-                debug_assert_eq!(nb.neighbours[1], from, "split neighbour shares its hypotenuse with a non-splitting leaf");
+                debug_assert_eq!(
+                    nb.neighbours[1], from,
+                    "split neighbour shares its hypotenuse with a non-splitting leaf"
+                );
                 nb.child
             }
         }
@@ -68,7 +71,10 @@ pub fn neighbours_kernel(pool: &Pool, i: u32) -> NeighboursOut {
             let c = leb::unpack(b.corners);
             let Some((even, odd)) = leb::split(c) else {
                 // RESOLVE never makes a candidate past MAX_DEPTH; keep the entry unchanged.
-                return NeighboursOut { own: keep(b), child: None };
+                return NeighboursOut {
+                    own: keep(b),
+                    child: None,
+                };
             };
             let t = nb[2];
             // The twin splits too: its odd child faces our even child's edge m→v0, its even child
@@ -102,7 +108,11 @@ pub fn neighbours_kernel(pool: &Pool, i: u32) -> NeighboursOut {
             let own = Next {
                 path: leb::parent(b.path),
                 corners: leb::pack(parent),
-                neighbours: [across(pool, nb[2], i), across(pool, sb.neighbours[2], s), sb.neighbours[0]],
+                neighbours: [
+                    across(pool, nb[2], i),
+                    across(pool, sb.neighbours[2], s),
+                    sb.neighbours[0],
+                ],
             };
             NeighboursOut { own, child: None }
         }
@@ -113,7 +123,11 @@ pub fn neighbours_kernel(pool: &Pool, i: u32) -> NeighboursOut {
         _ => {
             debug_assert!(b.fate == FATE_KEEP || b.fate == FATE_CANDIDATE);
             let mut own = keep(b);
-            own.neighbours = [across(pool, nb[0], i), across(pool, nb[1], i), across(pool, nb[2], i)];
+            own.neighbours = [
+                across(pool, nb[0], i),
+                across(pool, nb[1], i),
+                across(pool, nb[2], i),
+            ];
             NeighboursOut { own, child: None }
         }
     }

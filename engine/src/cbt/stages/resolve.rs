@@ -9,7 +9,8 @@
 //! Writes: own fate. Atomics: request bit (candidates); stats.candidates, stats.merges.
 
 use super::super::bisector::{
-    Bisector, FATE_CANDIDATE, FATE_KEEP, FATE_MERGE_FREE, FATE_MERGE_KEEP, INVALID, WISH_MERGE, WISH_SPLIT,
+    Bisector, FATE_CANDIDATE, FATE_KEEP, FATE_MERGE_FREE, FATE_MERGE_KEEP, INVALID, WISH_MERGE,
+    WISH_SPLIT,
 };
 use super::super::leb::{self, MAX_DEPTH};
 use super::super::pool::Pool;
@@ -25,12 +26,18 @@ fn wants_merge(b: &Bisector) -> bool {
 
 /// The four-leaf rule, evaluated identically from each of the four.
 pub fn merge_ok(pool: &Pool, b: &Bisector) -> bool {
-    let Some(s) = leaf_sibling(pool, b) else { return false };
+    let Some(s) = leaf_sibling(pool, b) else {
+        return false;
+    };
     let sb = &pool.entries[s as usize];
     if !wants_merge(b) || !wants_merge(sb) {
         return false;
     }
-    let (even, odd) = if leb::is_even(b.path) { (b, sb) } else { (sb, b) };
+    let (even, odd) = if leb::is_even(b.path) {
+        (b, sb)
+    } else {
+        (sb, b)
+    };
     // The facing pair: across the even child's edge m→v0 lies the other parent's odd child,
     // across the odd child's edge v2→m its even child.
     let (a, c) = (even.neighbours[1], odd.neighbours[0]);
@@ -41,7 +48,11 @@ pub fn merge_ok(pool: &Pool, b: &Bisector) -> bool {
         return false;
     }
     let (ab, cb) = (&pool.entries[a as usize], &pool.entries[c as usize]);
-    ab.path == cb.path ^ 1 && leb::is_even(cb.path) && ab.depth == b.depth && wants_merge(ab) && wants_merge(cb)
+    ab.path == cb.path ^ 1
+        && leb::is_even(cb.path)
+        && ab.depth == b.depth
+        && wants_merge(ab)
+        && wants_merge(cb)
 }
 
 pub struct ResolveOut {
@@ -59,7 +70,11 @@ pub fn resolve_kernel(pool: &Pool, i: u32) -> ResolveOut {
             tb.depth == b.depth && wants_split(tb)
         };
         // Same depth on both sides, so the depth limit is symmetric too.
-        let fate = if twin_agrees && b.depth < MAX_DEPTH { FATE_CANDIDATE } else { FATE_KEEP };
+        let fate = if twin_agrees && b.depth < MAX_DEPTH {
+            FATE_CANDIDATE
+        } else {
+            FATE_KEEP
+        };
         return ResolveOut {
             fate,
             request: fate == FATE_CANDIDATE,
@@ -74,5 +89,8 @@ pub fn resolve_kernel(pool: &Pool, i: u32) -> ResolveOut {
     } else {
         FATE_KEEP
     };
-    ResolveOut { fate, request: false }
+    ResolveOut {
+        fate,
+        request: false,
+    }
 }
