@@ -11,7 +11,10 @@ use std::time::Instant;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(16);
-    let json_path = args.get(2).cloned().unwrap_or_else(|| "target/earth_bench.json".into());
+    let json_path = args
+        .get(2)
+        .cloned()
+        .unwrap_or_else(|| "target/earth_bench.json".into());
     let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
     let t0 = Instant::now();
     let source = Arc::new(Source::open(&etopo_path(None), Body::EARTH).expect("ETOPO5"));
@@ -19,7 +22,12 @@ fn main() {
     // A row of L9 tiles across the Himalaya's southern flank (land, steep: every band runs).
     let (face, u, v) = dir_to_face(latlon_to_dir(28.0, 86.0));
     let first = TileId::containing(9, face, u, v);
-    let ids: Vec<TileId> = (0..n as u32).map(|k| TileId { x: first.x + k, ..first }).collect();
+    let ids: Vec<TileId> = (0..n as u32)
+        .map(|k| TileId {
+            x: first.x + k,
+            ..first
+        })
+        .collect();
     let dir = std::env::temp_dir().join(format!("planetfall-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let run = |threads: usize, data: bool| {
@@ -42,11 +50,26 @@ fn main() {
     let (w1, c1) = run(1, false); // derived, one core
     let (wn, _) = run(cores, true); // derived with every core, written to disk
     let (ws, cs) = run(1, true); // stored, one core (page cache warm)
-    assert_eq!(cs.stored.tiles as usize, n, "all tiles should come from disk");
+    assert_eq!(
+        cs.stored.tiles as usize, n,
+        "all tiles should come from disk"
+    );
     let rows = [
-        ("derived L9, 1 worker", n as f64 / w1, n as f64 / c1.derived.seconds),
-        ("derived L9, all workers", n as f64 / wn, n as f64 / wn / cores as f64),
-        ("stored L9, 1 worker", n as f64 / ws, n as f64 / cs.stored.seconds),
+        (
+            "derived L9, 1 worker",
+            n as f64 / w1,
+            n as f64 / c1.derived.seconds,
+        ),
+        (
+            "derived L9, all workers",
+            n as f64 / wn,
+            n as f64 / wn / cores as f64,
+        ),
+        (
+            "stored L9, 1 worker",
+            n as f64 / ws,
+            n as f64 / cs.stored.seconds,
+        ),
     ];
     println!("source load {load_s:.2} s; {n} tiles; {cores} cores");
     println!("{:<26} {:>12} {:>14}", "feed", "tiles/s", "tiles/s/core");

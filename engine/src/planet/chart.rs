@@ -234,12 +234,8 @@ impl Lsq {
                 }
             }
         }
-        let mut out = [[0.0; 9]; 2];
-        for r in 0..9 {
-            out[0][r] = self.atb[r][0] / self.ata[r][r];
-            out[1][r] = self.atb[r][1] / self.ata[r][r];
-        }
-        out
+        let coef = |rhs: usize| std::array::from_fn(|r| self.atb[r][rhs] / self.ata[r][r]);
+        [coef(0), coef(1)]
     }
 }
 
