@@ -165,3 +165,26 @@ fn unwritable_data_dir_errors_or_falls_back_to_memory() {
     assert!(o.data_dir().is_none());
     assert_eq!(*o.get(L2_TILE), reference(L2_TILE));
 }
+
+#[test]
+fn requests_are_served_by_priority_with_their_block() {
+    // One worker; at L2 a face is one block. The blocker keeps the worker busy while the rest
+    // queue up; then the most urgent tile goes first, taking its block's queued tile along.
+    let o = earth_common::oracle(None, 1, 1 << 30);
+    let t = |f: u8, x: u32| TileId::new(2, Face(f), x, 0);
+    o.request(&[t(5, 0)], 9.0);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    o.request(&[t(0, 1), t(1, 1)], 1.0);
+    o.request(&[t(0, 2)], 0.5);
+    o.request(&[t(1, 2)], 5.0);
+    o.wait_idle();
+    let order: Vec<TileId> = o.collect().into_iter().map(|(id, _)| id).collect();
+    assert_eq!(order.len(), 5);
+    assert_eq!(order[0], t(5, 0));
+    let mut urgent = order[1..3].to_vec();
+    urgent.sort();
+    assert_eq!(urgent, vec![t(1, 1), t(1, 2)], "{order:?}");
+    let mut rest = order[3..].to_vec();
+    rest.sort();
+    assert_eq!(rest, vec![t(0, 1), t(0, 2)], "{order:?}");
+}
