@@ -75,7 +75,7 @@ struct CbtControl {
     uint next_high_water;       // offset 64  atomicMax(index + 1), COMMIT
     uint free_count;            // offset 68  root of the free sum tree
     uint iteration;             // offset 72
-    uint active;                // offset 76
+    uint pending;               // offset 76  1 while another iteration should run ("active" is reserved)
     uint frame;                 // offset 80
     uint leaves;                // offset 84  FINISH
     uint culled;                // offset 88  FINISH

@@ -170,7 +170,7 @@ pub struct Control {
     /// Iteration running now (0..MAX_ITERATIONS); indexes `stats`.
     pub iteration: u32,
     /// 1 while another iteration should run (the last one split or merged).
-    pub active: u32,
+    pub pending: u32,
     /// Frames updated since the pool was created.
     pub frame: u32,
     /// FINISH: live leaves.

@@ -3,14 +3,14 @@
 //!
 //! Per frame: up to `max_iterations` iterations of
 //!   cbt.eval → cbt.decide → cbt.resolve → cbt.reserve.reduce → cbt.reserve →
-//!   cbt.neighbours → cbt.commit → cbt.reduce → cbt.args
+//!   cbt.reserve.args → cbt.neighbours → cbt.commit → cbt.reduce → cbt.args
 //! (the GPU records all of them; `cbt.args` zeroes the next iteration's dispatches once an
 //! iteration neither split nor merged), then cbt.finish → cbt.finish.reduce →
 //! cbt.finish.compact → cbt.finish.args.
 
 use super::bisector::{
     bit_words, DispatchArgs, DrawArgs, IterationStats, FATE_CANDIDATE, FATE_MERGE_KEEP, FATE_SPLIT,
-    FLAG_DIRTY, MAX_ITERATIONS, WISH_MERGE, WISH_SPLIT,
+    FLAG_DIRTY, MAX_ITERATIONS, WISH_MERGE, WISH_SPLIT, WORKGROUP_SIZE,
 };
 use super::camera::ViewCamera;
 use super::criterion::View;
@@ -80,13 +80,16 @@ pub fn update_frame<S: Surface + ?Sized>(
         seed = seed.wrapping_add(1);
         shuffled(n, seed)
     };
+    // cbt.frame.args: iteration 0 always runs, over the whole allocated prefix.
     pool.control.stats = [IterationStats::default(); MAX_ITERATIONS];
+    pool.control.entry_sweep = DispatchArgs::covering(pool.control.high_water);
+    pool.control.pending = 1;
     let mut iterations = 0;
     for it in 0..params.max_iterations.min(MAX_ITERATIONS) {
         pool.control.iteration = it as u32;
         iterations += 1;
         run_iteration(pool, surface, &view, it, &mut order);
-        if pool.control.active == 0 {
+        if pool.control.pending == 0 {
             break;
         }
     }
@@ -114,9 +117,12 @@ fn run_iteration<S: Surface + ?Sized>(
 ) {
     let hw = pool.control.high_water;
     let words = bit_words(hw);
+    // Every per-entry sweep is the indirect dispatch written by the previous args step:
+    // whole groups of 64, threads past the high-water mark find free entries and return.
+    let sweep = (pool.control.entry_sweep.x * WORKGROUP_SIZE).min(pool.capacity());
 
     // cbt.eval
-    for i in order(hw) {
+    for i in order(sweep) {
         let b = &pool.entries[i as usize];
         if b.path == 0 || (it > 0 && b.flags & FLAG_DIRTY == 0) {
             continue;
@@ -132,7 +138,7 @@ fn run_iteration<S: Surface + ?Sized>(
 
     // cbt.decide
     let mut pushes = Vec::new();
-    for i in order(hw) {
+    for i in order(sweep) {
         if !pool.is_live(i) {
             continue;
         }
@@ -148,7 +154,7 @@ fn run_iteration<S: Surface + ?Sized>(
     }
 
     // cbt.resolve
-    for i in order(hw) {
+    for i in order(sweep) {
         if !pool.is_live(i) {
             continue;
         }
@@ -166,7 +172,7 @@ fn run_iteration<S: Surface + ?Sized>(
     pool.request_tree.build(&pool.request_bits, words);
 
     // cbt.reserve
-    for i in order(hw) {
+    for i in order(sweep) {
         if pool.entries[i as usize].fate != FATE_CANDIDATE {
             continue;
         }
@@ -183,7 +189,7 @@ fn run_iteration<S: Surface + ?Sized>(
     }
 
     // cbt.neighbours
-    for i in order(hw) {
+    for i in order(sweep) {
         if !pool.is_live(i) {
             continue;
         }
@@ -200,10 +206,17 @@ fn run_iteration<S: Surface + ?Sized>(
         }
     }
 
-    // cbt.commit over [0, max(hw, alloc_high))
+    // cbt.reserve.args: COMMIT and REDUCE must also cover the children just allocated.
     let range = hw.max(pool.control.alloc_high);
-    for i in order(range) {
-        let out = commit::commit_kernel(&pool.entries[i as usize]);
+    pool.control.commit_sweep = DispatchArgs::covering(range);
+    pool.control.word_sweep = DispatchArgs::covering(bit_words(range) as u32);
+
+    // cbt.commit over [0, max(hw, alloc_high)), rounded up to whole groups
+    let commit_n = (pool.control.commit_sweep.x * WORKGROUP_SIZE).min(pool.capacity());
+    for i in order(commit_n) {
+        let Some(out) = commit::commit_kernel(&pool.entries[i as usize]) else {
+            continue;
+        };
         pool.entries[i as usize] = out.entry;
         set_bit(&mut pool.free_bits, i, !out.live);
         set_bit(&mut pool.request_bits, i, false);
@@ -224,10 +237,10 @@ fn run_iteration<S: Surface + ?Sized>(
     c.next_high_water = 0;
     c.alloc_high = 0;
     c.stats[it].high_water = c.high_water;
-    c.active = (c.stats[it].splits + c.stats[it].merges > 0) as u32;
-    c.entry_sweep = DispatchArgs::covering(c.high_water);
-    c.commit_sweep = DispatchArgs::covering(c.high_water);
-    c.word_sweep = DispatchArgs::covering(bit_words(c.high_water) as u32);
+    c.pending = (c.stats[it].splits + c.stats[it].merges > 0) as u32;
+    // Next iteration's sweeps; a quiet iteration zeroes them (the GPU records all
+    // iterations, the dispatches of the ones after a quiet one are empty).
+    c.entry_sweep = DispatchArgs::covering(c.high_water * c.pending);
 }
 
 fn run_finish<S: Surface + ?Sized>(

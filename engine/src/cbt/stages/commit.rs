@@ -13,14 +13,15 @@ pub struct CommitOut {
     pub live: bool,
 }
 
-pub fn commit_kernel(b: &Bisector) -> CommitOut {
+/// None for a free entry nobody allocated (nothing to write).
+pub fn commit_kernel(b: &Bisector) -> Option<CommitOut> {
     let live = b.next_path != 0;
     if !live {
-        // Freed (odd child of a merge), or a free entry nobody allocated.
-        return CommitOut {
+        // Freed (odd child of a merge): all-zero, so a later allocation starts clean.
+        return (b.path != 0).then(|| CommitOut {
             entry: Bisector::default(),
             live,
-        };
+        });
     }
     let mut e = *b;
     let changed = e.path != e.next_path;
@@ -38,5 +39,5 @@ pub fn commit_kernel(b: &Bisector) -> CommitOut {
     e.pushed = 0;
     e.fate = 0;
     e.child = 0;
-    CommitOut { entry: e, live }
+    Some(CommitOut { entry: e, live })
 }
