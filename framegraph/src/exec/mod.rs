@@ -188,8 +188,21 @@ impl Executor {
         Error::DeviceLost { node, frame: s.frame, last_completed }
     }
 
+    /// Wait until the frame slot the next `execute` will use is free, so per-frame host
+    /// resources (staging, constants) indexed by the returned slot can be rewritten. Returns
+    /// the slot and the output of the frame that used it last, if not yet collected.
+    pub fn begin_frame(&mut self, ctx: &Context) -> Result<(usize, Option<FrameOutput>)> {
+        let slot = (self.frame % self.slots.len() as u64) as usize;
+        Ok((slot, self.retire(ctx, slot)?))
+    }
+
+    /// Frames that may be in flight at once (the number of slots).
+    pub fn frames_in_flight(&self) -> usize {
+        self.slots.len()
+    }
+
     /// Record and submit a frame. Returns the output of the frame that previously used this
-    /// slot (frames in flight ago), if any.
+    /// slot (frames in flight ago), if any (None if `begin_frame` already collected it).
     pub fn execute(&mut self, ctx: &Context, g: CompiledGraph, sync: FrameSync) -> Result<Option<FrameOutput>> {
         puffin::profile_function!();
         let slot_i = (self.frame % self.slots.len() as u64) as usize;
