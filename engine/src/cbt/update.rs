@@ -115,8 +115,6 @@ fn run_iteration<S: Surface + ?Sized>(
     it: usize,
     order: &mut impl FnMut(u32) -> Vec<u32>,
 ) {
-    let hw = pool.control.high_water;
-    let words = bit_words(hw);
     // Every per-entry sweep is the indirect dispatch written by the previous args step:
     // whole groups of 64, threads past the high-water mark find free entries and return.
     let sweep = (pool.control.entry_sweep.x * WORKGROUP_SIZE).min(pool.capacity());
@@ -152,6 +150,16 @@ fn run_iteration<S: Surface + ?Sized>(
         s.split_wishes += (out.wish == WISH_SPLIT) as u32;
         s.merge_wishes += (out.wish == WISH_MERGE) as u32;
     }
+
+    run_topology(pool, it, order);
+}
+
+/// RESOLVE → RESERVE → NEIGHBOURS → COMMIT → REDUCE → args: everything after the wishes are
+/// set. Public so tests can drive the topology with arbitrary wishes.
+pub fn run_topology(pool: &mut Pool, it: usize, order: &mut impl FnMut(u32) -> Vec<u32>) {
+    let hw = pool.control.high_water;
+    let words = bit_words(hw);
+    let sweep = (pool.control.entry_sweep.x * WORKGROUP_SIZE).min(pool.capacity());
 
     // cbt.resolve
     for i in order(sweep) {
@@ -293,4 +301,111 @@ fn run_finish<S: Surface + ?Sized>(
         first_vertex: 0,
         first_instance: 0,
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cbt::bisector::{WISH_KEEP, WISH_MERGE, WISH_SPLIT};
+    use crate::cbt::stages::decide::twin_chain;
+    use crate::cbt::validate::validate;
+
+    /// One iteration with wishes chosen by `wish(path)` instead of the criterion (DECIDE's push
+    /// of split wishes down the twin chain included), then the real topology stages.
+    fn forced(pool: &mut Pool, wish: impl Fn(u64) -> u32, seed: u64) {
+        let mut s = seed;
+        let mut order = |n: u32| {
+            s = s.wrapping_add(1);
+            shuffled(n, s)
+        };
+        pool.control.stats = [IterationStats::default(); MAX_ITERATIONS];
+        pool.control.entry_sweep = DispatchArgs::covering(pool.control.high_water);
+        let mut pushes = Vec::new();
+        for i in order(pool.control.high_water) {
+            if !pool.is_live(i) {
+                continue;
+            }
+            let w = wish(pool.entries[i as usize].path);
+            pool.entries[i as usize].wish = w;
+            if w == WISH_SPLIT {
+                pushes.clear();
+                twin_chain(pool, &pool.entries[i as usize], &mut pushes);
+                for &t in &pushes {
+                    pool.entries[t as usize].pushed |= 1;
+                }
+            }
+        }
+        run_topology(pool, 0, &mut order);
+    }
+
+    #[track_caller]
+    fn valid(pool: &Pool) -> usize {
+        match validate(pool) {
+            Ok(r) => r.leaves,
+            Err(e) => panic!("invalid mesh:\n  {}", e.join("\n  ")),
+        }
+    }
+
+    #[test]
+    fn split_everything_twice_then_merge_back_to_the_roots() {
+        let fresh = Pool::new(256).expect("pool");
+        let mut pool = fresh.clone();
+        forced(&mut pool, |_| WISH_SPLIT, 1);
+        assert_eq!(valid(&pool), 24);
+        forced(&mut pool, |_| WISH_SPLIT, 2);
+        assert_eq!(valid(&pool), 48);
+        assert_eq!(pool.control.high_water, 48, "lowest free entries first");
+        forced(&mut pool, |_| WISH_MERGE, 3);
+        assert_eq!(valid(&pool), 24);
+        forced(&mut pool, |_| WISH_MERGE, 4);
+        assert_eq!(valid(&pool), 12);
+        assert_eq!(pool.control.high_water, 12);
+        for (a, b) in pool.entries.iter().zip(fresh.entries.iter()).take(12) {
+            assert_eq!(
+                (a.path, a.corners, a.neighbours),
+                (b.path, b.corners, b.neighbours)
+            );
+        }
+    }
+
+    /// Random split / merge / keep wishes (a function of the path and the iteration, so both
+    /// thread orders see the same wishes) on a small pool: conforming after every iteration,
+    /// identical pools for two thread orders, saturation exercised.
+    #[test]
+    fn random_wishes_conform_in_any_thread_order() {
+        let hash = |x: u64| {
+            let mut z = x.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z ^ (z >> 31)
+        };
+        let mut a = Pool::new(1024).expect("pool");
+        let mut b = a.clone();
+        let (mut saturated, mut merges, mut splits) = (0, 0, 0);
+        let mut most = 0;
+        for it in 0..150u64 {
+            // Phases of growth and shrinkage so the pool fills, saturates and empties.
+            let split_pct = if (it / 25) % 2 == 0 { 45 } else { 10 };
+            let wish = |path: u64| match hash(path ^ (it << 58) ^ 0x5eed) % 100 {
+                x if x < split_pct => WISH_SPLIT,
+                x if x < split_pct + 45 => WISH_MERGE,
+                _ => WISH_KEEP,
+            };
+            forced(&mut a, wish, 1000 + it);
+            forced(&mut b, wish, 77_777 * (it + 1));
+            assert!(a == b, "iteration {it}: thread order changed the pool");
+            most = most.max(valid(&a));
+            saturated += a.control.stats[0].saturated;
+            merges += a.control.stats[0].merges;
+            splits += a.control.stats[0].splits;
+        }
+        assert!(
+            merges > 500 && splits > 1000,
+            "{splits} splits, {merges} merges"
+        );
+        assert!(saturated > 0, "the pool must saturate at some point");
+        assert!(
+            most > 900,
+            "the pool must nearly fill ({most} leaves at most)"
+        );
+    }
 }

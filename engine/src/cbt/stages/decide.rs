@@ -46,28 +46,33 @@ pub struct DecideOut {
     pub wish: u32,
 }
 
+/// The entries a split of `b` needs split first (or with it): a split needs the twin across
+/// the hypotenuse at the same depth and splitting too; a coarser twin must split first, and so
+/// on down its own twin chain, ending at a same-depth twin (bounded by depth − 5).
+pub fn twin_chain(pool: &Pool, b: &Bisector, pushes: &mut Vec<u32>) {
+    let mut depth = b.depth;
+    let mut t = b.neighbours[2];
+    while t != INVALID {
+        let tb = &pool.entries[t as usize];
+        if tb.depth > depth {
+            break; // not in a conforming mesh: a twin is never finer
+        }
+        pushes.push(t);
+        if tb.depth == depth {
+            break;
+        }
+        depth = tb.depth;
+        t = tb.neighbours[2];
+    }
+}
+
 /// `pushes` receives the entries to atomicOr (cleared by the caller).
 pub fn decide_kernel(pool: &Pool, i: u32, view: &View, pushes: &mut Vec<u32>) -> DecideOut {
     let b = &pool.entries[i as usize];
     let p = positions(b);
     let can_split = b.flags & (FLAG_CULLED | FLAG_OFFSCREEN | FLAG_CAPPED) == 0;
     if can_split && wants_split(&p, b.r_hyp as f64, b.r_leg as f64, view) {
-        // A split needs the twin across the hypotenuse at the same depth and splitting too; a
-        // coarser twin must split first, and so on down its own twin chain (bounded by depth).
-        let mut depth = b.depth;
-        let mut t = b.neighbours[2];
-        while t != INVALID {
-            let tb = &pool.entries[t as usize];
-            if tb.depth > depth {
-                break; // not in a conforming mesh: a twin is never finer
-            }
-            pushes.push(t);
-            if tb.depth == depth {
-                break;
-            }
-            depth = tb.depth;
-            t = tb.neighbours[2];
-        }
+        twin_chain(pool, b, pushes);
         return DecideOut { wish: WISH_SPLIT };
     }
     if let Some(s) = leaf_sibling(pool, b) {
