@@ -7,4 +7,3 @@ pub mod earth;
 pub mod ground;
 pub mod store;
 pub mod cbt;
-pub mod cbt;
