@@ -153,7 +153,8 @@ fn line_of_sight_below(c: DVec3, p: DVec3, r2: f64) -> bool {
 }
 
 /// Largest cosine to `e` along the great-circle arc a → b (unit vectors, arc < π).
-fn arc_max_cos(a: DVec3, b: DVec3, e: DVec3) -> f64 {
+/// Public so other sphere culling (the streaming walk) can share it rather than copy it.
+pub fn arc_max_cos(a: DVec3, b: DVec3, e: DVec3) -> f64 {
     let ends = a.dot(e).max(b.dot(e));
     let n = a.cross(b);
     if n.length_squared() < 1e-30 {
