@@ -7,3 +7,6 @@ pub mod earth;
 pub mod ground;
 pub mod store;
 pub mod cbt;
+pub mod gpu;
+pub mod source;
+pub mod surface;

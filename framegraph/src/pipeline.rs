@@ -52,16 +52,16 @@ fn stage_flags(s: ShaderStage) -> vk::ShaderStageFlags {
 }
 
 impl Pipelines {
-    /// Nearest, clamp-to-edge sampler for combined image samplers (our shaders fetch texels
-    /// explicitly; filtering, where wanted, is done in the shader in full precision).
+    /// Nearest, clamp-to-edge sampler for combined image samplers: our shaders fetch texels
+    /// explicitly and filter in full precision; NEAREST is also valid for integer formats.
     fn sampler(&self, ctx: &Context) -> Result<vk::Sampler> {
         let mut s = self.sampler.lock();
         if let Some(s) = *s {
             return Ok(s);
         }
         let info = vk::SamplerCreateInfo::default()
-            .mag_filter(vk::Filter::LINEAR)
-            .min_filter(vk::Filter::LINEAR)
+            .mag_filter(vk::Filter::NEAREST)
+            .min_filter(vk::Filter::NEAREST)
             .address_mode_u(vk::SamplerAddressMode::CLAMP_TO_EDGE)
             .address_mode_v(vk::SamplerAddressMode::CLAMP_TO_EDGE)
             .address_mode_w(vk::SamplerAddressMode::CLAMP_TO_EDGE);

@@ -1,0 +1,268 @@
+//! The resident tile set as the GPU sees it: 448-byte slot records (mirror of
+//! `shaders/common/tiles.glsl` `SlotRecord`), the TileId → slot lookup hash, and the spatial
+//! edge/corner weights that make both sides of a tile edge blend identically.
+
+use crate::earth::tile::Tile;
+use crate::planet::chart::{ChartGpu, TileChart};
+use crate::planet::frame::TileFrame;
+use crate::planet::{Body, TileId};
+use bytemuck::{Pod, Zeroable};
+use glam::DVec3;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+pub const NO_SLOT: u32 = u32::MAX;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct SlotRecord {
+    pub level: u32,
+    pub face: u32,
+    pub x: u32,
+    pub y: u32,
+    pub parent: u32,
+    pub page: u32,
+    pub flags: u32,
+    pub fade: f32,
+    /// Datum point under the tile centre, camera-relative, metres (w unused).
+    pub origin: [f32; 4],
+    pub n: [f32; 4],
+    pub e1: [f32; 4],
+    pub e2: [f32; 4],
+    pub chart: ChartGpu,
+    /// Spatial weights at the −u, +u, −v, +v edges.
+    pub edge_w: [f32; 4],
+    /// At corners (s, t) = (0,0), (512,0), (0,512), (512,512).
+    pub corner_w: [f32; 4],
+    pub min_h: f32,
+    pub max_h: f32,
+    pub texel_m: f32,
+    /// Page of the previous payload while cross-fading a replacement (NO_SLOT: none).
+    pub page_from: u32,
+    pub xfade: f32,
+    pub reserved: [u32; 35],
+}
+
+const _: () = assert!(std::mem::size_of::<SlotRecord>() == 448);
+
+/// One resident tile.
+#[derive(Clone, Debug)]
+pub struct ResidentTile {
+    pub id: TileId,
+    pub slot: u32,
+    pub page: u32,
+    /// Arrival fade 0..1 (TERRAIN.md §5: 0.5 s).
+    pub fade: f32,
+    pub tile: Arc<Tile>,
+    pub chart: ChartGpu,
+    pub frame: TileFrame,
+    pub min_h: f32,
+    pub max_h: f32,
+}
+
+impl ResidentTile {
+    pub fn new(id: TileId, slot: u32, page: u32, fade: f32, tile: Arc<Tile>, body: Body) -> ResidentTile {
+        let (min_h, max_h) = tile.heights.iter().fold((f32::MAX, f32::MIN), |(lo, hi), &h| (lo.min(h), hi.max(h)));
+        ResidentTile {
+            id,
+            slot,
+            page,
+            fade,
+            tile,
+            chart: TileChart::new(id, body.radius).gpu(),
+            frame: TileFrame::new(id, body.radius),
+            min_h,
+            max_h,
+        }
+    }
+}
+
+/// The resident set: tiles by slot and by id. Residency is closed under ancestors (every
+/// resident tile's parent is resident); all six L0 tiles are always resident.
+#[derive(Clone, Debug, Default)]
+pub struct Residency {
+    pub tiles: Vec<ResidentTile>,
+    by_id: HashMap<TileId, usize>,
+    by_slot: HashMap<u32, usize>,
+}
+
+impl Residency {
+    pub fn new(tiles: Vec<ResidentTile>) -> Residency {
+        let by_id = tiles.iter().enumerate().map(|(i, t)| (t.id, i)).collect();
+        let by_slot = tiles.iter().enumerate().map(|(i, t)| (t.slot, i)).collect();
+        Residency { tiles, by_id, by_slot }
+    }
+
+    pub fn get(&self, id: &TileId) -> Option<&ResidentTile> {
+        self.by_id.get(id).map(|&i| &self.tiles[i])
+    }
+
+    pub fn by_slot(&self, slot: u32) -> Option<&ResidentTile> {
+        self.by_slot.get(&slot).map(|&i| &self.tiles[i])
+    }
+
+    pub fn slot_of(&self, id: &TileId) -> Option<u32> {
+        self.get(id).map(|t| t.slot)
+    }
+
+    /// Deepest resident tile with level ≤ `max_level` containing face point (X, Y) (fixed).
+    pub fn finest(&self, face: crate::planet::Face, x: u64, y: u64, max_level: u8) -> &ResidentTile {
+        let mut best = None;
+        for level in 0..=max_level {
+            let n = 1u64 << level;
+            let shift = 30 - level as u32;
+            let (tx, ty) = ((x >> shift).min(n - 1) as u32, (y >> shift).min(n - 1) as u32);
+            match self.get(&TileId { level, face, x: tx, y: ty }) {
+                Some(t) => best = Some(t),
+                None => break,
+            }
+        }
+        best.expect("every face's L0 tile is resident")
+    }
+
+    fn fade_of(&self, id: Option<TileId>) -> f32 {
+        id.and_then(|i| self.get(&i)).map(|t| t.fade).unwrap_or(0.0)
+    }
+
+    /// Edge weights (−u, +u, −v, +v) and corner weights ((0,0), (512,0), (0,512), (512,512)):
+    /// minima of the fades of the tiles sharing the edge or corner (0 where one is missing),
+    /// identical from every tile that shares them.
+    pub fn weights(&self, t: &ResidentTile) -> ([f32; 4], [f32; 4]) {
+        let id = t.id;
+        let f = t.fade;
+        let n = |dx: i32, dy: i32| self.fade_of(id.neighbour(dx, dy));
+        let edge = [f.min(n(-1, 0)), f.min(n(1, 0)), f.min(n(0, -1)), f.min(n(0, 1))];
+        let corner = |dx: i32, dy: i32| {
+            let diag = id.neighbour(dx, dy);
+            // Beyond a cube corner three tiles meet: no diagonal.
+            let d = if diag.is_some() { self.fade_of(diag) } else { 1.0 };
+            f.min(n(dx, 0)).min(n(0, dy)).min(d)
+        };
+        (edge, [corner(-1, -1), corner(1, -1), corner(-1, 1), corner(1, 1)])
+    }
+
+    /// Slot records for this frame: frames refreshed camera-relative from f64.
+    pub fn records(&self, eye: DVec3, capacity: usize, texel0: f64) -> Vec<SlotRecord> {
+        let mut out = vec![SlotRecord::zeroed(); capacity];
+        for r in out.iter_mut() {
+            r.parent = NO_SLOT;
+            r.page = NO_SLOT;
+            r.page_from = NO_SLOT;
+        }
+        for t in &self.tiles {
+            let (edge_w, corner_w) = self.weights(t);
+            let f = &t.frame;
+            let o = f.origin - eye;
+            let v4 = |v: DVec3| [v.x as f32, v.y as f32, v.z as f32, 0.0];
+            let parent = t.id.parent().and_then(|p| self.slot_of(&p)).unwrap_or(NO_SLOT);
+            out[t.slot as usize] = SlotRecord {
+                level: t.id.level as u32,
+                face: t.id.face.0 as u32,
+                x: t.id.x,
+                y: t.id.y,
+                parent,
+                page: t.page,
+                flags: 1,
+                fade: t.fade,
+                origin: v4(o),
+                n: v4(f.n),
+                e1: v4(f.e1),
+                e2: v4(f.e2),
+                chart: t.chart,
+                edge_w,
+                corner_w,
+                min_h: t.min_h,
+                max_h: t.max_h,
+                texel_m: (texel0 / (1u64 << t.id.level) as f64) as f32,
+                page_from: NO_SLOT,
+                xfade: 1.0,
+                reserved: [0; 35],
+            };
+        }
+        out
+    }
+
+    /// The open-addressing lookup table (key lo, key hi, slot, 0), size a power of two ≥ twice
+    /// the resident count; empty entries hold NO_SLOT.
+    pub fn lookup_table(&self, min_size: usize) -> Vec<[u32; 4]> {
+        let size = (2 * self.tiles.len()).max(min_size).next_power_of_two();
+        let mask = size - 1;
+        let mut table = vec![[0, 0, NO_SLOT, 0]; size];
+        for t in &self.tiles {
+            let key = tile_key(&t.id);
+            let mut i = lookup_hash(key) as usize & mask;
+            while table[i][2] != NO_SLOT {
+                i = (i + 1) & mask;
+            }
+            table[i] = [key as u32, (key >> 32) as u32, t.slot, 0];
+        }
+        table
+    }
+}
+
+/// (level, face, x, y) packed as the shaders pack it.
+pub fn tile_key(id: &TileId) -> u64 {
+    ((id.level as u64) << 40) | ((id.face.0 as u64) << 37) | ((id.x as u64) << 18) | id.y as u64
+}
+
+/// Mirror of `tile_hash` in tiles.glsl: Fibonacci hashing, upper 32 bits.
+pub fn lookup_hash(key: u64) -> u32 {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::planet::Face;
+
+    fn fake(id: TileId, slot: u32, fade: f32) -> ResidentTile {
+        ResidentTile::new(id, slot, slot, fade, Arc::new(Tile::empty(id)), Body { radius: 1.0e6 })
+    }
+
+    #[test]
+    fn shared_edges_and_corners_get_identical_weights() {
+        // Level-1 tiles of face 0 and the tile across its +u edge on face 2.
+        let mut tiles: Vec<ResidentTile> = Face::ALL.iter().enumerate().map(|(i, &f)| fake(TileId::new(0, f, 0, 0), i as u32, 1.0)).collect();
+        let a = TileId::new(1, Face(0), 1, 0);
+        let b = a.neighbour(1, 0).unwrap();
+        let c = TileId::new(1, Face(0), 0, 0);
+        tiles.push(fake(a, 10, 0.5));
+        tiles.push(fake(b, 11, 0.8));
+        tiles.push(fake(c, 12, 1.0));
+        let r = Residency::new(tiles);
+        let (wa, _) = r.weights(r.get(&a).unwrap());
+        let (wb, _) = r.weights(r.get(&b).unwrap());
+        assert_eq!(wa[1], 0.5, "a's +u edge: min(0.5, 0.8)");
+        // b's edge towards a: whichever of b's edges has a as neighbour.
+        let dirs = [(-1, 0), (1, 0), (0, -1), (0, 1)];
+        let k = dirs.iter().position(|&(dx, dy)| b.neighbour(dx, dy) == Some(a)).unwrap();
+        assert_eq!(wb[k], wa[1]);
+        // a's −u edge touches c (fade 1): min(0.5, 1) = 0.5; its −v edge has no resident tile.
+        assert_eq!(wa[0], 0.5);
+        assert_eq!(wa[2], 0.0);
+    }
+
+    #[test]
+    fn lookup_finds_every_tile() {
+        let mut tiles = Vec::new();
+        let mut slot = 0;
+        for f in Face::ALL {
+            for l in 0..4u8 {
+                let id = TileId::new(l, f, (1u32 << l) - 1, 0);
+                tiles.push(fake(id, slot, 1.0));
+                slot += 1;
+            }
+        }
+        let r = Residency::new(tiles);
+        let table = r.lookup_table(64);
+        let mask = table.len() - 1;
+        for t in &r.tiles {
+            let key = tile_key(&t.id);
+            let mut i = lookup_hash(key) as usize & mask;
+            while table[i][2] != NO_SLOT && (table[i][0], table[i][1]) != (key as u32, (key >> 32) as u32) {
+                i = (i + 1) & mask;
+            }
+            assert_eq!(table[i][2], t.slot);
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! The blended terrain surface on the CPU, in f64: the same definition `shaders/common/surface.glsl`
+//! evaluates on the GPU (level selection from ray distance, the weighted parent-chain walk with
+//! edge bands and arrival fades, explicit bilinear gathers). Used as the reference the GPU is
+//! tested against and by the reference ray caster.
+
+use crate::gpu::slots::{Residency, ResidentTile};
+use crate::planet::cube::fixed_to_unit;
+use crate::planet::{Body, Face};
+use glam::DVec3;
+
+/// How the level is chosen: what the GPU reads from the frame constants.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LodParams {
+    /// Texel size at L0, metres.
+    pub texel0: f64,
+    /// Angle of one pixel, radians.
+    pub pixel_angle: f64,
+    pub lod_bias: f64,
+    /// Finest level the selection may choose.
+    pub max_level: u8,
+}
+
+impl LodParams {
+    /// lc = log2(texel0 / (t·pixelAngle)) + bias.
+    pub fn lod(&self, t: f64) -> f64 {
+        (self.texel0 / (t.max(1e-3) * self.pixel_angle)).log2() + self.lod_bias
+    }
+}
+
+/// Level L and its weight over the parent, given the finest resident level `fl`.
+pub fn select_level(lc: f64, fl: u8) -> (u8, f64) {
+    let lw = lc.ceil() as i64;
+    if lw > fl as i64 {
+        (fl, 1.0)
+    } else if lw <= 0 {
+        (0, 1.0)
+    } else {
+        (lw as u8, (lc - (lw - 1) as f64).clamp(0.0, 1.0))
+    }
+}
+
+/// Tile-local texel coordinates of fixed point (X, Y) in `t`.
+pub fn fixed_to_st(t: &ResidentTile, x: i64, y: i64) -> (f64, f64) {
+    let shift = 30 - t.id.level as u32;
+    let scale = 2f64.powi(t.id.level as i32 - 21);
+    ((x - ((t.id.x as i64) << shift)) as f64 * scale, (y - ((t.id.y as i64) << shift)) as f64 * scale)
+}
+
+/// Explicit bilinear gather of the stored samples (sample i at s = i + 0.5).
+pub fn tile_height(t: &ResidentTile, s: f64, tt: f64) -> f64 {
+    let (gx, gy) = (s - 0.5, tt - 0.5);
+    let (ix, iy) = ((gx.floor() as i64).clamp(-4, 514), (gy.floor() as i64).clamp(-4, 514));
+    let (fx, fy) = (gx - ix as f64, gy - iy as f64);
+    let h = |i: i64, j: i64| t.tile.height(i, j) as f64;
+    let a = h(ix, iy) + (h(ix + 1, iy) - h(ix, iy)) * fx;
+    let b = h(ix, iy + 1) + (h(ix + 1, iy + 1) - h(ix, iy + 1)) * fx;
+    a + (b - a) * fy
+}
+
+const EDGE_BAND: f64 = 16.0;
+
+fn edge_profile(along: f64, c0: f64, e: f64, c1: f64) -> f64 {
+    let mix = |a: f64, b: f64, x: f64| a + (b - a) * x.clamp(0.0, 1.0);
+    if along < EDGE_BAND {
+        mix(c0, e, along / EDGE_BAND)
+    } else if along > 512.0 - EDGE_BAND {
+        mix(e, c1, (along - (512.0 - EDGE_BAND)) / EDGE_BAND)
+    } else {
+        e
+    }
+}
+
+/// Weight of a tile over its parent at (s, t): its fade inside, the shared edge/corner weights
+/// at its border, blended over a 16-texel band.
+pub fn spatial_weight(res: &Residency, t: &ResidentTile, s: f64, tt: f64) -> f64 {
+    let (e, c) = res.weights(t);
+    let (e, c) = (e.map(|x| x as f64), c.map(|x| x as f64));
+    let inner = t.fade as f64;
+    let mix = |a: f64, b: f64, x: f64| a + (b - a) * x.clamp(0.0, 1.0);
+    let wl = mix(edge_profile(tt, c[0], e[0], c[2]), inner, s / EDGE_BAND);
+    let wr = mix(edge_profile(tt, c[1], e[1], c[3]), inner, (512.0 - s) / EDGE_BAND);
+    let wb = mix(edge_profile(s, c[0], e[2], c[1]), inner, tt / EDGE_BAND);
+    let wt = mix(edge_profile(s, c[2], e[3], c[3]), inner, (512.0 - tt) / EDGE_BAND);
+    wl.min(wr).min(wb.min(wt)).clamp(0.0, 1.0)
+}
+
+fn st_in_parent(t: &ResidentTile, s: f64, tt: f64) -> (f64, f64) {
+    ((s + 512.0 * (t.id.x & 1) as f64) * 0.5, (tt + 512.0 * (t.id.y & 1) as f64) * 0.5)
+}
+
+/// First tile's height and spatial weight, and the parents' blend (see surface.glsl `Blend`).
+pub struct Blend {
+    pub h_first: f64,
+    pub ws: f64,
+    pub h_rest: f64,
+    pub level: u8,
+}
+
+impl Blend {
+    pub fn height(&self, w: f64) -> f64 {
+        if self.level == 0 {
+            return self.h_first;
+        }
+        let wf = w * self.ws;
+        wf * self.h_first + (1.0 - wf) * self.h_rest
+    }
+}
+
+fn parent_of<'r>(res: &'r Residency, t: &ResidentTile) -> Option<&'r ResidentTile> {
+    t.id.parent().and_then(|p| res.get(&p))
+}
+
+pub fn blend_chain(res: &Residency, t: &ResidentTile, s: f64, tt: f64) -> Blend {
+    let h_first = tile_height(t, s, tt);
+    let level = t.id.level;
+    if level == 0 {
+        return Blend { h_first, ws: 1.0, h_rest: h_first, level };
+    }
+    let ws = spatial_weight(res, t, s, tt);
+    let (mut h, mut rem) = (0.0, 1.0);
+    let (mut ps, mut pt) = st_in_parent(t, s, tt);
+    let mut cur = parent_of(res, t).expect("residency is closed under ancestors");
+    loop {
+        let root = cur.id.level == 0 || parent_of(res, cur).is_none();
+        let w = if root { 1.0 } else { spatial_weight(res, cur, ps, pt) };
+        h += rem * w * tile_height(cur, ps, pt);
+        rem *= 1.0 - w;
+        if rem <= 0.0 || root {
+            break;
+        }
+        (ps, pt) = st_in_parent(cur, ps, pt);
+        cur = parent_of(res, cur).expect("checked above");
+    }
+    Blend { h_first, ws, h_rest: h, level }
+}
+
+fn ancestor_at<'r>(res: &'r Residency, mut t: &'r ResidentTile, mut s: f64, mut tt: f64, level: u8) -> (&'r ResidentTile, f64, f64) {
+    while t.id.level > level {
+        match parent_of(res, t) {
+            Some(p) => {
+                (s, tt) = st_in_parent(t, s, tt);
+                t = p;
+            }
+            None => break,
+        }
+    }
+    (t, s, tt)
+}
+
+/// Blended height at fixed point (X, Y) of `face` for ray distance `t_dist`.
+pub fn height_at_fixed(res: &Residency, lod: &LodParams, face: Face, x: u64, y: u64, t_dist: f64) -> (f64, u8) {
+    let fs = res.finest(face, x, y, lod.max_level);
+    let (s, tt) = fixed_to_st(fs, x as i64, y as i64);
+    let (level, w) = select_level(lod.lod(t_dist), fs.id.level);
+    let (a, s2, t2) = ancestor_at(res, fs, s, tt, level);
+    (blend_chain(res, a, s2, t2).height(w), level)
+}
+
+/// A surface point as `surface_at_fixed` computes it on the GPU (two-pass distance ↔ level),
+/// with the exact f64 position.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CpuSurfacePoint {
+    /// Planet-centred position, metres.
+    pub position: DVec3,
+    pub height: f64,
+    pub level: u8,
+    pub lod: f64,
+}
+
+pub fn surface_at_fixed(res: &Residency, lod: &LodParams, body: Body, eye: DVec3, face: Face, x: u64, y: u64) -> CpuSurfacePoint {
+    let (face, x, y) = canonical_vertex(face, x, y);
+    let fs = res.finest(face, x, y, lod.max_level);
+    let (s, tt) = fixed_to_st(fs, x as i64, y as i64);
+    let dir = face.direction(fixed_to_unit(x), fixed_to_unit(y));
+    let at = |h: f64| dir * (body.radius + h);
+    let h0 = tile_height(fs, s, tt);
+    let lc0 = lod.lod((at(h0) - eye).length());
+    let (mut level, mut w) = select_level(lc0, fs.id.level);
+    let (a, s2, t2) = ancestor_at(res, fs, s, tt, level);
+    let mut blend = blend_chain(res, a, s2, t2);
+    let h = blend.height(w);
+    let lc1 = lod.lod((at(h) - eye).length());
+    let (l1, w1) = select_level(lc1, fs.id.level);
+    w = w1;
+    if l1 != level {
+        let (a, s2, t2) = ancestor_at(res, fs, s, tt, l1);
+        blend = blend_chain(res, a, s2, t2);
+        level = l1;
+    }
+    let h = blend.height(w);
+    CpuSurfacePoint { position: at(h), height: h, level, lod: lc1 }
+}
+
+/// The lowest-numbered face holding a cube-edge/corner vertex, exactly (mirror of
+/// `canonical_vertex` in planet.glsl).
+pub fn canonical_vertex(face: Face, x: u64, y: u64) -> (Face, u64, u64) {
+    let one = 1u64 << 30;
+    if face.0 == 0 || !(x == 0 || x == one || y == 0 || y == one) {
+        return (face, x, y);
+    }
+    let h = 1i64 << 29;
+    let c = face.axis() * h as f64 + face.u_axis() * (x as i64 - h) as f64 + face.v_axis() * (y as i64 - h) as f64;
+    for f in Face::ALL.into_iter().take(face.0 as usize) {
+        if c.dot(f.axis()) == h as f64 {
+            let u = c.dot(f.u_axis()) as i64 + h;
+            let v = c.dot(f.v_axis()) as i64 + h;
+            return (f, u as u64, v as u64);
+        }
+    }
+    (face, x, y)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn level_selection_is_continuous_at_ring_boundaries() {
+        // Just below and above an integer lod the blended weights meet.
+        let (l1, w1) = select_level(4.0 - 1e-9, 9);
+        let (l2, w2) = select_level(4.0 + 1e-9, 9);
+        assert_eq!((l1, l2), (4, 5));
+        assert!((w1 - 1.0).abs() < 1e-6 && w2 < 1e-6);
+        assert_eq!(select_level(7.5, 5), (5, 1.0));
+        assert_eq!(select_level(-2.0, 5), (0, 1.0));
+    }
+
+    #[test]
+    fn canonical_vertex_moves_edge_points_to_the_lowest_face() {
+        let one = 1u64 << 30;
+        // Face 2 (+Y) point on its v = −1 edge (y = 0): shared with face 0? (+Y face's v axis is +X).
+        for f in Face::ALL {
+            for (x, y) in [(0, one / 3), (one, one / 5), (one / 7, 0), (one / 2, one), (0, 0), (one, one)] {
+                let (g, gx, gy) = canonical_vertex(f, x, y);
+                assert!(g.0 <= f.0);
+                let a = f.direction(fixed_to_unit(x), fixed_to_unit(y));
+                let b = g.direction(fixed_to_unit(gx), fixed_to_unit(gy));
+                assert!((a - b).length() < 1e-15, "{f:?} ({x},{y}) -> {g:?} ({gx},{gy})");
+            }
+        }
+    }
+}

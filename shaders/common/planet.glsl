@@ -1,0 +1,56 @@
+// Planet constants and the cube-sphere fixed-point conventions (docs/conventions.md).
+// Mirrors engine/src/params.rs and engine/src/planet/cube.rs.
+#ifndef PLANET_GLSL
+#define PLANET_GLSL
+
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+
+#define FIXED_BITS 30u
+#define FIXED_ONE (1u << 30)
+#define TILE_SAMPLES 512u
+#define TILE_APRON 4
+#define TILE_STRIDE 520
+#define MAX_LEVEL 18u
+// Heights: h = HEIGHT_Q_MIN + code * HEIGHT_Q_STEP (metres); water codes are below sea level.
+#define HEIGHT_Q_MIN (-11250.0)
+#define HEIGHT_Q_STEP 0.3125
+#define NO_SLOT 0xffffffffu
+#define PI 3.14159265358979
+
+// (axis, u_axis, v_axis) per face, as in cube.rs.
+const vec3 FACE_AXIS[6] = vec3[6](vec3(1, 0, 0), vec3(-1, 0, 0), vec3(0, 1, 0), vec3(0, -1, 0), vec3(0, 0, 1), vec3(0, 0, -1));
+const vec3 FACE_U[6] = vec3[6](vec3(0, 1, 0), vec3(0, 0, 1), vec3(0, 0, 1), vec3(1, 0, 0), vec3(1, 0, 0), vec3(0, 1, 0));
+const vec3 FACE_V[6] = vec3[6](vec3(0, 0, 1), vec3(0, 1, 0), vec3(1, 0, 0), vec3(0, 0, 1), vec3(0, 1, 0), vec3(1, 0, 0));
+
+// Face (u, v) in [-1, 1] → unit direction (equi-angular). f32: for far-away uses and culls only;
+// precise positions go through tile frames (tiles.glsl).
+vec3 face_dir(uint face, vec2 uv) {
+    vec2 t = tan(uv * (PI * 0.25));
+    return normalize(FACE_AXIS[face] + t.x * FACE_U[face] + t.y * FACE_V[face]);
+}
+
+// A point on a cube edge or corner belongs to several faces; evaluate it on the lowest-numbered
+// one so every bisector sharing it computes the same bits. Exact integer remapping.
+void canonical_vertex(inout uint face, inout uvec2 X) {
+    bool edge = X.x == 0u || X.x == FIXED_ONE || X.y == 0u || X.y == FIXED_ONE;
+    if (!edge || face == 0u) return;
+    // Along a cube edge both faces' equi-angular coordinates are the same function, so the
+    // linear cube point c = 2^29·(axis + u·u_axis + v·v_axis) maps exactly between them.
+    const int H = int(1u << 29);
+    ivec3 c = ivec3(FACE_AXIS[face]) * H + ivec3(FACE_U[face]) * (int(X.x) - H) + ivec3(FACE_V[face]) * (int(X.y) - H);
+    for (uint f = 0u; f < face; ++f) {
+        ivec3 a = ivec3(FACE_AXIS[f]);
+        if (a.x * c.x + a.y * c.y + a.z * c.z == H) {
+            ivec3 fu = ivec3(FACE_U[f]), fv = ivec3(FACE_V[f]);
+            int u = fu.x * c.x + fu.y * c.y + fu.z * c.z;
+            int v = fv.x * c.x + fv.y * c.y + fv.z * c.z;
+            face = f;
+            X = uvec2(uint(u + H), uint(v + H));
+            return;
+        }
+    }
+}
+
+float dequantise(uint code) { return HEIGHT_Q_MIN + float(code) * HEIGHT_Q_STEP; }
+
+#endif

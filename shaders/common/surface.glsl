@@ -1,0 +1,159 @@
+// The blended terrain surface (TERRAIN.md §2): level selection from ray distance, the weighted
+// parent-chain walk, positions through tile frames. One definition for every pass — the CBT's
+// corner evaluation, the publish resolve, probes — mirrored on the CPU by engine/src/surface.rs.
+#ifndef SURFACE_GLSL
+#define SURFACE_GLSL
+
+#include "common/tiles.glsl"
+
+// Continuous level of detail for ray distance t (m): lc = log2(texel0 / (t·pixelAngle)).
+float level_lod(float t) {
+    return log2(frame.texel0 / (max(t, 1e-3) * frame.cam_up.w)) + frame.lod_bias;
+}
+
+// (s, t) of the same point in the parent tile: children are the 2×2 halves of their parent.
+vec2 st_in_parent(SlotRecord r, vec2 st) {
+    return (st + 512.0 * vec2(float(r.x & 1u), float(r.y & 1u))) * 0.5;
+}
+
+// The chain below `slot` split in two: the first tile's payload height and spatial weight, and
+// the parents' blend. height(w) = w·ws·h_first + (1 − w·ws)·h_rest, w = the level weight.
+struct Blend {
+    float h_first;
+    float ws;
+    float h_rest;
+    uint level;
+};
+
+Blend blend_chain(uint slot, vec2 st) {
+    Blend b;
+    SlotRecord r = slots.s[slot];
+    b.level = r.level;
+    b.h_first = tile_height(r, st);
+    b.ws = r.level == 0u ? 1.0 : spatial_weight(r, st);
+    b.h_rest = b.h_first;
+    if (r.level == 0u || r.parent == NO_SLOT) return b;
+    // Parents: each with its own arrival fade and edge band, until a weight reaches 1.
+    float h = 0.0, rem = 1.0;
+    st = st_in_parent(r, st);
+    uint s = r.parent;
+    for (int k = 0; k < int(MAX_LEVEL) + 1; ++k) {
+        SlotRecord p = slots.s[s];
+        float w = (p.level == 0u || p.parent == NO_SLOT) ? 1.0 : spatial_weight(p, st);
+        h += rem * w * tile_height(p, st);
+        rem *= 1.0 - w;
+        if (rem <= 0.0 || p.parent == NO_SLOT) break;
+        st = st_in_parent(p, st);
+        s = p.parent;
+    }
+    b.h_rest = h;
+    return b;
+}
+
+// Level L and its weight w over the parent for lod lc, given the finest resident level fl.
+void select_level(float lc, uint fl, out uint L, out float w) {
+    int Lw = int(ceil(lc));
+    if (Lw > int(fl)) { L = fl; w = 1.0; }
+    else if (Lw <= 0) { L = 0u; w = 1.0; }
+    else { L = uint(Lw); w = clamp(lc - float(Lw - 1), 0.0, 1.0); }
+}
+
+float blend_height(Blend b, float w) {
+    if (b.level == 0u) return b.h_first;
+    float wf = w * b.ws;
+    return wf * b.h_first + (1.0 - wf) * b.h_rest;
+}
+
+// Walk up from `slot` (with point st) to `level`; returns the slot and updates st.
+uint ancestor_at(uint slot, inout vec2 st, uint level) {
+    for (int k = 0; k < int(MAX_LEVEL) + 1; ++k) {
+        SlotRecord r = slots.s[slot];
+        if (r.level <= level || r.parent == NO_SLOT) break;
+        st = st_in_parent(r, st);
+        slot = r.parent;
+    }
+    return slot;
+}
+
+struct SurfacePoint {
+    vec3 pos;      // camera-relative (m)
+    float height;  // blended height above the datum (m)
+    float lod;     // continuous lod at the point
+    uint level;    // level chosen by the level selection
+    uint slot;     // finest resident slot at the point
+    vec2 st;       // texel coordinates in that slot
+};
+
+// Blended height for ray distance t at (finest slot fs, st).
+float height_at(uint fs, vec2 st, float t, out uint level) {
+    float lc = level_lod(t);
+    float w;
+    select_level(lc, slots.s[fs].level, level, w);
+    vec2 stl = st;
+    uint sl = ancestor_at(fs, stl, level);
+    return blend_height(blend_chain(sl, stl), w);
+}
+
+// The surface at a CBT vertex (fixed-point face coordinates). Two-pass distance ↔ level: the
+// finest payload's height gives a first distance; the blend at that distance gives the point;
+// its distance re-weights the same two chains (re-walked only when the level changes).
+SurfacePoint surface_at_fixed(uint face, uvec2 X) {
+    canonical_vertex(face, X);
+    SurfacePoint sp;
+    uint fs = finest_slot(face, X, frame.max_level);
+    SlotRecord r = slots.s[fs];
+    vec2 st = fixed_to_st(fs, X);
+    vec2 ab = chart_inverse(r, st);
+    float h0 = tile_height(r, st);
+    float t0 = length(r.origin.xyz + plane_to_offset(r, ab, h0));
+    float lc0 = level_lod(t0);
+    uint L;
+    float w;
+    select_level(lc0, r.level, L, w);
+    vec2 stl = st;
+    uint sl = ancestor_at(fs, stl, L);
+    Blend b = blend_chain(sl, stl);
+    float h = blend_height(b, w);
+    float t1 = length(r.origin.xyz + plane_to_offset(r, ab, h));
+    float lc1 = level_lod(t1);
+    uint L1;
+    select_level(lc1, r.level, L1, w);
+    if (L1 != L) {
+        stl = st;
+        sl = ancestor_at(fs, stl, L1);
+        b = blend_chain(sl, stl);
+        L = L1;
+    }
+    h = blend_height(b, w);
+    sp.pos = r.origin.xyz + plane_to_offset(r, ab, h);
+    sp.height = h;
+    sp.lod = lc1;
+    sp.level = L;
+    sp.slot = fs;
+    sp.st = st;
+    return sp;
+}
+
+// Locate a camera-relative point near fixed-point hint X on `face`: the finest resident slot
+// and the point's texel coordinates in it (through that tile's frame and chart, so nothing
+// planet-sized is subtracted). Points past the face edge read the folded apron.
+void locate(vec3 p, uint face, ivec2 X, out uint fs, out vec2 st, out float h_point) {
+    uvec2 Xc = uvec2(clamp(X, ivec2(0), ivec2(int(FIXED_ONE))));
+    fs = finest_slot(face, Xc, frame.max_level);
+    for (int k = 0; k < 2; ++k) {
+        SlotRecord r = slots.s[fs];
+        vec3 abh = point_to_plane(r, p);
+        st = chart_forward(r, abh.xy);
+        h_point = abh.z;
+        if (all(greaterThanEqual(st, vec2(0.0))) && all(lessThanEqual(st, vec2(512.0)))) return;
+        // Outside this tile: find the tile that holds it (same face; past the face, the apron).
+        ivec2 origin = ivec2(uvec2(r.x, r.y) << (FIXED_BITS - r.level));
+        ivec2 Xn = origin + ivec2(floor(st * exp2(21.0 - float(r.level))));
+        uvec2 Xnc = uvec2(clamp(Xn, ivec2(0), ivec2(int(FIXED_ONE))));
+        uint next = finest_slot(face, Xnc, frame.max_level);
+        if (next == fs) return;
+        fs = next;
+    }
+}
+
+#endif

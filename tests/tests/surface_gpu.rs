@@ -1,0 +1,174 @@
+//! The GPU surface (shaders/common/surface.glsl) against the CPU reference (engine::surface):
+//! heights agree within 1 cm at probes spanning levels, tile edges, face edges and level-blend
+//! rings; both sides of a tile edge and of a level ring agree within 1 mm.
+
+use engine::cbt::camera::ViewCamera;
+use engine::gpu::frame::frame_constants;
+use engine::gpu::slots::{Residency, ResidentTile};
+use engine::gpu::tiles::GpuTiles;
+use engine::planet::cube::{fixed_to_unit, FIXED_ONE};
+use engine::planet::{Body, Face, TileId};
+use engine::source::{AnalyticSource, TileSource};
+use engine::surface::{height_at_fixed, surface_at_fixed, LodParams};
+use framegraph::{BufferDesc, Graph};
+use glam::DVec3;
+use planetfall_tests::Gpu;
+
+const R: f64 = 6_371_000.0;
+
+/// Smooth relief with detail at several scales (metres).
+fn relief(d: DVec3) -> f64 {
+    let k = R / 1.0e5; // 100 km waves
+    800.0 * (d.x * k).sin() * (d.y * k * 0.7).cos() + 120.0 * (d.z * k * 13.0).sin() + 30.0 * ((d.x + d.y) * k * 90.0).cos() + 200.0
+}
+
+/// Six roots plus, around `face`/(u, v), a chain down to `deep` with its 3×3 neighbourhood at
+/// every level, and two tiles fading in.
+fn residency(src: &AnalyticSource, face: Face, u: f64, v: f64, deep: u8) -> Residency {
+    let body = src.body();
+    let mut ids: Vec<TileId> = Face::ALL.iter().map(|&f| TileId::new(0, f, 0, 0)).collect();
+    for level in 1..=deep {
+        let c = TileId::containing(level, face, u, v);
+        for dy in -1..=1 {
+            for dx in -1..=1 {
+                if let Some(n) = c.neighbour(dx, dy) {
+                    // Keep residency closed under ancestors.
+                    let mut a = Some(n);
+                    while let Some(t) = a {
+                        if !ids.contains(&t) {
+                            ids.push(t);
+                        }
+                        a = t.parent();
+                    }
+                }
+            }
+        }
+    }
+    let deepest = TileId::containing(deep, face, u, v);
+    ids.sort_by_key(|t| (t.level, t.face, t.y, t.x));
+    let tiles = ids
+        .iter()
+        .enumerate()
+        .map(|(i, &id)| {
+            // The deepest centre tile and one neighbour are mid-fade.
+            let fade = if id == deepest { 0.4 } else if Some(id) == deepest.neighbour(1, 0) { 0.7 } else { 1.0 };
+            ResidentTile::new(id, i as u32, i as u32, fade, src.tile(id), body)
+        })
+        .collect();
+    Residency::new(tiles)
+}
+
+#[test]
+fn gpu_surface_matches_cpu_reference() {
+    let body = Body { radius: R };
+    let src = AnalyticSource::new(body, 12, 1200.0, relief);
+    let (face, u, v) = (Face(0), 0.999, 0.31); // near the +u face edge (shared with face 2)
+    let res = residency(&src, face, u, v, 7);
+    let dir = face.direction(u, v);
+    let ground = R + relief(dir);
+    let cam = ViewCamera::look(dir * (ground + 3000.0), -dir + DVec3::Z * 0.3, DVec3::Z, 60.0, 256, 256);
+    let consts = frame_constants(&cam, R, body.texel0(), DVec3::new(1.0, 0.5, 0.2), 0.0, 0);
+    let lod = LodParams { texel0: body.texel0(), pixel_angle: cam.pixel_angle(), lod_bias: 0.0, max_level: engine::params::MAX_LEVEL };
+
+    // Probes: (face, X, Y, t).
+    let one = FIXED_ONE;
+    let fx = |x: f64| ((x + 1.0) * 0.5 * one as f64) as u64;
+    let mut probes: Vec<(Face, u64, u64, f64)> = Vec::new();
+    let mut rng = 0x1234_5678u64;
+    let mut rnd = || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        (rng >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let (cx, cy) = (fx(u), fx(v));
+    // Random points around the chain at varied distances (crossing level rings).
+    for _ in 0..200 {
+        let x = (cx as f64 + (rnd() - 0.7) * 4.0e6).clamp(0.0, one as f64) as u64;
+        let y = (cy as f64 + (rnd() - 0.5) * 4.0e6) as u64;
+        probes.push((face, x, y, 100.0 * 2f64.powf(rnd() * 12.0)));
+    }
+    // Tile edges at L7 and L6 (both sides), the face edge (X = 2^30) and just inside it.
+    let edge7 = (cy >> 23) << 23;
+    let edge6 = (cx >> 24) << 24;
+    let mut pairs = Vec::new();
+    for &t in &[500.0, 3000.0, 20_000.0] {
+        for k in 0..8u64 {
+            let x = cx - 3_000_000 + k * 700_000;
+            pairs.push(((face, x, edge7 - 1, t), (face, x, edge7 + 1, t)));
+            let y = cy - 2_000_000 + k * 500_000;
+            pairs.push(((face, edge6 - 1, y, t), (face, edge6 + 1, y, t)));
+        }
+        for k in 0..8u64 {
+            probes.push((face, one, cy - 2_000_000 + k * 500_000, t));
+            probes.push((face, one - 1, cy - 2_000_000 + k * 500_000, t));
+        }
+    }
+    // Level rings: t where lc is an integer, approached from both sides.
+    let mut rings = Vec::new();
+    for level in 2..=7u8 {
+        let t_ring = body.texel0() / (lod.pixel_angle * 2f64.powi(level as i32));
+        let x = cx - 100_000 * level as u64;
+        rings.push(((face, x, cy, t_ring * (1.0 - 1e-6)), (face, x, cy, t_ring * (1.0 + 1e-6))));
+    }
+    let first_pair = probes.len();
+    for (a, b) in pairs.iter().chain(&rings) {
+        probes.push(*a);
+        probes.push(*b);
+    }
+    let n = probes.len();
+    let words: Vec<[u32; 4]> = probes.iter().map(|&(f, x, y, t)| [f.0 as u32, x as u32, y as u32, (t as f32).to_bits()]).collect();
+
+    let mut gpu = Gpu::new();
+    let (slot, _) = gpu.exec.begin_frame(&gpu.ctx).unwrap();
+    let mut tiles = GpuTiles::new(&gpu.ctx, 128, 136, gpu.exec.frames_in_flight()).unwrap();
+    let mut g = Graph::new();
+    let b = tiles.declare(&gpu.ctx, &mut g, slot, &res, cam.eye, consts).unwrap();
+    let mut input = g.create_buffer("test.probes", BufferDesc::gpu(16 * n as u64));
+    let mut output = g.create_buffer("test.results", BufferDesc::gpu(32 * n as u64));
+    g.transfer("test.probes.upload").update(&mut input, 0, bytemuck::cast_slice(&words));
+    g.compute("test.surface_probe", &shaders::TEST_SURFACE_PROBE)
+        .read("frame", b.frame)
+        .read("slots", b.slots)
+        .read("tile_lookup", b.lookup)
+        .read("tile_heights", b.heights)
+        .read("probes_in", input)
+        .write("results_out", &mut output)
+        .push(&(n as u32))
+        .dispatch_threads([n as u32, 1, 1]);
+    g.readback("results", output);
+    let out = gpu.exec.run(&gpu.ctx, g.compile(gpu.ctx.queue_setup()).unwrap()).unwrap();
+    let r: &[[f32; 4]] = bytemuck::cast_slice(out.readback("results").unwrap());
+
+    let mut worst = 0.0f64;
+    let mut worst_pos = 0.0f64;
+    let mut levels = std::collections::BTreeSet::new();
+    for (i, &(f, x, y, t)) in probes.iter().enumerate() {
+        let (h_cpu, level) = height_at_fixed(&res, &lod, f, x, y, t as f32 as f64);
+        let h_gpu = r[2 * i][0] as f64;
+        assert_eq!(r[2 * i][1] as u8, level, "probe {i}: level");
+        levels.insert(level);
+        worst = worst.max((h_gpu - h_cpu).abs());
+        assert!((h_gpu - h_cpu).abs() < 0.01, "probe {i} {f:?} ({x},{y}) t={t}: GPU {h_gpu} CPU {h_cpu}");
+        // The two-pass vertex path: same height; position within the chart's precision.
+        let sp = surface_at_fixed(&res, &lod, body, cam.eye, f, x, y);
+        let gp = r[2 * i + 1];
+        assert!((gp[3] as f64 - sp.height).abs() < 0.01, "probe {i}: vertex height GPU {} CPU {}", gp[3], sp.height);
+        let pos = DVec3::new(gp[0] as f64, gp[1] as f64, gp[2] as f64);
+        let err = (pos - (sp.position - cam.eye)).length();
+        let texel = body.texel(sp.level.max(res.finest(f, x, y, 18).id.level));
+        worst_pos = worst_pos.max(err / texel);
+        assert!(err < 0.01 + 2e-4 * texel + 1e-6 * (sp.position - cam.eye).length(), "probe {i}: position off by {err} m");
+    }
+    // Continuity across tile edges and level rings: paired probes 2 fixed units apart.
+    for k in 0..(pairs.len() + rings.len()) {
+        let (a, b) = (r[2 * (first_pair + 2 * k)][0], r[2 * (first_pair + 2 * k + 1)][0]);
+        assert!((a - b).abs() < 1e-3, "pair {k}: {a} vs {b}");
+    }
+    assert!(worst < 0.01, "worst height difference {worst} m");
+    println!("worst height difference {worst:.2e} m, worst vertex position {worst_pos:.2e} texel, levels {levels:?}");
+    assert!(levels.len() >= 5, "probes must span levels: {levels:?}");
+    let _ = fixed_to_unit(0);
+    tiles.destroy(&gpu.ctx);
+    gpu.assert_clean();
+}
