@@ -16,6 +16,7 @@ pub mod graph;
 pub mod pipeline;
 pub mod resource;
 pub mod shader;
+pub mod swapchain;
 
 pub use access::Access;
 pub use compile::{CompiledGraph, QueueSetup};
@@ -25,3 +26,4 @@ pub use graph::{BufferRef, Graph, ImageRef, LoadOp, QueueKind, RasterState};
 pub use resource::{BufferDesc, GpuBuffer, GpuImage, ImageDesc, Memory};
 pub use shader::{Shader, ShaderStage};
 pub use exec::{Executor, FrameOutput, FrameSync};
+pub use swapchain::{Acquired, Swapchain, SwapchainError};

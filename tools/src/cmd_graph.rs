@@ -1,28 +1,94 @@
-//! `planetfall graph`: compile a frame's graph without running it and print it.
+//! `planetfall graph`: compile a frame's graph without running it and print it — the headless
+//! frame of `render`/`capture` by default, the windowed frame of `view` with `--viewer`.
 
+use crate::headless::FrameArgs;
+use crate::view::frame::{self, Output};
+use crate::view::hud::Overlay;
+use crate::view::{scene, FrameInput};
 use anyhow::Result;
-use framegraph::{Graph, QueueSetup};
+use ash::vk;
+use framegraph::{Graph, ImageDesc, QueueSetup};
 
 #[derive(clap::Args)]
 pub struct Args {
     /// Print Graphviz dot instead of text.
-    #[arg(long, conflicts_with = "text")]
+    #[arg(long, conflicts_with_all = ["text", "names"])]
     dot: bool,
     /// Print text (the default).
     #[arg(long)]
     text: bool,
+    /// Print only the executed nodes, one `name kind` per line (tests read this).
+    #[arg(long)]
+    names: bool,
     /// Plan for a device with a dedicated transfer queue family (as on a discrete GPU).
     #[arg(long)]
     async_transfer: bool,
+    /// The viewer's frame (HUD, copy to a swapchain image, present) instead of the headless one.
+    #[arg(long)]
+    viewer: bool,
+    #[command(flatten)]
+    frame: FrameArgs,
 }
 
 pub fn run(a: Args) -> Result<()> {
-    let mut g = Graph::new();
-    crate::test_scene::build(&mut g, 256, 256);
-    let queues = if a.async_transfer { QueueSetup { universal: 0, transfer: Some(1) } } else { QueueSetup::single(0) };
-    let c = g.compile(queues)?;
+    a.frame.check()?;
+    let queues = if a.async_transfer {
+        QueueSetup {
+            universal: 0,
+            transfer: Some(1),
+        }
+    } else {
+        QueueSetup::single(0)
+    };
+    let mut renderer = scene::make(None, &a.frame.scene)?;
+    // The camera only matters to the renderer's numbers, not the graph's shape: no ground query.
+    let (_, b) = a.frame.camera.resolve()?;
+    let cam = crate::camera_args::pose_of(&b, |_| 0.0).camera(a.frame.width, a.frame.height);
+    let c = if a.viewer {
+        let extent = [a.frame.width, a.frame.height];
+        let input = FrameInput {
+            ctx: None,
+            cam: &cam,
+            extent,
+            frame_slot: 0,
+            frame: 0,
+            dt: 0.0,
+            debug: a.frame.debug,
+        };
+        let mut g = Graph::new();
+        // A stand-in swapchain image: the graph's shape does not depend on the real one.
+        let desc = ImageDesc::d2(extent[0], extent[1], vk::Format::B8G8R8A8_UNORM);
+        let image = g.import_image_raw(
+            "swapchain0",
+            desc,
+            vk::Image::null(),
+            vk::ImageView::null(),
+            Default::default(),
+            true,
+        );
+        let mut hud = Overlay::new(extent[1]);
+        hud.text(1, 1, "HUD", crate::view::hud::WHITE);
+        frame::declare(
+            &mut g,
+            renderer.as_mut(),
+            &input,
+            Some(&hud),
+            Output::Present {
+                image,
+                srgb: false,
+                screenshot: false,
+            },
+        )?;
+        g.compile(queues)?
+    } else {
+        crate::headless::compile(renderer.as_mut(), None, queues, &cam, &a.frame)?
+    };
     if a.dot {
         print!("{}", c.dump_dot());
+    } else if a.names {
+        for n in &c.nodes {
+            println!("{} {:?}", n.name, n.kind);
+        }
     } else {
         print!("{}", c.dump_text());
     }

@@ -1,36 +1,45 @@
 //! `planetfall render`: one headless frame to a PNG.
 
 use crate::gpu::GpuArgs;
-use anyhow::{Context as _, Result};
-use framegraph::{Executor, Graph};
+use crate::headless::{self, FrameArgs};
+use anyhow::Result;
+use framegraph::Executor;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
     gpu: GpuArgs,
+    #[command(flatten)]
+    frame: FrameArgs,
     /// Output PNG.
     #[arg(long, default_value = "captures/out/render.png")]
     out: PathBuf,
-    #[arg(long, default_value_t = 256)]
-    width: u32,
-    #[arg(long, default_value_t = 256)]
-    height: u32,
 }
 
 pub fn run(a: Args) -> Result<()> {
-    anyhow::ensure!(a.width > 0 && a.height > 0 && a.width <= 16384 && a.height <= 16384, "--width/--height must be 1..=16384");
+    a.frame.check()?;
+    let (_, cam) = a.frame.camera()?;
     let ctx = a.gpu.context()?;
     let mut exec = Executor::new(&ctx, 1)?;
-    let mut g = Graph::new();
-    crate::test_scene::build(&mut g, a.width, a.height);
-    let out = exec.run(&ctx, g.compile(ctx.queue_setup())?).context("rendering")?;
-    crate::image_out::write_rgba8(&a.out, a.width, a.height, out.readback("color")?)?;
+    let mut renderer = crate::view::scene::make(Some(&ctx), &a.frame.scene)?;
+    let out = headless::run(&ctx, &mut exec, renderer.as_mut(), &cam, &a.frame)?;
+    crate::image_out::write_rgba8(
+        &a.out,
+        a.frame.width,
+        a.frame.height,
+        out.readback(crate::view::frame::READBACK)?,
+    )?;
     for t in &out.times {
         println!("node {:<28} {:9.3} ms", t.name, t.duration_ms);
     }
-    anyhow::ensure!(ctx.messages.count() == 0, "validation reported {} message(s)", ctx.messages.count());
-    println!("wrote {}", a.out.display());
+    renderer.destroy(&ctx);
     exec.destroy(&ctx);
+    anyhow::ensure!(
+        ctx.messages.count() == 0,
+        "validation reported {} message(s)",
+        ctx.messages.count()
+    );
+    println!("wrote {}", a.out.display());
     Ok(())
 }

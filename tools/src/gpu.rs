@@ -15,7 +15,11 @@ pub struct GpuArgs {
 
 impl GpuArgs {
     pub fn context(&self) -> Result<Context> {
-        let opts = ContextOptions { validation: self.validation, device: self.device.clone(), ..Default::default() };
+        let opts = ContextOptions {
+            validation: self.validation,
+            device: self.device.clone(),
+            ..Default::default()
+        };
         Context::new(&opts).context("creating the Vulkan context")
     }
 }

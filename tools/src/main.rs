@@ -1,18 +1,27 @@
 //! `planetfall`: the viewer, headless render, benchmark, reference scorer, tile bake and
 //! capture tools, one subcommand each.
 
+mod camera_args;
 mod cmd_bake;
+mod cmd_capture;
 mod cmd_graph;
 mod cmd_height;
 mod cmd_render;
+mod cmd_view;
 mod gpu;
+mod headless;
 mod image_out;
 mod test_scene;
+mod view;
 
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "planetfall", version, about = "A compute-first planet renderer on Vulkan")]
+#[command(
+    name = "planetfall",
+    version,
+    about = "A compute-first planet renderer on Vulkan"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Command,
@@ -20,6 +29,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Fly the viewer: window, flight, HUD, puffin (--puffin), RenderDoc (--renderdoc).
+    View(cmd_view::Args),
     /// Pre-fill the tile pyramid (levels, region) with every core; prints feed counters.
     Bake(cmd_bake::Args),
     /// Print the ground height and water flag the tiles hold at a latitude/longitude.
@@ -28,16 +39,22 @@ enum Command {
     Graph(cmd_graph::Args),
     /// Render one frame headless and write a PNG.
     Render(cmd_render::Args),
+    /// Write a RenderDoc capture of one headless frame into captures/.
+    Capture(cmd_capture::Args),
 }
 
 fn main() {
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).format_timestamp(None).init();
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info"))
+        .format_timestamp(None)
+        .init();
     let cli = Cli::parse();
     let result = match cli.cmd {
+        Command::View(a) => cmd_view::run(a),
         Command::Bake(a) => cmd_bake::run(a),
         Command::Height(a) => cmd_height::run(a),
         Command::Graph(a) => cmd_graph::run(a),
         Command::Render(a) => cmd_render::run(a),
+        Command::Capture(a) => cmd_capture::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

@@ -1,0 +1,119 @@
+//! Camera options shared by `view`, `render` and `capture`: a bookmark, overridden field by
+//! field by explicit values. Heights above ground are resolved with the CPU ground query.
+
+use crate::view::bookmarks::{self, Bookmark, Height};
+use crate::view::flight::Pose;
+use anyhow::{bail, Result};
+use engine::planet::latlon_to_dir;
+use glam::DVec3;
+use std::path::PathBuf;
+
+/// The view when no camera option is given: descending over the Himalaya from the south-west.
+pub const DEFAULT_VIEW: Bookmark = Bookmark {
+    name: String::new(),
+    lat: 26.5,
+    lon: 85.5,
+    height: Height::Datum(180_000.0),
+    heading: 30.0,
+    pitch: -35.0,
+    fov: 60.0,
+};
+
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct CameraArgs {
+    /// Start at a bookmark (orbit, everest, grand-canyon, alps, hawaii, gibraltar, …).
+    #[arg(long)]
+    pub bookmark: Option<String>,
+    /// Bookmark file [env: PLANETFALL_BOOKMARKS; default captures/bookmarks.txt].
+    #[arg(long)]
+    pub bookmarks: Option<PathBuf>,
+    /// Latitude, degrees north (geocentric).
+    #[arg(long, allow_negative_numbers = true)]
+    pub lat: Option<f64>,
+    /// Longitude, degrees east.
+    #[arg(long, allow_negative_numbers = true)]
+    pub lon: Option<f64>,
+    /// Height above the datum (sea level), metres.
+    #[arg(long, allow_negative_numbers = true, conflicts_with = "agl")]
+    pub alt: Option<f64>,
+    /// Height above the ground, metres.
+    #[arg(long)]
+    pub agl: Option<f64>,
+    /// Heading, degrees clockwise from north.
+    #[arg(long, allow_negative_numbers = true)]
+    pub heading: Option<f64>,
+    /// Pitch, degrees (0 = horizon, −90 = straight down).
+    #[arg(long, allow_negative_numbers = true)]
+    pub pitch: Option<f64>,
+    /// Vertical field of view, degrees.
+    #[arg(long)]
+    pub fov: Option<f64>,
+}
+
+impl CameraArgs {
+    pub fn bookmark_file(&self) -> PathBuf {
+        bookmarks::file(self.bookmarks.as_deref())
+    }
+
+    /// The requested view and a short name for it (bookmark name or coordinates).
+    pub fn resolve(&self) -> Result<(String, Bookmark)> {
+        let mut b = match &self.bookmark {
+            Some(name) => {
+                let file = self.bookmark_file();
+                let all = bookmarks::load(&file)?;
+                bookmarks::find(&all, name, &file)?.clone()
+            }
+            None => DEFAULT_VIEW,
+        };
+        let explicit =
+            self.lat.is_some() || self.lon.is_some() || self.alt.is_some() || self.agl.is_some();
+        b.lat = self.lat.unwrap_or(b.lat);
+        b.lon = self.lon.unwrap_or(b.lon);
+        if let Some(a) = self.alt {
+            b.height = Height::Datum(a);
+        }
+        if let Some(a) = self.agl {
+            b.height = Height::Ground(a);
+        }
+        b.heading = self.heading.unwrap_or(b.heading);
+        b.pitch = self.pitch.unwrap_or(b.pitch);
+        b.fov = self.fov.unwrap_or(b.fov);
+        if !(-90.0..=90.0).contains(&b.lat)
+            || !b.lon.is_finite()
+            || !(-90.0..=90.0).contains(&b.pitch)
+            || !(1.0..=170.0).contains(&b.fov)
+        {
+            bail!("camera: want --lat in [-90, 90], --pitch in [-90, 90], --fov in [1, 170] (got {}, {}, {})", b.lat, b.pitch, b.fov);
+        }
+        let name = match (&self.bookmark, explicit) {
+            (Some(n), false) => n.clone(),
+            _ => format!("lat{:.3}_lon{:.3}_{}", b.lat, b.lon, b.height),
+        };
+        Ok((name, b))
+    }
+}
+
+/// The pose of a bookmark; `ground(dir)` gives the ground height (m above datum) where the
+/// bookmark's height is above ground.
+pub fn pose_of(b: &Bookmark, ground: impl FnOnce(DVec3) -> f64) -> Pose {
+    let alt = match b.height {
+        Height::Datum(a) => a,
+        Height::Ground(a) => ground(latlon_to_dir(b.lat, b.lon)) + a,
+    };
+    Pose {
+        lat: b.lat,
+        lon: b.lon,
+        alt,
+        heading: b.heading,
+        pitch: b.pitch,
+        fov: b.fov,
+    }
+}
+
+/// The `planetfall render` line that reproduces a pose at a size.
+pub fn render_line(p: &Pose, width: u32, height: u32, scene: &str) -> String {
+    format!(
+        "planetfall render --scene {scene} --lat {:.6} --lon {:.6} --alt {:.2} --heading {:.3} --pitch {:.3} --fov {:.2} --width {width} --height {height}",
+        p.lat, p.lon, p.alt, p.heading, p.pitch, p.fov
+    )
+}

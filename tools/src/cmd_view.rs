@@ -1,0 +1,153 @@
+//! `planetfall view`: the interactive viewer (winit window, swapchain, flight, HUD, puffin,
+//! RenderDoc). See `view/` for the pieces and README.md for keys and flags.
+
+use crate::camera_args::{pose_of, CameraArgs};
+use crate::gpu::GpuArgs;
+use crate::view::app::{self, Setup};
+use crate::view::flight::Flight;
+use crate::view::ground::{level_for, GroundConfig, GroundProbe};
+use crate::view::path::CameraPath;
+use crate::view::renderdoc::RenderDocCapture;
+use crate::view::script::{self, Script};
+use crate::view::viewer::Parts;
+use crate::view::{bookmarks, profiler, scene};
+use anyhow::{ensure, Result};
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    gpu: GpuArgs,
+    #[command(flatten)]
+    camera: CameraArgs,
+    /// What to draw.
+    #[arg(long, default_value = scene::SCENES[0])]
+    scene: String,
+    /// Initial window size, px.
+    #[arg(long, default_value_t = 1280)]
+    width: u32,
+    #[arg(long, default_value_t = 720)]
+    height: u32,
+    /// Scripted flight (frames, resize, bookmark, debug, screenshot, …; see view/script.rs).
+    #[arg(long)]
+    script: Option<PathBuf>,
+    /// Play a recorded camera path from the start.
+    #[arg(long)]
+    play: Option<PathBuf>,
+    /// Serve puffin profiles (default 127.0.0.1:8585; a bare port binds loopback).
+    #[arg(long, num_args = 0..=1, default_missing_value = profiler::DEFAULT_ADDR, value_name = "ADDR")]
+    puffin: Option<String>,
+    /// Load RenderDoc's in-app library before Vulkan starts; F12 writes a capture to captures/.
+    #[arg(long)]
+    renderdoc: bool,
+    /// Capture frame N with RenderDoc (implies --renderdoc).
+    #[arg(long, value_name = "N")]
+    capture_frame: Option<u64>,
+    /// Save the last presented frame (with the HUD) as PNG when the viewer exits.
+    #[arg(long, value_name = "FILE")]
+    screenshot: Option<PathBuf>,
+    /// Present without waiting for vertical blank (MAILBOX/IMMEDIATE where offered).
+    #[arg(long)]
+    no_vsync: bool,
+    /// Frames the CPU may run ahead of the GPU.
+    #[arg(long, default_value_t = 2)]
+    frames_in_flight: usize,
+    /// Skip the CPU ground query (fly over the datum sphere).
+    #[arg(long)]
+    no_ground: bool,
+    /// ETOPO netCDF file for the ground query [env: PLANETFALL_ETOPO].
+    #[arg(long)]
+    etopo: Option<PathBuf>,
+    /// Data directory of the tile pyramid [env: PLANETFALL_DATA].
+    #[arg(long)]
+    data: Option<PathBuf>,
+}
+
+pub fn run(a: Args) -> Result<()> {
+    ensure!(
+        (16..=16384).contains(&a.width) && (16..=16384).contains(&a.height),
+        "--width/--height must be 16..=16384"
+    );
+    ensure!(
+        (1..=4).contains(&a.frames_in_flight),
+        "--frames-in-flight must be 1..=4"
+    );
+    // Inputs first: a bad file is reported before any window opens.
+    let script = a
+        .script
+        .as_deref()
+        .map(script::load)
+        .transpose()?
+        .map(Script::new);
+    let playback = a.play.as_deref().map(CameraPath::load).transpose()?;
+    let (view_name, start) = a.camera.resolve()?;
+    let bookmark_file = a.camera.bookmark_file();
+    let marks = match bookmarks::load(&bookmark_file) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("bookmarks: {e:#}; the B key has nothing to cycle through");
+            Vec::new()
+        }
+    };
+    // RenderDoc must be in the process before the Vulkan instance exists.
+    let renderdoc = if a.renderdoc || a.capture_frame.is_some() {
+        match RenderDocCapture::load(std::path::Path::new("captures")) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                eprintln!("renderdoc: {e:#}. The viewer runs without captures.");
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let _puffin = a.puffin.as_deref().and_then(profiler::start);
+    let probe = GroundProbe::start(GroundConfig {
+        etopo: a.etopo.clone(),
+        data: a.data.clone(),
+        disabled: a.no_ground,
+    });
+    let pose = pose_of(&start, |dir| {
+        probe.query_blocking(dir, level_for(1.0), Duration::from_secs(60))
+    });
+    let mut flight = Flight::new(pose);
+    if let crate::view::bookmarks::Height::Ground(agl) = start.height {
+        flight.ground = pose.alt - agl;
+    }
+    let parts = Parts {
+        scene: a.scene.clone(),
+        flight,
+        probe,
+        bookmarks: marks,
+        bookmark_file,
+        view_name,
+        script,
+        playback,
+        renderdoc,
+        capture_frame: a.capture_frame,
+        screenshot_at_exit: a.screenshot.clone(),
+        frames_in_flight: a.frames_in_flight,
+    };
+    // Unknown scene names fail before the window opens.
+    scene::make(None, &a.scene)?;
+    let setup = Setup {
+        size: [a.width, a.height],
+        validation: a.gpu.validation,
+        device: a.gpu.device.clone(),
+        vsync: !a.no_vsync,
+        frames_in_flight: a.frames_in_flight,
+    };
+    let s = app::run(setup, parts)?;
+    let sizes: Vec<String> = s
+        .sizes
+        .iter()
+        .map(|e| format!("{}x{}", e[0], e[1]))
+        .collect();
+    println!(
+        "view: {} frames presented; swapchain sizes {}; no GPU memory leaked",
+        s.presented,
+        sizes.join(" ")
+    );
+    Ok(())
+}

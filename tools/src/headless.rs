@@ -1,0 +1,90 @@
+//! One frame without a window — `render`, `capture` and `graph` share it, so `graph` lists
+//! exactly the nodes the headless frame runs (and the RenderDoc test expects).
+
+use crate::camera_args::{pose_of, CameraArgs};
+use crate::view::frame::{self, Output};
+use crate::view::ground::{level_for, GroundConfig, GroundProbe};
+use crate::view::{scene, DebugView, FrameInput};
+use anyhow::{Context as _, Result};
+use engine::cbt::camera::ViewCamera;
+use framegraph::{CompiledGraph, Context, Executor, FrameOutput, Graph, QueueSetup};
+use std::time::Duration;
+
+/// The scene, the size and the camera of a headless frame.
+#[derive(clap::Args, Clone, Debug)]
+pub struct FrameArgs {
+    #[command(flatten)]
+    pub camera: CameraArgs,
+    /// What to draw.
+    #[arg(long, default_value = scene::SCENES[0])]
+    pub scene: String,
+    #[arg(long, default_value_t = 256)]
+    pub width: u32,
+    #[arg(long, default_value_t = 256)]
+    pub height: u32,
+    /// Debug view to request (shaded, levels, slots, wireframe, normals).
+    #[arg(long, default_value = "shaded", value_parser = parse_debug)]
+    pub debug: DebugView,
+}
+
+fn parse_debug(s: &str) -> Result<DebugView, String> {
+    DebugView::parse(s).ok_or_else(|| {
+        format!("unknown debug view {s:?}; known: shaded, levels, slots, wireframe, normals")
+    })
+}
+
+impl FrameArgs {
+    pub fn check(&self) -> Result<()> {
+        anyhow::ensure!(
+            self.width > 0 && self.height > 0 && self.width <= 16384 && self.height <= 16384,
+            "--width/--height must be 1..=16384"
+        );
+        Ok(())
+    }
+
+    /// The camera, resolving a height above ground with the CPU ground query if needed.
+    pub fn camera(&self) -> Result<(String, ViewCamera)> {
+        let (name, b) = self.camera.resolve()?;
+        let pose = pose_of(&b, |dir| {
+            let probe = GroundProbe::start(GroundConfig::default());
+            probe.query_blocking(dir, level_for(1.0), Duration::from_secs(120))
+        });
+        Ok((name, pose.camera(self.width, self.height)))
+    }
+}
+
+/// Declare and compile the headless frame of `renderer` (no GPU work: `ctx` may be `None`).
+pub fn compile<'a>(
+    renderer: &'a mut dyn crate::view::SceneRenderer,
+    ctx: Option<&Context>,
+    queues: QueueSetup,
+    cam: &ViewCamera,
+    a: &FrameArgs,
+) -> Result<CompiledGraph<'a>> {
+    let input = FrameInput {
+        ctx,
+        cam,
+        extent: [a.width, a.height],
+        frame_slot: 0,
+        frame: 0,
+        dt: 0.0,
+        debug: a.debug,
+    };
+    let mut g = Graph::new();
+    frame::declare(&mut g, renderer, &input, None, Output::Readback)?;
+    Ok(g.compile(queues)?)
+}
+
+/// Run one headless frame and return its output (readback "color" holds the RGBA8 image).
+pub fn run(
+    ctx: &Context,
+    exec: &mut Executor,
+    renderer: &mut dyn crate::view::SceneRenderer,
+    cam: &ViewCamera,
+    a: &FrameArgs,
+) -> Result<FrameOutput> {
+    let compiled = compile(renderer, Some(ctx), ctx.queue_setup(), cam, a)?;
+    let out = exec.run(ctx, compiled).context("rendering")?;
+    renderer.frame_done(&out);
+    Ok(out)
+}

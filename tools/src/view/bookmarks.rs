@@ -1,0 +1,195 @@
+//! Views kept as data: `captures/bookmarks.txt`, one view per line
+//! `name lat lon height heading pitch fov` (degrees, metres). `height` is metres above the
+//! datum (`12000` or `12000alt`) or above the ground (`300agl`). `#` starts a comment. The
+//! viewer, `render`, `capture`, the benchmark and the tests share the file.
+
+use anyhow::{bail, Context as _, Result};
+use std::path::{Path, PathBuf};
+
+/// Default bookmark file, relative to the working directory (the repository root).
+pub const DEFAULT_FILE: &str = "captures/bookmarks.txt";
+
+/// How high the camera is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Height {
+    /// Metres above the datum (sea level sphere).
+    Datum(f64),
+    /// Metres above the ground under the camera (CPU ground query).
+    Ground(f64),
+}
+
+impl std::fmt::Display for Height {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Height::Datum(m) => write!(f, "{m}"),
+            Height::Ground(m) => write!(f, "{m}agl"),
+        }
+    }
+}
+
+/// A geographic view (`docs/conventions.md`, Camera).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bookmark {
+    pub name: String,
+    pub lat: f64,
+    pub lon: f64,
+    pub height: Height,
+    pub heading: f64,
+    pub pitch: f64,
+    pub fov: f64,
+}
+
+impl Bookmark {
+    /// The line that reads back as this bookmark.
+    pub fn to_line(&self) -> String {
+        format!(
+            "{} {:.6} {:.6} {} {:.3} {:.3} {:.2}",
+            self.name, self.lat, self.lon, self.height, self.heading, self.pitch, self.fov
+        )
+    }
+}
+
+/// Parse `12000`, `12000alt` or `300agl`.
+pub fn parse_height(s: &str) -> Option<Height> {
+    let (num, agl) = if let Some(n) = s.strip_suffix("agl") {
+        (n, true)
+    } else {
+        (s.strip_suffix("alt").unwrap_or(s), false)
+    };
+    let v: f64 = num.parse().ok().filter(|v: &f64| v.is_finite())?;
+    Some(if agl {
+        Height::Ground(v)
+    } else {
+        Height::Datum(v)
+    })
+}
+
+/// Parse a bookmark file's text; errors name `file` and the line.
+pub fn parse(text: &str, file: &Path) -> Result<Vec<Bookmark>> {
+    let mut out: Vec<Bookmark> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let at = || format!("{}:{}", file.display(), i + 1);
+        let t: Vec<&str> = line.split_whitespace().collect();
+        if t.len() != 7 {
+            bail!(
+                "{}: want `name lat lon height heading pitch fov` (7 fields), found {}: {raw:?}",
+                at(),
+                t.len()
+            );
+        }
+        let num = |k: usize, what: &str, lo: f64, hi: f64| -> Result<f64> {
+            match t[k].parse::<f64>() {
+                Ok(v) if v.is_finite() && (lo..=hi).contains(&v) => Ok(v),
+                _ => bail!(
+                    "{}: {what} {:?} is not a number in [{lo}, {hi}]",
+                    at(),
+                    t[k]
+                ),
+            }
+        };
+        let height = parse_height(t[3]).with_context(|| {
+            format!(
+                "{}: height {:?}: want metres, `<m>alt` or `<m>agl`",
+                at(),
+                t[3]
+            )
+        })?;
+        let b = Bookmark {
+            name: t[0].to_string(),
+            lat: num(1, "latitude", -90.0, 90.0)?,
+            lon: num(2, "longitude", -180.0, 360.0)?,
+            height,
+            heading: num(4, "heading", -360.0, 360.0)?,
+            pitch: num(5, "pitch", -90.0, 90.0)?,
+            fov: num(6, "fov", 1.0, 170.0)?,
+        };
+        if out.iter().any(|o| o.name.eq_ignore_ascii_case(&b.name)) {
+            bail!("{}: bookmark {:?} is defined twice", at(), b.name);
+        }
+        out.push(b);
+    }
+    Ok(out)
+}
+
+/// The bookmark file: `explicit`, else `PLANETFALL_BOOKMARKS`, else [`DEFAULT_FILE`].
+pub fn file(explicit: Option<&Path>) -> PathBuf {
+    explicit
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::var_os("PLANETFALL_BOOKMARKS").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_FILE))
+}
+
+pub fn load(path: &Path) -> Result<Vec<Bookmark>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading bookmarks {}", path.display()))?;
+    parse(&text, path)
+}
+
+/// The bookmark called `name` (case-insensitive), or an error listing the known ones.
+pub fn find<'b>(all: &'b [Bookmark], name: &str, file: &Path) -> Result<&'b Bookmark> {
+    all.iter()
+        .find(|b| b.name.eq_ignore_ascii_case(name))
+        .with_context(|| {
+            let known: Vec<&str> = all.iter().map(|b| b.name.as_str()).collect();
+            format!(
+                "unknown bookmark {name:?}; {} has: {}",
+                file.display(),
+                known.join(", ")
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_shipped_file() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join(DEFAULT_FILE);
+        let all = load(&path).unwrap();
+        for want in [
+            "orbit",
+            "everest",
+            "grand-canyon",
+            "alps",
+            "hawaii",
+            "gibraltar",
+        ] {
+            find(&all, want, &path).unwrap();
+        }
+        for b in &all {
+            assert_eq!(
+                parse(&b.to_line(), &path).unwrap()[0],
+                *b,
+                "round trip of {}",
+                b.name
+            );
+        }
+    }
+
+    #[test]
+    fn bad_lines_name_file_and_line() {
+        let p = Path::new("marks.txt");
+        let e = parse("# c\nok 1 2 3 4 5 60\nbad 1 2 3\n", p)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("marks.txt:3:"), "{e}");
+        let e = parse("x 95 0 0 0 0 60\n", p).unwrap_err().to_string();
+        assert!(e.contains("marks.txt:1") && e.contains("latitude"), "{e}");
+        let e = parse("x 0 0 12km 0 0 60\n", p).unwrap_err().to_string();
+        assert!(e.contains("height"), "{e}");
+        assert_eq!(parse_height("300agl"), Some(Height::Ground(300.0)));
+        assert_eq!(parse_height("1e4alt"), Some(Height::Datum(1e4)));
+        let all = parse("a 0 0 0 0 0 60\n", p).unwrap();
+        assert!(find(&all, "nowhere", p)
+            .unwrap_err()
+            .to_string()
+            .contains("a"));
+    }
+}

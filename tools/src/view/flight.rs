@@ -1,0 +1,218 @@
+//! Flight: a geographic pose (f64), moved by WASD/QE along the view and the local vertical at
+//! a speed proportional to the height above ground (so orbit → walking height takes the same
+//! few seconds per decade), turned by mouse-look, and kept above the ground.
+
+use engine::cbt::camera::ViewCamera;
+use engine::params::EARTH_RADIUS_M;
+use engine::planet::{dir_to_latlon, latlon_to_dir};
+use glam::DVec3;
+
+/// Eye height kept above the ground, metres (a standing person).
+pub const EYE_HEIGHT_M: f64 = 1.8;
+/// Speed per metre of height above ground at speed factor 1, 1/s: at 1,000 m, 1,000 m/s.
+pub const SPEED_PER_AGL: f64 = 1.0;
+/// Mouse-look, degrees per pixel of mouse motion.
+pub const LOOK_DEG_PER_PX: f64 = 0.15;
+/// Keyboard turning (arrow keys), degrees per second.
+pub const TURN_DEG_PER_S: f64 = 60.0;
+/// Pitch limit, degrees: ±90 would leave the heading undefined.
+const PITCH_LIMIT: f64 = 89.5;
+
+/// Where the camera is and where it looks (`docs/conventions.md`, Camera).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pose {
+    pub lat: f64,
+    pub lon: f64,
+    /// Metres above the datum.
+    pub alt: f64,
+    pub heading: f64,
+    pub pitch: f64,
+    pub fov: f64,
+}
+
+impl Pose {
+    pub fn camera(&self, width: u32, height: u32) -> ViewCamera {
+        ViewCamera::geo(
+            self.lat,
+            self.lon,
+            EARTH_RADIUS_M + self.alt,
+            self.heading,
+            self.pitch,
+            self.fov,
+            width,
+            height,
+        )
+    }
+
+    pub fn up(&self) -> DVec3 {
+        latlon_to_dir(self.lat, self.lon)
+    }
+
+    /// Re-derive the pose from an eye position and a view direction (heading/pitch in the new
+    /// local frame, so travel along a great circle keeps looking the same way).
+    pub fn from_eye(eye: DVec3, forward: DVec3, fov: f64) -> Pose {
+        let dist = eye.length();
+        let up = eye / dist;
+        let (lat, lon) = dir_to_latlon(up);
+        let east = DVec3::Z.cross(up);
+        let east = if east.length() < 1e-9 {
+            DVec3::Y
+        } else {
+            east.normalize()
+        };
+        let north = up.cross(east);
+        let f = forward.normalize();
+        let pitch = f.dot(up).clamp(-1.0, 1.0).asin().to_degrees();
+        let heading = f
+            .dot(east)
+            .atan2(f.dot(north))
+            .to_degrees()
+            .rem_euclid(360.0);
+        Pose {
+            lat,
+            lon,
+            alt: dist - EARTH_RADIUS_M,
+            heading,
+            pitch,
+            fov,
+        }
+    }
+}
+
+/// Keys and mouse held this frame.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Controls {
+    /// +1 forward (W), −1 back (S).
+    pub forward: f64,
+    /// +1 right (D), −1 left (A).
+    pub right: f64,
+    /// +1 up (E), −1 down (Q).
+    pub up: f64,
+    /// Turning from arrow keys: +1 right / up.
+    pub yaw: f64,
+    pub pitch: f64,
+    /// Mouse motion while looking, px.
+    pub look: [f64; 2],
+}
+
+/// The flying camera.
+#[derive(Clone, Debug)]
+pub struct Flight {
+    pub pose: Pose,
+    /// Multiplier on [`SPEED_PER_AGL`], changed by the scroll wheel (×1.25 per notch).
+    pub speed_factor: f64,
+    /// Metres above the datum of the ground under the camera (newest known).
+    pub ground: f64,
+    /// Speed of the last step, m/s.
+    pub speed: f64,
+}
+
+impl Flight {
+    pub fn new(pose: Pose) -> Flight {
+        Flight {
+            pose,
+            speed_factor: 1.0,
+            ground: 0.0,
+            speed: 0.0,
+        }
+    }
+
+    pub fn agl(&self) -> f64 {
+        self.pose.alt - self.ground
+    }
+
+    pub fn scroll(&mut self, notches: f64) {
+        self.speed_factor = (self.speed_factor * 1.25f64.powf(notches)).clamp(1e-3, 1e3);
+    }
+
+    /// Advance by `dt` seconds.
+    pub fn step(&mut self, c: &Controls, dt: f64) {
+        let p = &mut self.pose;
+        p.heading = (p.heading + c.look[0] * LOOK_DEG_PER_PX + c.yaw * TURN_DEG_PER_S * dt)
+            .rem_euclid(360.0);
+        p.pitch = (p.pitch - c.look[1] * LOOK_DEG_PER_PX + c.pitch * TURN_DEG_PER_S * dt)
+            .clamp(-PITCH_LIMIT, PITCH_LIMIT);
+        let moving = DVec3::new(c.forward, c.right, c.up);
+        self.speed = 0.0;
+        if moving.length_squared() > 0.0 && dt > 0.0 {
+            let agl = (self.pose.alt - self.ground).max(EYE_HEIGHT_M);
+            let speed = SPEED_PER_AGL * self.speed_factor * agl;
+            let cam = self.pose.camera(1, 1);
+            let up = self.pose.up();
+            let dir = cam.forward * c.forward + cam.right * c.right + up * c.up;
+            let eye = cam.eye + dir.normalize() * speed * dt;
+            self.pose = Pose::from_eye(eye, cam.forward, self.pose.fov);
+            self.speed = speed;
+        }
+        self.clamp_to_ground();
+    }
+
+    /// Never below the ground (plus eye height).
+    pub fn clamp_to_ground(&mut self) {
+        let floor = self.ground.max(-11_000.0) + EYE_HEIGHT_M;
+        if self.pose.alt < floor {
+            self.pose.alt = floor;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pose() -> Pose {
+        Pose {
+            lat: 27.9,
+            lon: 86.9,
+            alt: 10_000.0,
+            heading: 40.0,
+            pitch: -10.0,
+            fov: 60.0,
+        }
+    }
+
+    #[test]
+    fn from_eye_inverts_camera() {
+        let p = pose();
+        let c = p.camera(100, 100);
+        let q = Pose::from_eye(c.eye, c.forward, p.fov);
+        assert!((q.lat - p.lat).abs() < 1e-9 && (q.lon - p.lon).abs() < 1e-9);
+        assert!((q.alt - p.alt).abs() < 1e-6);
+        assert!((q.heading - p.heading).abs() < 1e-9 && (q.pitch - p.pitch).abs() < 1e-9);
+    }
+
+    #[test]
+    fn speed_scales_with_height_and_ground_holds() {
+        let mut f = Flight::new(pose());
+        f.ground = 5_000.0;
+        f.step(
+            &Controls {
+                forward: 1.0,
+                ..Default::default()
+            },
+            0.1,
+        );
+        assert!(
+            (f.speed - 5_000.0).abs() < 1e-6,
+            "speed = agl at factor 1: {}",
+            f.speed
+        );
+        // Fly straight down for a long time: stops at the ground + eye height.
+        for _ in 0..200 {
+            f.step(
+                &Controls {
+                    up: -1.0,
+                    ..Default::default()
+                },
+                0.5,
+            );
+        }
+        assert!(
+            (f.pose.alt - (5_000.0 + EYE_HEIGHT_M)).abs() < 1e-6,
+            "{}",
+            f.pose.alt
+        );
+        f.scroll(2.0);
+        assert!((f.speed_factor - 1.5625).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,118 @@
+//! The viewer's pieces that know nothing of the planet: the [`SceneRenderer`] interface the
+//! planet frame plugs into, the frame around it (HUD, copy to the swapchain, readback), flight,
+//! bookmarks, camera paths, scripts, puffin and RenderDoc.
+
+pub mod app;
+pub mod bookmarks;
+pub mod flight;
+pub mod font;
+pub mod frame;
+pub mod ground;
+pub mod hud;
+pub mod hud_text;
+pub mod path;
+pub mod profiler;
+pub mod renderdoc;
+pub mod scene;
+pub mod script;
+pub mod viewer;
+
+use engine::cbt::camera::ViewCamera;
+use framegraph::{Context, FrameOutput, Graph, ImageRef};
+
+/// Debug views the viewer requests from the renderer (keys 1–5). A renderer that cannot draw
+/// one draws `Shaded` instead.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DebugView {
+    #[default]
+    Shaded,
+    /// Colour by tile/mesh level.
+    Levels,
+    /// Colour by pool slot id.
+    SlotIds,
+    /// Wireframe over the shading.
+    Wireframe,
+    /// World-space normals as colour.
+    Normals,
+}
+
+impl DebugView {
+    pub const ALL: [DebugView; 5] = [
+        DebugView::Shaded,
+        DebugView::Levels,
+        DebugView::SlotIds,
+        DebugView::Wireframe,
+        DebugView::Normals,
+    ];
+
+    /// Name used on the command line, in scripts and on the HUD.
+    pub fn name(self) -> &'static str {
+        match self {
+            DebugView::Shaded => "shaded",
+            DebugView::Levels => "levels",
+            DebugView::SlotIds => "slots",
+            DebugView::Wireframe => "wireframe",
+            DebugView::Normals => "normals",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<DebugView> {
+        DebugView::ALL
+            .into_iter()
+            .find(|d| d.name().eq_ignore_ascii_case(s.trim()))
+    }
+}
+
+/// Everything a renderer gets for one frame besides the graph. (The test scene reads only
+/// part of it; the planet frame reads the rest.)
+#[allow(dead_code)]
+pub struct FrameInput<'f> {
+    /// `None` when the frame is only declared (`planetfall graph`): touch no GPU object.
+    pub ctx: Option<&'f Context>,
+    /// The view, f64, planet-centred; `cam.width`/`cam.height` equal `extent`.
+    pub cam: &'f ViewCamera,
+    /// Size of the target, px.
+    pub extent: [u32; 2],
+    /// `Executor::begin_frame`'s slot: per-slot host resources (staging, constants) indexed by
+    /// it are free to rewrite.
+    pub frame_slot: usize,
+    /// Frames declared so far (0 for the first).
+    pub frame: u64,
+    /// Seconds since the previous frame (0 for the first and for headless frames).
+    pub dt: f64,
+    pub debug: DebugView,
+}
+
+/// What the planet frame (or the test scene) implements to be shown by `planetfall view`,
+/// `render`, `capture` and `graph`.
+///
+/// The viewer owns the target: a transient RGBA8 colour image of `input.extent`
+/// ([`frame::TARGET_FORMAT`], display-ready values, written as colour attachment, storage or
+/// transfer destination — the graph derives its usage). The renderer declares its nodes into `g`
+/// and must write every pixel of `target` (clear it or cover it); the handle is `&mut` because a
+/// write bumps its version and the viewer's HUD and copy nodes read the newest one. The viewer
+/// then draws the HUD over it and copies it to the swapchain, so the renderer never depends on
+/// the swapchain's format or usage flags.
+pub trait SceneRenderer {
+    /// Short name for captures and the HUD ("test", "earth").
+    fn name(&self) -> &str;
+
+    /// Declare this frame's nodes into `g`, drawing into `target`. Borrows `self` for the
+    /// graph's lifetime, so node closures may reference the renderer's persistent resources.
+    fn declare<'a>(
+        &'a mut self,
+        g: &mut Graph<'a>,
+        input: &FrameInput<'_>,
+        target: &mut ImageRef,
+    ) -> anyhow::Result<()>;
+
+    /// A frame this renderer declared has finished on the GPU (frames in flight later): its
+    /// readbacks and node times. Default: nothing.
+    fn frame_done(&mut self, _out: &FrameOutput) {}
+
+    /// Stats for the HUD (leaves, resident/pending tiles…), free-form key → value.
+    fn stats(&self) -> Vec<(String, String)>;
+
+    /// Free every GPU resource the renderer owns (the viewer checks for leaks after this).
+    fn destroy(&mut self, _ctx: &Context) {}
+}

@@ -1,0 +1,61 @@
+//! Renderers the viewer can show, by name. The planet frame registers here when it lands.
+
+use super::{FrameInput, SceneRenderer};
+use anyhow::{bail, Result};
+use framegraph::{Context, Graph, ImageRef};
+
+/// Scene names `--scene` accepts, default first.
+pub const SCENES: &[&str] = &["test"];
+
+/// The renderer called `name`.
+pub fn make(_ctx: Option<&Context>, name: &str) -> Result<Box<dyn SceneRenderer>> {
+    match name {
+        "test" => Ok(Box::new(TestScene::default())),
+        other => bail!(
+            "--scene {other:?}: unknown scene; known: {}",
+            SCENES.join(", ")
+        ),
+    }
+}
+
+/// The foundation's test scene (`crate::test_scene`) behind the renderer interface. Ignores
+/// debug views; the triangles' blue follows the camera heading so flight shows on screen.
+#[derive(Default)]
+pub struct TestScene {
+    frames: u64,
+    blue: f32,
+    debug: super::DebugView,
+}
+
+impl SceneRenderer for TestScene {
+    fn name(&self) -> &str {
+        "test"
+    }
+
+    fn declare<'a>(
+        &'a mut self,
+        g: &mut Graph<'a>,
+        input: &FrameInput<'_>,
+        target: &mut ImageRef,
+    ) -> Result<()> {
+        let f = input.cam.forward;
+        // Heading-like angle of the view direction around the planet axis, 0–1.
+        self.blue = ((f.y.atan2(f.x) / std::f64::consts::TAU).rem_euclid(1.0)) as f32;
+        self.debug = input.debug;
+        crate::test_scene::declare(g, target, self.blue);
+        self.frames += 1;
+        Ok(())
+    }
+
+    fn stats(&self) -> Vec<(String, String)> {
+        vec![
+            ("scene".into(), "test (200 values, 8 triangles)".into()),
+            ("frames".into(), self.frames.to_string()),
+            ("blue".into(), format!("{:.2}", self.blue)),
+            (
+                "debug".into(),
+                format!("{} (not drawn by the test scene)", self.debug.name()),
+            ),
+        ]
+    }
+}

@@ -1,0 +1,469 @@
+//! The running viewer: GPU objects, flight state and one frame at a time. Window-system events
+//! arrive through `app.rs`; this file knows winit only for the window handle and key codes.
+
+use super::bookmarks::{self, Bookmark};
+use super::flight::{Controls, Flight};
+use super::frame::{self, Output};
+use super::ground::{level_for, GroundProbe};
+use super::hud::Overlay;
+use super::path::CameraPath;
+use super::renderdoc::RenderDocCapture;
+use super::script::{Command, Script};
+use super::{hud_text, profiler, DebugView, FrameInput, SceneRenderer};
+use crate::camera_args::{pose_of, render_line};
+use anyhow::{Context as _, Result};
+use framegraph::{Context, Executor, FrameOutput, Graph, Swapchain};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use winit::window::Window;
+
+/// What `view` reports at exit (and the tests read).
+#[derive(Debug, Default)]
+pub struct Summary {
+    pub presented: u64,
+    pub swapchains: u64,
+    pub sizes: Vec<[u32; 2]>,
+}
+
+pub struct Viewer {
+    pub window: Arc<Window>,
+    pub ctx: Context,
+    exec: Executor,
+    swapchain: Option<Swapchain>,
+    renderer: Box<dyn SceneRenderer>,
+    pub flight: Flight,
+    probe: GroundProbe,
+    pub bookmarks: Vec<Bookmark>,
+    pub bookmark_file: PathBuf,
+    bookmark_index: usize,
+    pub view_name: String,
+    pub debug: DebugView,
+    pub show_help: bool,
+    pub show_hud: bool,
+    /// Held movement keys and accumulated mouse-look, set by `app.rs`.
+    pub controls: Controls,
+    script: Option<Script>,
+    recording: Option<(f64, CameraPath)>,
+    playback: Option<(f64, CameraPath)>,
+    pub last_path: Option<PathBuf>,
+    renderdoc: Option<RenderDocCapture>,
+    pub capture_next: bool,
+    capture_frame: Option<u64>,
+    pub screenshot_next: Option<PathBuf>,
+    /// Set by --screenshot: written from the last frame before exit.
+    screenshot_at_exit: Option<PathBuf>,
+    frame: u64,
+    last: Instant,
+    frame_ms: f64,
+    cpu_ms: f64,
+    gpu_ms: f64,
+    pub exit: bool,
+    /// This frame is the last (the --screenshot frame after an exit request).
+    last_frame: bool,
+    summary: Summary,
+    /// Things to say on the HUD for a few seconds (bookmark jumps, files written).
+    note: Option<(String, Instant)>,
+}
+
+/// Everything the viewer is built from besides the window and context.
+pub struct Parts {
+    /// Scene name (`view::scene::make`), made once the context exists.
+    pub scene: String,
+    pub flight: Flight,
+    pub probe: GroundProbe,
+    pub bookmarks: Vec<Bookmark>,
+    pub bookmark_file: PathBuf,
+    pub view_name: String,
+    pub script: Option<Script>,
+    pub playback: Option<CameraPath>,
+    pub renderdoc: Option<RenderDocCapture>,
+    pub capture_frame: Option<u64>,
+    pub screenshot_at_exit: Option<PathBuf>,
+    pub frames_in_flight: usize,
+}
+
+impl Viewer {
+    pub fn new(
+        window: Arc<Window>,
+        ctx: Context,
+        swapchain: Swapchain,
+        p: Parts,
+    ) -> Result<Viewer> {
+        let exec = Executor::new(&ctx, p.frames_in_flight)?;
+        let renderer = super::scene::make(Some(&ctx), &p.scene)?;
+        Ok(Viewer {
+            window,
+            ctx,
+            exec,
+            swapchain: Some(swapchain),
+            renderer,
+            flight: p.flight,
+            probe: p.probe,
+            bookmarks: p.bookmarks,
+            bookmark_file: p.bookmark_file,
+            bookmark_index: 0,
+            view_name: p.view_name,
+            debug: DebugView::Shaded,
+            show_help: false,
+            show_hud: true,
+            controls: Controls::default(),
+            script: p.script,
+            recording: None,
+            playback: p.playback.map(|c| (0.0, c)),
+            last_path: None,
+            renderdoc: p.renderdoc,
+            capture_next: false,
+            capture_frame: p.capture_frame,
+            screenshot_next: None,
+            screenshot_at_exit: p.screenshot_at_exit,
+            frame: 0,
+            last: Instant::now(),
+            frame_ms: 0.0,
+            cpu_ms: 0.0,
+            gpu_ms: 0.0,
+            exit: false,
+            last_frame: false,
+            summary: Summary::default(),
+            note: None,
+        })
+    }
+
+    pub fn say(&mut self, msg: String) {
+        println!("{msg}");
+        self.note = Some((msg, Instant::now()));
+    }
+
+    /// Jump to bookmark `name` (or the next one with `None`).
+    pub fn jump(&mut self, name: Option<&str>) -> Result<()> {
+        if self.bookmarks.is_empty() {
+            self.bookmarks = bookmarks::load(&self.bookmark_file)?;
+        }
+        let b = match name {
+            Some(n) => bookmarks::find(&self.bookmarks, n, &self.bookmark_file)?.clone(),
+            None => {
+                self.bookmark_index = (self.bookmark_index + 1) % self.bookmarks.len().max(1);
+                self.bookmarks
+                    .get(self.bookmark_index)
+                    .cloned()
+                    .context("no bookmarks")?
+            }
+        };
+        let probe = &self.probe;
+        let pose = pose_of(&b, |dir| {
+            probe.query_blocking(dir, level_for(1.0), Duration::from_secs(60))
+        });
+        self.flight.pose = pose;
+        self.flight.ground = pose.alt
+            - match b.height {
+                bookmarks::Height::Ground(a) => a,
+                bookmarks::Height::Datum(_) => pose.alt,
+            };
+        self.view_name = b.name.clone();
+        self.say(format!("bookmark {}: {}", b.name, b.to_line()));
+        Ok(())
+    }
+
+    pub fn print_render_line(&mut self) {
+        let [w, h] = self
+            .swapchain
+            .as_ref()
+            .map(|s| s.extent())
+            .unwrap_or([0, 0]);
+        let line = render_line(&self.flight.pose, w, h, self.renderer.name());
+        self.say(line);
+    }
+
+    pub fn toggle_recording(&mut self) -> Result<()> {
+        match self.recording.take() {
+            None => {
+                self.recording = Some((0.0, CameraPath::default()));
+                self.say("recording camera path (R again to stop)".into());
+            }
+            Some((_, path)) => {
+                let file = PathBuf::from(format!(
+                    "captures/path-{}.txt",
+                    super::renderdoc::utc_stamp()
+                ));
+                path.save(&file)?;
+                self.say(format!(
+                    "camera path: {} samples, {:.1} s, written to {} (replay: L, or --play FILE)",
+                    path.samples.len(),
+                    path.duration(),
+                    file.display()
+                ));
+                self.last_path = Some(file);
+            }
+        }
+        Ok(())
+    }
+
+    pub fn play(&mut self, file: Option<PathBuf>) -> Result<()> {
+        let Some(file) = file.or_else(|| self.last_path.clone()) else {
+            self.say("no camera path recorded yet (R records)".into());
+            return Ok(());
+        };
+        let path = CameraPath::load(&file)?;
+        self.say(format!(
+            "playing {} ({:.1} s)",
+            file.display(),
+            path.duration()
+        ));
+        self.playback = Some((0.0, path));
+        Ok(())
+    }
+
+    /// Script commands due this frame; returns the controls it holds.
+    fn run_script(&mut self) -> Result<Controls> {
+        let Some(mut s) = self.script.take() else {
+            return Ok(Controls::default());
+        };
+        let extent = self
+            .swapchain
+            .as_ref()
+            .map(|s| s.extent())
+            .unwrap_or([0, 0]);
+        let mut held = Controls::default();
+        while let Some(cmd) = s.next(extent, &mut held) {
+            match cmd {
+                Command::Resize(w, h) => {
+                    let _ = self
+                        .window
+                        .request_inner_size(winit::dpi::PhysicalSize::new(w, h));
+                }
+                Command::Bookmark(name) => self.jump(Some(&name))?,
+                Command::Debug(d) => {
+                    self.debug = d;
+                    self.say(format!("debug view: {}", d.name()));
+                }
+                Command::Help => self.show_help = !self.show_help,
+                Command::Screenshot(p) => self.screenshot_next = Some(p),
+                Command::Capture => self.capture_next = true,
+                Command::Print => self.print_render_line(),
+                Command::Exit => self.exit = true,
+                Command::Frames(_) | Command::Fly { .. } | Command::Sleep(_) => {}
+            }
+        }
+        if s.finished() {
+            self.exit = true;
+        }
+        self.script = Some(s);
+        Ok(held)
+    }
+
+    /// Seconds to advance this frame: fixed under a script (reproducible runs), measured otherwise.
+    fn step_dt(&mut self, now: Instant) -> f64 {
+        let real = (now - self.last).as_secs_f64();
+        self.frame_ms = real * 1e3;
+        self.last = now;
+        if self.frame == 0 {
+            0.0
+        } else if self.script.is_some() {
+            1.0 / 60.0
+        } else {
+            real.min(0.25)
+        }
+    }
+
+    fn move_camera(&mut self, dt: f64, scripted: Controls) {
+        let mut c = self.controls;
+        c.forward = (c.forward + scripted.forward).clamp(-1.0, 1.0);
+        c.right = (c.right + scripted.right).clamp(-1.0, 1.0);
+        c.up = (c.up + scripted.up).clamp(-1.0, 1.0);
+        self.controls.look = [0.0, 0.0];
+        if let Some((t, path)) = &mut self.playback {
+            *t += dt;
+            if let Some(p) = path.at(*t) {
+                self.flight.pose = p;
+            }
+            if *t > path.duration() {
+                self.playback = None;
+                self.say("playback finished".into());
+            }
+        } else {
+            self.flight.step(&c, dt);
+        }
+        if let Some((t, path)) = &mut self.recording {
+            *t += dt;
+            path.record(*t, self.flight.pose);
+        }
+        // Ground: ask for the ground here; use an answer only if it is for (nearly) here.
+        let up = self.flight.pose.up();
+        self.probe.request(up, level_for(self.flight.agl()));
+        if let Some((dir, h)) = self.probe.latest() {
+            if dir.angle_between(up) < 2e-4 {
+                self.flight.ground = h;
+            }
+        }
+        self.flight.clamp_to_ground();
+    }
+
+    fn retired(&mut self, out: FrameOutput) {
+        self.gpu_ms = out.total_ms();
+        self.renderer.frame_done(&out);
+    }
+
+    fn overlay(&self, extent: [u32; 2]) -> Overlay {
+        let mut o = Overlay::new(extent[1]);
+        if !self.show_hud {
+            return o;
+        }
+        let status = hud_text::Status {
+            scene: self.renderer.name(),
+            view: &self.view_name,
+            flight: &self.flight,
+            debug: self.debug,
+            frame_ms: self.frame_ms,
+            cpu_ms: self.cpu_ms,
+            gpu_ms: self.gpu_ms,
+            stats: self.renderer.stats(),
+            ground_problem: self.probe.problem(),
+            recording: self.recording.is_some(),
+            playing: self.playback.is_some(),
+        };
+        let lines = status.lines();
+        o.block(1, 1, &lines);
+        if let Some((msg, at)) = &self.note {
+            if at.elapsed() < Duration::from_secs(4) {
+                let row = extent[1] / o.cell()[1];
+                o.block(
+                    1,
+                    row.saturating_sub(2),
+                    &[(msg.clone(), super::hud::ACCENT)],
+                );
+            }
+        }
+        if self.show_help {
+            let col = (extent[0] / o.cell()[0]).saturating_sub(44);
+            o.block(col.max(1), 1, &hud_text::help());
+        }
+        o
+    }
+
+    /// One frame. Returns false when the viewer should stop.
+    pub fn frame(&mut self) -> Result<bool> {
+        profiler::new_frame();
+        let t0 = Instant::now();
+        let dt = self.step_dt(t0);
+        let scripted = self.run_script()?;
+        self.move_camera(dt, scripted);
+        if self.exit && !self.last_frame {
+            match self.screenshot_at_exit.take() {
+                // One more frame, read back for --screenshot, then stop.
+                Some(p) => {
+                    self.screenshot_next = Some(p);
+                    self.last_frame = true;
+                }
+                None => return Ok(false),
+            }
+        }
+
+        let (slot, out) = self.exec.begin_frame(&self.ctx)?;
+        if let Some(o) = out {
+            self.retired(o);
+        }
+        let size = self.window.inner_size();
+        let sc = self.swapchain.as_mut().context("no swapchain")?;
+        let gen = sc.generation;
+        let Some(acq) = sc.acquire(&self.ctx, slot, [size.width, size.height])? else {
+            std::thread::sleep(Duration::from_millis(10)); // minimised: nothing to draw into
+            return Ok(true);
+        };
+        let extent = sc.extent();
+        if sc.generation != gen || self.summary.sizes.is_empty() {
+            self.summary.sizes.push(extent);
+            self.summary.swapchains += 1;
+        }
+        let srgb = matches!(
+            sc.format(),
+            ash::vk::Format::B8G8R8A8_SRGB | ash::vk::Format::R8G8B8A8_SRGB
+        );
+        let hud = self.overlay(extent);
+        let capture = self.capture_next || self.capture_frame == Some(self.frame);
+        self.capture_next = false;
+        let capturing = capture && self.renderdoc.is_some();
+        if capture && !capturing {
+            self.say("capture: RenderDoc is not loaded (start with --renderdoc)".into());
+        }
+        if let (true, Some(rd)) = (capturing, self.renderdoc.as_mut()) {
+            rd.start(self.ctx.instance.handle());
+        }
+        let screenshot = self.screenshot_next.take();
+
+        let sc = self.swapchain.as_mut().context("no swapchain")?;
+        let cam = self.flight.pose.camera(extent[0], extent[1]);
+        let input = FrameInput {
+            ctx: Some(&self.ctx),
+            cam: &cam,
+            extent,
+            frame_slot: slot,
+            frame: self.frame,
+            dt,
+            debug: self.debug,
+        };
+        let mut g = Graph::new();
+        let image = sc.import(&mut g, &acq);
+        let output = Output::Present {
+            image,
+            srgb,
+            screenshot: screenshot.is_some(),
+        };
+        frame::declare(&mut g, self.renderer.as_mut(), &input, Some(&hud), output)?;
+        let compiled = g.compile(self.ctx.queue_setup())?;
+        let retired = self.exec.execute(&self.ctx, compiled, sc.sync(&acq))?;
+        sc.present(&self.ctx, &acq)?;
+        self.summary.presented += 1;
+        if let Some(o) = retired {
+            self.retired(o);
+        }
+        if let (true, Some(rd)) = (capturing, self.renderdoc.as_mut()) {
+            let (scene, view) = (self.renderer.name().to_string(), self.view_name.clone());
+            match rd.end(self.ctx.instance.handle(), &scene, &view, self.frame) {
+                Ok(p) => self.say(format!("renderdoc: wrote {}", p.display())),
+                Err(e) => self.say(format!("renderdoc: {e:#}")),
+            }
+        }
+        if let Some(path) = screenshot {
+            for o in self.exec.drain(&self.ctx)? {
+                if let Ok(px) = o.readback(frame::READBACK) {
+                    crate::image_out::write_rgba8(&path, extent[0], extent[1], px)?;
+                    self.say(format!("screenshot: wrote {}", path.display()));
+                }
+                self.retired(o);
+            }
+        }
+        self.cpu_ms = t0.elapsed().as_secs_f64() * 1e3;
+        self.frame += 1;
+        Ok(!self.last_frame)
+    }
+
+    /// Free everything; report leaks and validation messages.
+    pub fn shutdown(mut self, validation: bool) -> Result<Summary> {
+        for o in self.exec.drain(&self.ctx)? {
+            self.renderer.frame_done(&o);
+        }
+        self.ctx.wait_idle();
+        self.renderer.destroy(&self.ctx);
+        self.exec.destroy(&self.ctx);
+        if let Some(sc) = self.swapchain.take() {
+            sc.destroy(&self.ctx);
+        }
+        let leaked = self.ctx.allocated_bytes();
+        let messages = self.ctx.messages.messages();
+        let summary = std::mem::take(&mut self.summary);
+        drop(self.renderdoc.take());
+        drop(self);
+        anyhow::ensure!(
+            leaked == 0,
+            "{leaked} bytes of GPU memory still allocated at shutdown (leak)"
+        );
+        if validation && !messages.is_empty() {
+            anyhow::bail!(
+                "validation reported {} message(s); first: {}",
+                messages.len(),
+                messages[0]
+            );
+        }
+        Ok(summary)
+    }
+}
