@@ -7,6 +7,7 @@ pub mod earth;
 pub mod ground;
 pub mod store;
 pub mod cbt;
+pub mod stream;
 pub mod gpu;
 pub mod source;
 pub mod surface;

@@ -34,3 +34,27 @@ pub const HEIGHT_Q_MIN_M: f64 = -11_250.0;
 /// Version of the derivation (source reconstruction + bands); part of every block header so
 /// a changed derivation never reads stale tiles.
 pub const DERIVATION_VERSION: u32 = 1;
+
+// Streaming (TERRAIN.md §5, `engine::stream`, `docs/streaming.md`).
+
+/// Tile slots on the GPU (TERRAIN.md §2: 1,024). The GPU side may lower it from device limits;
+/// everything in `stream` takes the slot count as a parameter and uses this as the default.
+pub const STREAM_SLOTS: usize = 1024;
+/// Physical pages beyond the slot count, kept for same-slot cross-fade replacement (§5: 64).
+/// Pages are handed out from one free list, so at least this many are always free.
+pub const STREAM_RESERVED_PAGES: usize = 64;
+/// Most tiles in one frame's wanted set, ancestors included (§5: 700). Breadth first, so the
+/// cap trims the finest level reached; parents serve there.
+pub const STREAM_MAX_WANTED_TILES: usize = 700;
+/// The wanted set (with its parent chains) may use at most this fraction of the slots (§5:
+/// 75 %); the rest hold tiles in transition and recently left ones for revisits.
+pub const STREAM_DEMAND_FRACTION: f64 = 0.75;
+/// An arriving tile fades in against its parent over this long, seconds (§5: 0.5 s).
+pub const STREAM_FADE_S: f64 = 0.5;
+/// Height bounds every tile is assumed to lie within when no tighter per-tile bound is known,
+/// metres above the datum. The quantised range (HEIGHT_Q_*) is −11,250 … +9,229.7 m, so every
+/// stored height lies inside; the 50–70 m margins cover amplified detail above L9 (§6 caps each
+/// band at 0.30·λ: < 30 m summed for L11–L15 on Earth). Used by the horizon cull (top) and for
+/// tile bounding volumes and distances (both, the ground shell of TERRAIN §7b).
+pub const STREAM_MAX_HEIGHT_M: f64 = 9_300.0;
+pub const STREAM_MIN_HEIGHT_M: f64 = -11_300.0;
