@@ -235,8 +235,16 @@ impl Context {
                 return Err(Error::MissingFeature { device: name.clone(), feature });
             }
         }
-        if props.api_version < vk::API_VERSION_1_3 {
+        // A capture layer may report Vulkan 1.2 over a 1.3 driver (RenderDoc 1.24, Debian 12):
+        // then the 1.3 features we use come from their KHR extensions, and their commands are
+        // loaded under the KHR names (the layer wraps those, not the core aliases).
+        let khr13 = [ash::khr::synchronization2::NAME, ash::khr::dynamic_rendering::NAME];
+        let via_khr = props.api_version < vk::API_VERSION_1_3;
+        if via_khr && !(props.api_version >= vk::API_VERSION_1_2 && khr13.iter().all(|n| has_dev(n))) {
             return Err(Error::MissingFeature { device: name.clone(), feature: "Vulkan 1.3" });
+        }
+        if via_khr {
+            log::info!("device `{name}` reports Vulkan 1.2 (a capture layer?): using VK_KHR_synchronization2 and VK_KHR_dynamic_rendering");
         }
 
         // Queues: the universal graphics+compute family, plus a transfer-only family if any.
@@ -285,18 +293,42 @@ impl Context {
             .synchronization2(true)
             .dynamic_rendering(true)
             .maintenance4(f13.maintenance4 != 0);
+        let mut sync2 = vk::PhysicalDeviceSynchronization2Features::default().synchronization2(true);
+        let mut rendering = vk::PhysicalDeviceDynamicRenderingFeatures::default().dynamic_rendering(true);
         let mut dev_ext_names: Vec<*const c_char> = vec![ash::khr::push_descriptor::NAME.as_ptr()];
         if opts.swapchain {
             dev_ext_names.push(ash::khr::swapchain::NAME.as_ptr());
         }
-        let dci = vk::DeviceCreateInfo::default()
+        let mut dci = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queue_infos)
-            .enabled_extension_names(&dev_ext_names)
             .enabled_features(&enabled)
             .push_next(&mut e11)
-            .push_next(&mut e12)
-            .push_next(&mut e13);
-        let device = unsafe { instance.create_device(physical, &dci, None) }.vk("vkCreateDevice")?;
+            .push_next(&mut e12);
+        if via_khr {
+            dev_ext_names.extend(khr13.iter().map(|n| n.as_ptr()));
+            dci = dci.push_next(&mut sync2).push_next(&mut rendering);
+        } else {
+            dci = dci.push_next(&mut e13);
+        }
+        let dci = dci.enabled_extension_names(&dev_ext_names);
+        let mut device = unsafe { instance.create_device(physical, &dci, None) }.vk("vkCreateDevice")?;
+        if via_khr {
+            // Same entry points, KHR names first (`vkCmdPipelineBarrier2KHR` for `…2`).
+            let gdpa = instance.fp_v1_0().get_device_proc_addr;
+            let handle = device.handle();
+            device = unsafe {
+                ash::Device::load_with(
+                    |n| {
+                        let khr = CString::new([n.to_bytes(), b"KHR"].concat()).unwrap_or_default();
+                        match gdpa(handle, khr.as_ptr()).or_else(|| gdpa(handle, n.as_ptr())) {
+                            Some(f) => f as *const c_void,
+                            None => std::ptr::null(),
+                        }
+                    },
+                    handle,
+                )
+            };
+        }
 
         let ts_bits = |fam: u32| families[fam as usize].timestamp_valid_bits;
         let universal = Queue {

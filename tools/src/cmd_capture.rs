@@ -16,7 +16,7 @@ pub struct Args {
     #[command(flatten)]
     frame: FrameArgs,
     /// Which frame to capture (frames before it run normally, so persistent state warms up).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long = "frame", value_name = "N", default_value_t = 0)]
     frame_index: u64,
     /// Directory for the capture.
     #[arg(long, default_value = "captures")]

@@ -5,8 +5,15 @@ use std::collections::BTreeSet;
 use std::process::Command;
 
 fn planetfall(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_planetfall")).args(args).output().expect("runs");
-    assert!(out.status.success(), "planetfall {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(env!("CARGO_BIN_EXE_planetfall"))
+        .args(args)
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "planetfall {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).expect("utf-8")
 }
 
@@ -16,12 +23,30 @@ fn dot_node_names_equal_timed_node_names() {
     let dot_nodes: BTreeSet<String> = dot
         .lines()
         .filter(|l| l.contains("shape=box") && !l.contains("culled"))
-        .filter_map(|l| l.trim().strip_prefix('"').and_then(|r| r.split('"').next()).map(str::to_string))
+        .filter_map(|l| {
+            l.trim()
+                .strip_prefix('"')
+                .and_then(|r| r.split('"').next())
+                .map(str::to_string)
+        })
         .collect();
     let dir = std::env::temp_dir().join(format!("pf-graph-cli-{}", std::process::id()));
     let png = dir.join("r.png");
-    let render = planetfall(&["render", "--validation", "--width", "64", "--height", "64", "--out", png.to_str().unwrap()]);
-    let timed: BTreeSet<String> = render.lines().filter_map(|l| l.strip_prefix("node ")).map(|l| l.split_whitespace().next().unwrap().to_string()).collect();
+    let render = planetfall(&[
+        "render",
+        "--validation",
+        "--width",
+        "64",
+        "--height",
+        "64",
+        "--out",
+        png.to_str().unwrap(),
+    ]);
+    let timed: BTreeSet<String> = render
+        .lines()
+        .filter_map(|l| l.strip_prefix("node "))
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect();
     assert!(dot_nodes.len() >= 5, "{dot_nodes:?}");
     assert_eq!(dot_nodes, timed);
     assert!(png.exists());

@@ -231,7 +231,11 @@ impl Viewer {
                         .window
                         .request_inner_size(winit::dpi::PhysicalSize::new(w, h));
                 }
-                Command::Bookmark(name) => self.jump(Some(&name))?,
+                Command::Bookmark(name) => {
+                    if let Err(e) = self.jump(Some(&name)) {
+                        self.say(format!("bookmark: {e:#}"));
+                    }
+                }
                 Command::Debug(d) => {
                     self.debug = d;
                     self.say(format!("debug view: {}", d.name()));

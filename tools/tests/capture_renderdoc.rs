@@ -1,0 +1,95 @@
+//! `planetfall capture` writes a .rdc that RenderDoc's own replay library opens (Debian's
+//! python3-renderdoc under the system python); its action tree holds a labelled region for
+//! every node of the frame (the list `planetfall graph --names` prints, so it follows the
+//! frame as the planet lands), with a draw inside every raster node and a dispatch inside
+//! every compute node.
+
+mod common;
+use common::*;
+use std::process::Command;
+
+#[test]
+fn capture_opens_in_renderdoc_with_every_node_label() {
+    let nodes = graph_nodes(&[]);
+    assert!(
+        nodes
+            .iter()
+            .any(|(n, k)| n == "raster.test" && k == "Raster"),
+        "{nodes:?}"
+    );
+    assert!(
+        nodes
+            .iter()
+            .any(|(n, k)| n == "test.sweep" && k == "Compute"),
+        "{nodes:?}"
+    );
+    let dir = scratch("capture");
+    let mut c = Command::new(BIN);
+    c.args([
+        "capture", "--frame", "1", "--width", "64", "--height", "64", "--dir",
+    ])
+    .arg(&dir)
+    .current_dir(root());
+    let out = ok(c);
+    let rdc = out
+        .lines()
+        .find_map(|l| l.strip_prefix("wrote "))
+        .expect("capture prints the file")
+        .to_string();
+    let name = std::path::Path::new(&rdc)
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    assert!(
+        name.starts_with("test_") && name.contains("_frame1_") && name.ends_with(".rdc"),
+        "descriptive name: {name}"
+    );
+
+    let script = root().join("tools/tests/rdc_actions.py");
+    let o = Command::new("/usr/bin/python3")
+        .arg(&script)
+        .arg(&rdc)
+        .output()
+        .expect("system python runs");
+    let (tree, err) = text(&o);
+    assert!(
+        o.status.success(),
+        "RenderDoc's replay could not open {rdc}:\n{err}\n(apt-get install python3-renderdoc)"
+    );
+    // depth \t flags \t name; a node's commands are the deeper lines after its marker.
+    let rows: Vec<(usize, String, String)> = tree
+        .lines()
+        .filter_map(|l| {
+            let mut p = l.splitn(3, '\t');
+            Some((
+                p.next()?.parse().ok()?,
+                p.next()?.to_string(),
+                p.next()?.to_string(),
+            ))
+        })
+        .collect();
+    for (node, kind) in &nodes {
+        let at = rows
+            .iter()
+            .position(|(_, f, n)| f.contains("marker") && n == node);
+        let Some(at) = at else {
+            panic!("no region labelled {node} in the capture:\n{tree}")
+        };
+        let depth = rows[at].0;
+        let inside: Vec<&(usize, String, String)> =
+            rows[at + 1..].iter().take_while(|r| r.0 > depth).collect();
+        let want = match kind.as_str() {
+            "Raster" => Some("draw"),
+            "Compute" => Some("dispatch"),
+            _ => None,
+        };
+        if let Some(w) = want {
+            assert!(
+                inside.iter().any(|r| r.1.split(',').any(|f| f == w)),
+                "no {w} inside {node}:\n{tree}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

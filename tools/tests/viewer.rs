@@ -1,0 +1,161 @@
+//! `planetfall view` under Xvfb + lavapipe: a scripted flight with validation on (the viewer
+//! exits non-zero on any validation message or leaked GPU allocation), and bad input.
+
+mod common;
+use common::*;
+
+#[test]
+fn scripted_flight_is_clean_under_validation() {
+    let x = Xvfb::start();
+    let dir = scratch("flight");
+    let shot = dir.join("shot.png");
+    let script = write(
+        &dir,
+        "flight.txt",
+        "frames 10\nresize 200 150\nframes 5\nbookmark everest\ndebug levels\nfly 1 0.2 -0.5 10\nhelp\nframes 5\nprint\nbookmark atlantis\nframes 2\n",
+    );
+    let mut c = x.command(&[
+        "view",
+        "--validation",
+        "--no-ground",
+        "--width",
+        "256",
+        "--height",
+        "160",
+    ]);
+    c.arg("--script")
+        .arg(&script)
+        .arg("--screenshot")
+        .arg(&shot)
+        .current_dir(root());
+    let out = ok(c);
+    assert!(
+        out.contains("swapchain sizes 256x160 200x150"),
+        "resize must recreate the swapchain:\n{out}"
+    );
+    assert!(out.contains("bookmark everest:"), "{out}");
+    assert!(out.contains("debug view: levels"), "{out}");
+    assert!(
+        out.contains("planetfall render --scene test --lat 27.88"),
+        "print gives the render line:\n{out}"
+    );
+    assert!(
+        out.contains("unknown bookmark \"atlantis\""),
+        "a bad jump is reported, the flight goes on:\n{out}"
+    );
+    assert!(out.contains("no GPU memory leaked"), "{out}");
+    let frames: u64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("view: ")?.split(' ').next()?.parse().ok())
+        .unwrap_or(0);
+    assert!(
+        frames >= 32,
+        "the script asks for 32 frames; presented {frames}:\n{out}"
+    );
+    // The screenshot is the last presented frame at the final size, HUD included.
+    let dec = png::Decoder::new(std::fs::File::open(&shot).expect("screenshot written"));
+    let reader = dec.read_info().expect("png");
+    assert_eq!((reader.info().width, reader.info().height), (200, 150));
+}
+
+#[test]
+fn bad_input_says_what_is_wrong() {
+    let x = Xvfb::start();
+    let dir = scratch("badinput");
+    let short = write(&dir, "short.txt", "frames 3\n");
+
+    // Unknown bookmark at start: a clear error naming the known ones.
+    let o = x
+        .command(&["view", "--bookmark", "atlantis"])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let (_, err) = text(&o);
+    assert!(
+        !o.status.success()
+            && err.contains("unknown bookmark \"atlantis\"")
+            && err.contains("everest"),
+        "{err}"
+    );
+
+    // Unreadable camera path / script / bookmark file: the file is named.
+    let o = x
+        .command(&["view", "--play", "/nonexistent/path.txt"])
+        .output()
+        .unwrap();
+    let (_, err) = text(&o);
+    assert!(
+        !o.status.success() && err.contains("/nonexistent/path.txt"),
+        "{err}"
+    );
+    let bad = write(&dir, "bad.txt", "0 1 2 3 4 5 60\n1 oops\n");
+    let o = x.command(&["view", "--play"]).arg(&bad).output().unwrap();
+    let (_, err) = text(&o);
+    assert!(!o.status.success() && err.contains("bad.txt:2"), "{err}");
+    let marks = write(&dir, "marks.txt", "a 0 0 0 0 0 60\nb 0 0\n");
+    let o = x
+        .command(&["view", "--bookmark", "a", "--bookmarks"])
+        .arg(&marks)
+        .output()
+        .unwrap();
+    let (_, err) = text(&o);
+    assert!(!o.status.success() && err.contains("marks.txt:2"), "{err}");
+
+    // puffin port in use: said plainly, the viewer runs anyway.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let mut c = x.command(&[
+        "view",
+        "--no-ground",
+        "--width",
+        "96",
+        "--height",
+        "64",
+        "--puffin",
+        &addr,
+    ]);
+    c.arg("--script").arg(&short);
+    let o = c.output().unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    assert!(err.contains(&format!("cannot listen on {addr}")), "{err}");
+
+    // Missing librenderdoc: the viewer runs without captures; `capture` fails clearly.
+    let missing = dir.join("nowhere/librenderdoc.so");
+    let mut c = x.command(&[
+        "view",
+        "--no-ground",
+        "--renderdoc",
+        "--width",
+        "96",
+        "--height",
+        "64",
+    ]);
+    c.arg("--script")
+        .arg(&short)
+        .env("PLANETFALL_RENDERDOC_LIB", &missing);
+    let o = c.output().unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    assert!(err.contains("apt-get install renderdoc"), "{err}");
+    let o = x
+        .command(&["capture", "--dir"])
+        .arg(&dir)
+        .env("PLANETFALL_RENDERDOC_LIB", &missing)
+        .output()
+        .unwrap();
+    let (_, err) = text(&o);
+    assert!(
+        !o.status.success() && err.contains("apt-get install renderdoc"),
+        "{err}"
+    );
+
+    // No display at all: points to the headless path.
+    let o = x.command(&["view"]).env_remove("DISPLAY").output().unwrap();
+    let (_, err) = text(&o);
+    assert!(
+        !o.status.success() && err.contains("planetfall render"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
