@@ -1,6 +1,6 @@
 //! Tile streaming on the CPU (TERRAIN.md §5, `docs/streaming.md`): which tiles a view wants
 //! (`wanted`), where they live on the GPU (`slots`), and the synchronous glue that fetches them
-//! from the DEM oracle (`residency`). f64 throughout; nothing here touches the GPU — the
+//! from a tile source (`residency`, `TileStream`). f64 throughout; nothing here touches the GPU — the
 //! frame's `stream.upload` node copies what `residency` hands back.
 
 pub mod cull;
@@ -9,6 +9,6 @@ pub mod slots;
 pub mod wanted;
 
 pub use cull::{HeightRange, TileVolume};
-pub use residency::{FrameResidency, Residency, ResidencyReport, TileSource, Upload};
-pub use slots::{Eviction, Load, Plan, ResidentTile, SlotState, SlotTable};
+pub use residency::{FrameResidency, ResidencyReport, TileStream, Upload};
+pub use slots::{Eviction, Load, Plan, SlotEntry, SlotState, SlotTable};
 pub use wanted::{wanted_set, wanted_set_with, WantedParams, WantedSet, WantedTile};

@@ -1,44 +1,31 @@
-//! Residency: one frame of streaming on the CPU — the wanted set, the slot plan, fetching from
-//! the DEM oracle, and the list of payloads the GPU side copies (`stream.upload`).
+//! Residency: one frame of streaming on the CPU — the wanted set, the slot plan, fetching
+//! payloads from a `source::TileSource` (the DEM oracle or the analytic planet), and the list
+//! of payloads the GPU side copies (`stream.upload`).
 //!
-//! Synchronous when `wait_for_tiles` is set (issue 5 allows it): the frame blocks until every
-//! load has landed, so what the frame wants is what it draws. Otherwise requests stay in
-//! flight and whatever has landed is promoted each frame; parents always land first (a child
-//! whose parent is not resident waits in the inbox), and completions are handed back in the
-//! current priority order, not arrival order (TERRAIN.md §5).
+//! Synchronous when `wait_for_tiles` is set (issue 5 allows it): the frame fetches every load
+//! before it returns, so what the frame wants is what it draws. Otherwise at most
+//! `fetch_per_frame` payloads are fetched per frame and the rest stay pending, fetched in the
+//! current priority order of later frames (TERRAIN.md §5: completions by current priority, not
+//! arrival) — background streaming with worker completions comes later. Either way parents are
+//! fetched before children, so a resident tile's parent chain is always resident.
+//!
+//! With `prefetch` set to the oracle behind the source, every load is queued on its worker
+//! pool first, so the blocking fetches overlap (the block cache loads a tile once however many
+//! ask; the pool's completion list is drained and dropped here).
 
-use super::slots::{Eviction, ResidentTile, SlotState, SlotTable};
+use super::cull::HeightRange;
+use super::slots::{Eviction, SlotEntry, SlotState, SlotTable};
 use super::wanted::{wanted_set, WantedParams, WantedSet};
 use crate::cbt::camera::ViewCamera;
 use crate::earth::Tile;
 use crate::planet::{Body, TileId};
+use crate::source::TileSource;
 use crate::store::Oracle;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// Where payloads come from: the DEM oracle, or a stand-in in tests.
-pub trait TileSource {
-    /// Queue tiles at `priority` (higher first); must not block.
-    fn request(&self, ids: &[TileId], priority: f32);
-    /// Tiles completed since the last call.
-    fn collect(&self) -> Vec<(TileId, Arc<Tile>)>;
-    /// Block until everything requested has completed.
-    fn wait_idle(&self);
-}
-
-/// Residency owns the oracle's request/collect channel: other users of the same oracle should
-/// use `Oracle::get`, or their completions are taken (and dropped) here.
-impl TileSource for Oracle {
-    fn request(&self, ids: &[TileId], priority: f32) {
-        Oracle::request(self, ids, priority)
-    }
-    fn collect(&self) -> Vec<(TileId, Arc<Tile>)> {
-        Oracle::collect(self)
-    }
-    fn wait_idle(&self) {
-        Oracle::wait_idle(self)
-    }
-}
+/// Payload fetches per frame when frames do not wait (ours: bounds a frame's blocking time to
+/// a few derivations when the source is cold; TERRAIN.md gives no number).
+pub const DEFAULT_FETCH_PER_FRAME: usize = 16;
 
 /// A payload to copy into a page; the slot record points at it from this frame on.
 #[derive(Clone, Debug)]
@@ -79,26 +66,46 @@ pub struct FrameResidency {
     pub wanted: WantedSet,
 }
 
-pub struct Residency {
+/// The streaming state across frames: the slot table and its settings.
+pub struct TileStream {
     pub body: Body,
     /// The wanted set's settings; `params.slots` is the table's size.
     pub params: WantedParams,
-    /// True: a frame waits until its tiles have landed (synchronous mode).
+    /// True: a frame fetches all its loads before returning (synchronous mode).
     pub wait_for_tiles: bool,
+    /// Fetches per frame when `wait_for_tiles` is false.
+    pub fetch_per_frame: usize,
+    /// The oracle to queue loads on before fetching (see the module notes).
+    pub prefetch: Option<Arc<Oracle>>,
     table: SlotTable,
-    /// Landed payloads not yet promoted (their parent is not resident yet).
-    inbox: BTreeMap<TileId, Arc<Tile>>,
 }
 
-impl Residency {
-    pub fn new(body: Body, params: WantedParams, wait_for_tiles: bool) -> Residency {
-        Residency {
+impl TileStream {
+    pub fn new(body: Body, params: WantedParams, wait_for_tiles: bool) -> TileStream {
+        TileStream {
             body,
             params,
             wait_for_tiles,
+            fetch_per_frame: DEFAULT_FETCH_PER_FRAME,
+            prefetch: None,
             table: SlotTable::new(params.slots),
-            inbox: BTreeMap::new(),
         }
+    }
+
+    /// Settings from the source: its body, its finest level, and ±its relief as every tile's
+    /// height bound; `slots` slots.
+    pub fn for_source(source: &dyn TileSource, slots: usize, wait_for_tiles: bool) -> TileStream {
+        let relief = source.max_relief();
+        let params = WantedParams {
+            finest_level: source.finest_level(),
+            slots,
+            heights: HeightRange {
+                min_m: -relief,
+                max_m: relief,
+            },
+            ..WantedParams::default()
+        };
+        TileStream::new(source.body(), params, wait_for_tiles)
     }
 
     pub fn table(&self) -> &SlotTable {
@@ -106,11 +113,11 @@ impl Residency {
     }
 
     /// The resident tiles (tile → slot, page, parent slot, arrival), in slot order.
-    pub fn resident(&self) -> Vec<ResidentTile> {
+    pub fn resident(&self) -> Vec<SlotEntry> {
         self.table.resident()
     }
 
-    /// One frame: want, plan, fetch, promote. `now_s` stamps arrivals (fades).
+    /// One frame: want, plan, fetch. `now_s` stamps arrivals (fades start there).
     pub fn update(
         &mut self,
         cam: &ViewCamera,
@@ -119,22 +126,45 @@ impl Residency {
     ) -> FrameResidency {
         let wanted = wanted_set(cam, self.body, &self.params);
         let plan = self.table.plan(&wanted);
-        for e in &plan.evictions {
-            self.inbox.remove(&e.tile);
-        }
-        for l in &plan.loads {
-            source.request(&[l.tile], l.priority as f32);
-        }
-        if self.wait_for_tiles && !plan.loads.is_empty() {
-            source.wait_idle();
-        }
-        for (id, tile) in source.collect() {
-            // Tiles evicted while in flight, or asked for by someone else, are dropped.
-            if self.table.state_of(id) == SlotState::Requested {
-                self.inbox.insert(id, tile);
+        let pending = self.pending_by_priority(&wanted);
+        if let Some(o) = &self.prefetch {
+            for &(p, id) in &pending {
+                o.request(&[id], p as f32);
             }
         }
-        let uploads = self.promote(&wanted, now_s);
+        let budget = if self.wait_for_tiles {
+            usize::MAX
+        } else {
+            self.fetch_per_frame
+        };
+        let mut uploads = Vec::new();
+        for &(_, id) in &pending {
+            if uploads.len() == budget {
+                break;
+            }
+            // Parents come first in this order; a parent left pending keeps its children so.
+            if id
+                .parent()
+                .is_some_and(|p| self.table.state_of(p) != SlotState::Resident)
+            {
+                continue;
+            }
+            let data = source.tile(id);
+            let slot = self
+                .table
+                .mark_resident(id, now_s)
+                .expect("requested, parent resident");
+            uploads.push(Upload {
+                tile: id,
+                slot,
+                page: self.table.slot(slot).page,
+                parent_slot: self.table.parent_slot(id),
+                data,
+            });
+        }
+        if let Some(o) = &self.prefetch {
+            drop(o.collect()); // the cache keeps what we fetch; the list would only grow
+        }
         let report = ResidencyReport {
             wanted: wanted.len(),
             resident: self.table.count(SlotState::Resident),
@@ -152,31 +182,22 @@ impl Residency {
         }
     }
 
-    /// Landed payloads whose parent is resident become resident, in the current priority
-    /// order (wanted tiles first; a tile no longer wanted after, coarsest first). A parent
-    /// ranks before its children in that order, so one pass promotes whole chains.
-    fn promote(&mut self, wanted: &WantedSet, now_s: f64) -> Vec<Upload> {
+    /// Requested slots in the current priority order: wanted tiles by priority (parents rank
+    /// at least as high as their children and win ties by id), then tiles no longer wanted
+    /// but not yet evicted, coarsest first.
+    fn pending_by_priority(&self, wanted: &WantedSet) -> Vec<(f64, TileId)> {
         let mut order: Vec<(f64, TileId)> = self
-            .inbox
-            .keys()
-            .map(|&id| (wanted.get(id).map_or(f64::NEG_INFINITY, |w| w.priority), id))
+            .table
+            .entries()
+            .into_iter()
+            .filter(|e| e.state == SlotState::Requested)
+            .map(|e| {
+                let p = wanted.get(e.tile).map_or(f64::NEG_INFINITY, |w| w.priority);
+                (p, e.tile)
+            })
             .collect();
         order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        let mut uploads = Vec::new();
-        for (_, id) in order {
-            let Ok(slot) = self.table.mark_resident(id, now_s) else {
-                continue; // parent not resident yet: stays in the inbox
-            };
-            let data = self.inbox.remove(&id).expect("listed from the inbox");
-            uploads.push(Upload {
-                tile: id,
-                slot,
-                page: self.table.slot(slot).page,
-                parent_slot: self.table.parent_slot(id),
-                data,
-            });
-        }
-        uploads
+        order
     }
 }
 
@@ -185,33 +206,29 @@ mod tests {
     use super::*;
     use parking_lot::Mutex;
 
-    /// Hands back requested tiles (empty payloads), at most `per_collect` per call, newest
-    /// first — the opposite of priority order — so ordering is the residency's doing.
+    /// Empty payloads; counts fetches.
     struct Fake {
-        queue: Mutex<Vec<TileId>>,
-        per_collect: usize,
+        fetched: Mutex<Vec<TileId>>,
     }
     impl TileSource for Fake {
-        fn request(&self, ids: &[TileId], _priority: f32) {
-            self.queue.lock().extend_from_slice(ids);
+        fn body(&self) -> Body {
+            Body::EARTH
         }
-        fn collect(&self) -> Vec<(TileId, Arc<Tile>)> {
-            let mut q = self.queue.lock();
-            let n = q.len().min(self.per_collect);
-            let start = q.len() - n;
-            q.drain(start..)
-                .rev()
-                .map(|id| (id, Arc::new(Tile::empty(id))))
-                .collect()
+        fn finest_level(&self) -> u8 {
+            12
         }
-        fn wait_idle(&self) {}
+        fn tile(&self, id: TileId) -> Arc<Tile> {
+            self.fetched.lock().push(id);
+            Arc::new(Tile::empty(id))
+        }
+        fn max_relief(&self) -> f64 {
+            9_000.0
+        }
     }
 
-    fn params() -> WantedParams {
-        WantedParams {
-            slots: 64,
-            finest_level: 12,
-            ..WantedParams::default()
+    fn fake() -> Fake {
+        Fake {
+            fetched: Mutex::new(vec![]),
         }
     }
 
@@ -228,16 +245,22 @@ mod tests {
         )
     }
 
+    fn priorities(f: &FrameResidency) -> Vec<f64> {
+        f.uploads
+            .iter()
+            .map(|u| f.wanted.get(u.tile).expect("wanted").priority)
+            .collect()
+    }
+
     #[test]
     fn synchronous_frames_have_their_tiles() {
-        let src = Fake {
-            queue: Mutex::new(vec![]),
-            per_collect: usize::MAX,
-        };
-        let mut r = Residency::new(Body::EARTH, params(), true);
+        let src = fake();
+        let mut r = TileStream::for_source(&src, 64, true);
+        assert_eq!(r.params.finest_level, 12);
+        assert_eq!(r.params.heights.max_m, 9_000.0);
         let f = r.update(&cam(50_000.0, 0.0), 0.0, &src);
         let rep = f.report;
-        assert!(rep.wanted > 0 && rep.wanted <= 48, "{rep:?}");
+        assert!(rep.wanted > 6 && rep.wanted <= 48, "{rep:?}");
         assert_eq!((rep.resident, rep.pending, rep.missing), (rep.wanted, 0, 0));
         assert_eq!(rep.loaded_this_frame, rep.wanted);
         for u in &f.uploads {
@@ -249,12 +272,7 @@ mod tests {
             assert_eq!(r.table().slot(u.slot).page, u.page);
         }
         // Uploads come in priority order.
-        let pr: Vec<f64> = f
-            .uploads
-            .iter()
-            .map(|u| f.wanted.get(u.tile).expect("wanted").priority)
-            .collect();
-        assert!(pr.windows(2).all(|w| w[0] >= w[1]));
+        assert!(priorities(&f).windows(2).all(|w| w[0] >= w[1]));
         // The same view again: nothing to do.
         let g = r.update(&cam(50_000.0, 0.0), 1.0, &src);
         assert_eq!((g.report.loaded_this_frame, g.report.evicted), (0, 0));
@@ -264,32 +282,23 @@ mod tests {
         assert_eq!((h.report.pending, h.report.missing), (0, 0));
         assert_eq!(h.report.resident, r.resident().len());
         r.table().validate().expect("invariants");
-        for t in r.resident() {
-            assert!(t.arrival_s <= 2.0);
-        }
+        // Each payload was fetched once per load.
+        let loads = f.uploads.len() + h.uploads.len();
+        assert_eq!(src.fetched.lock().len(), loads);
     }
 
     #[test]
-    fn background_arrivals_promote_parents_first_in_priority_order() {
-        let src = Fake {
-            queue: Mutex::new(vec![]),
-            per_collect: 5,
-        };
-        let mut r = Residency::new(Body::EARTH, params(), false);
+    fn frames_that_do_not_wait_fetch_a_budget_parents_first_by_priority() {
+        let src = fake();
+        let mut r = TileStream::for_source(&src, 64, false);
+        r.fetch_per_frame = 5;
         let c = cam(20_000.0, 90.0);
         let mut frames = 0;
         loop {
             let f = r.update(&c, frames as f64 * 0.016, &src);
             r.table().validate().expect("invariants");
-            let pr: Vec<f64> = f
-                .uploads
-                .iter()
-                .map(|u| f.wanted.get(u.tile).expect("wanted").priority)
-                .collect();
-            assert!(
-                pr.windows(2).all(|w| w[0] >= w[1]),
-                "handed back by priority"
-            );
+            assert!(f.uploads.len() <= 5);
+            assert!(priorities(&f).windows(2).all(|w| w[0] >= w[1]));
             frames += 1;
             if f.report.pending == 0 && f.report.missing == 0 && f.report.loaded_this_frame == 0 {
                 assert_eq!(f.report.resident, f.report.wanted);

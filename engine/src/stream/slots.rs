@@ -76,7 +76,7 @@ pub struct Plan {
 
 /// One occupied slot as the GPU side sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ResidentTile {
+pub struct SlotEntry {
     pub tile: TileId,
     pub slot: u32,
     pub page: u32,
@@ -165,13 +165,13 @@ impl SlotTable {
     }
 
     /// Every occupied slot, in slot order.
-    pub fn entries(&self) -> Vec<ResidentTile> {
-        let mut out: Vec<ResidentTile> = self
+    pub fn entries(&self) -> Vec<SlotEntry> {
+        let mut out: Vec<SlotEntry> = self
             .map
             .iter()
             .map(|(&tile, &slot)| {
                 let s = &self.slots[slot as usize];
-                ResidentTile {
+                SlotEntry {
                     tile,
                     slot,
                     page: s.page,
@@ -186,7 +186,7 @@ impl SlotTable {
     }
 
     /// The resident slots, in slot order.
-    pub fn resident(&self) -> Vec<ResidentTile> {
+    pub fn resident(&self) -> Vec<SlotEntry> {
         let mut e = self.entries();
         e.retain(|e| e.state == SlotState::Resident);
         e

@@ -5,6 +5,9 @@
 //! is below its target level and the finest allowed level. Level by level, so when the cap
 //! (700 tiles, and 75 % of the slots, ancestors included) is reached it trims the finest level
 //! — the highest-priority tiles of that level are kept, the rest are served by their parents.
+//!
+//! The six L0 tiles are always in the set, culled or not (culled ones unrefined): every lookup
+//! on the GPU (and the CPU ground query) ends at a resident root, for six slots.
 
 use super::cull::{horizon_culled, Frustum, HeightRange, TileVolume};
 use crate::cbt::camera::ViewCamera;
@@ -200,16 +203,22 @@ pub fn wanted_set_with(
     let mut frontier: Vec<TileId> = Face::ALL.iter().map(|&f| TileId::new(0, f, 0, 0)).collect();
     while !frontier.is_empty() {
         // Measure this level's visible candidates, most urgent first.
-        let mut level: Vec<(TileId, TileMetrics)> = Vec::with_capacity(frontier.len());
+        // (A culled root is still emitted, unrefined: the six L0 tiles are pinned.)
+        let mut level: Vec<(TileId, TileMetrics, bool)> = Vec::with_capacity(frontier.len());
         for id in frontier.drain(..) {
             let vol = TileVolume::new(id, body.radius, heights(id));
-            if horizon_culled(&vol, cam.eye, body.radius) {
+            let culled = if horizon_culled(&vol, cam.eye, body.radius) {
                 set.culled_horizon += 1;
+                true
             } else if frustum.culls(&vol) {
                 set.culled_frustum += 1;
+                true
             } else {
+                false
+            };
+            if !culled || id.level == 0 {
                 let m = TileMetrics::new(&vol, id.level, cam, body, params.finest_level);
-                level.push((id, m));
+                level.push((id, m, culled));
             }
         }
         level.sort_by(|a, b| {
@@ -217,13 +226,15 @@ pub fn wanted_set_with(
                 .total_cmp(&a.1.priority())
                 .then(a.0.cmp(&b.0))
         });
-        let room = limit - set.tiles.len();
+        let room = limit
+            .saturating_sub(set.tiles.len())
+            .max(if set.tiles.is_empty() { 6 } else { 0 });
         if level.len() > room {
             set.trimmed += level.len() - room;
             level.truncate(room);
         }
-        for (id, m) in level {
-            let refine = id.level < m.target_level && id.level < params.finest_level;
+        for (id, m, culled) in level {
+            let refine = !culled && id.level < m.target_level && id.level < params.finest_level;
             if refine {
                 frontier.extend(id.children());
             }
