@@ -159,3 +159,66 @@ fn bad_input_says_what_is_wrong() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Flying forward and down into Everest's slopes: the CPU ground query keeps the eye above
+/// the ground the tiles hold (checked against `planetfall height`, the same query).
+#[test]
+fn flight_stays_above_the_ground() {
+    let x = Xvfb::start();
+    let dir = scratch("ground");
+    let data = dir.join("data");
+    let script = write(&dir, "down.txt", "speed 30\nfly 1 0 -1 90\nprint\n");
+    let mut c = x.command(&[
+        "view",
+        "--bookmark",
+        "everest",
+        "--agl",
+        "3",
+        "--pitch",
+        "-20",
+        "--width",
+        "96",
+        "--height",
+        "64",
+        "--data",
+    ]);
+    c.arg(&data)
+        .arg("--script")
+        .arg(&script)
+        .current_dir(root());
+    let out = ok(c);
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("planetfall render"))
+        .expect("print line");
+    let arg = |k: &str| -> String {
+        line.split_whitespace()
+            .skip_while(|w| *w != k)
+            .nth(1)
+            .expect(k)
+            .to_string()
+    };
+    let (lat, lon, alt): (String, String, f64) =
+        (arg("--lat"), arg("--lon"), arg("--alt").parse().unwrap());
+    let mut h = std::process::Command::new(BIN);
+    h.args(["height", "--lat", &lat, "--lon", &lon, "--data"])
+        .arg(&data);
+    let hout = ok(h);
+    let ground: f64 = hout
+        .split(": ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|v| v.parse().ok())
+        .expect("height prints metres");
+    assert!(ground > 4000.0, "Everest's slopes: {hout}");
+    assert!(
+        alt >= ground + 1.0,
+        "eye {alt} m vs ground {ground} m at {lat},{lon}:\n{out}"
+    );
+    assert!(lat != "27.880000", "the camera moved");
+    assert!(
+        alt <= ground + 40.0,
+        "the eye should have come down close to the ground: {alt} vs {ground}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

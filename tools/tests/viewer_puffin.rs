@@ -37,7 +37,7 @@ fn puffin_client_sees_every_node_on_cpu_and_gpu() {
         &addr,
     ]);
     c.arg("--script").arg(&script).current_dir(root());
-    let mut child = c
+    let child = c
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()

@@ -5,6 +5,7 @@
 //! |---|---|
 //! | `frames N` | present N frames (with a fixed 1/60 s step, so runs are reproducible) |
 //! | `fly F R U N` | hold the flight controls (forward, right, up in −1..1) for N frames |
+//! | `speed X` | set the speed factor (as the scroll wheel does; 1 = height above ground per second) |
 //! | `resize W H` | ask the window for a new inner size, then wait for the new swapchain |
 //! | `bookmark NAME` | jump to a bookmark |
 //! | `debug VIEW` | request a debug view (shaded, levels, slots, wireframe, normals) |
@@ -34,6 +35,7 @@ pub enum Command {
         up: f64,
         frames: u32,
     },
+    Speed(f64),
     Resize(u32, u32),
     Bookmark(String),
     Debug(DebugView),
@@ -93,6 +95,13 @@ pub fn parse(text: &str, file: &Path) -> Result<Vec<Command>> {
                 want(4)?;
                 Command::Fly { forward: num(1)?, right: num(2)?, up: num(3)?, frames: int(4, 1, 100_000)? as u32 }
             }
+            "speed" => {
+                want(1)?;
+                match t[1].parse::<f64>() {
+                    Ok(v) if (1e-3..=1e3).contains(&v) => Command::Speed(v),
+                    _ => bail!("{}: `speed` wants a factor in [0.001, 1000]", at()),
+                }
+            }
             "resize" => {
                 want(2)?;
                 Command::Resize(int(1, 1, 16384)? as u32, int(2, 1, 16384)? as u32)
@@ -118,7 +127,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Vec<Command>> {
                 Command::Sleep(int(1, 0, 600_000)?)
             }
             "exit" => Command::Exit,
-            other => bail!("{}: unknown command {other:?} (frames, fly, resize, bookmark, debug, help, screenshot, capture, print, sleep, exit)", at()),
+            other => bail!("{}: unknown command {other:?} (frames, fly, speed, resize, bookmark, debug, help, screenshot, capture, print, sleep, exit)", at()),
         };
         out.push(cmd);
     }

@@ -241,6 +241,7 @@ impl Viewer {
                     self.say(format!("debug view: {}", d.name()));
                 }
                 Command::Help => self.show_help = !self.show_help,
+                Command::Speed(f) => self.flight.speed_factor = f,
                 Command::Screenshot(p) => self.screenshot_next = Some(p),
                 Command::Capture => self.capture_next = true,
                 Command::Print => self.print_render_line(),
