@@ -6,7 +6,9 @@
 //! - [`stages`]: EVAL, DECIDE, RESOLVE, RESERVE, NEIGHBOURS, COMMIT, FINISH as per-entry
 //!   kernels; [`sumtree`] is REDUCE.
 //! - [`update`]: the driver (shuffled thread order); [`validate`]: the mesh validator.
-//! - [`criterion`], [`params`], [`camera`], [`surface`]: what the kernels measure against.
+//! - [`criterion`], [`params`], [`camera`], [`surface`]: what the kernels measure against;
+//!   [`tiles`]: the tile surface (the GPU's, in f64) as a [`Surface`].
+//! - [`gpu`]: the same update as frame-graph nodes (`shaders/cbt/*.comp`).
 //!
 //! Data layout, stage reads/writes, neighbour rules, allocation: `docs/cbt.md`.
 
@@ -14,12 +16,14 @@ pub mod base;
 pub mod bisector;
 pub mod camera;
 pub mod criterion;
+pub mod gpu;
 pub mod leb;
 pub mod params;
 pub mod pool;
 pub mod stages;
 pub mod sumtree;
 pub mod surface;
+pub mod tiles;
 pub mod update;
 pub mod validate;
 

@@ -39,45 +39,71 @@ pub struct Pool {
     pub control: Control,
 }
 
+/// The 12 roots as they sit in entries 0..12 of a fresh pool (root r in entry r).
+pub fn root_entries() -> [Bisector; ROOT_COUNT as usize] {
+    let nbs = root_neighbours();
+    std::array::from_fn(|r| {
+        let path = root_path(r as u32);
+        Bisector {
+            path,
+            depth: leb::depth(path),
+            corners: leb::pack(root_corners(r as u32)),
+            neighbours: nbs[r],
+            flags: FLAG_DIRTY,
+            ..Bisector::default()
+        }
+    })
+}
+
+/// Free bits and free sum tree of a fresh pool (everything free but the roots).
+pub fn initial_free(capacity: u32) -> (Vec<u64>, SumTree) {
+    let words = bit_words(capacity);
+    let mut free_bits = vec![u64::MAX; words];
+    for r in 0..ROOT_COUNT {
+        set_bit(&mut free_bits, r, false);
+    }
+    let mut free_tree = SumTree::new(words);
+    free_tree.build(&free_bits, words);
+    (free_bits, free_tree)
+}
+
+/// The control block of a fresh pool.
+pub fn initial_control(capacity: u32, free_count: u32) -> Control {
+    Control {
+        capacity,
+        high_water: ROOT_COUNT,
+        free_count,
+        entry_sweep: DispatchArgs::covering(ROOT_COUNT),
+        commit_sweep: DispatchArgs::covering(ROOT_COUNT),
+        word_sweep: DispatchArgs::covering(1),
+        ..Control::default()
+    }
+}
+
+/// Checks a capacity: a multiple of 64 (whole bit words), at least 64, at most 2³¹.
+pub fn check_capacity(capacity: u32) -> Result<(), CbtError> {
+    if capacity & 63 != 0 {
+        return Err(CbtError::CapacityNotWordMultiple(capacity));
+    }
+    if capacity < 64 {
+        return Err(CbtError::CapacityTooSmall(capacity));
+    }
+    if capacity > 1 << 31 {
+        return Err(CbtError::CapacityTooLarge(capacity));
+    }
+    Ok(())
+}
+
 impl Pool {
     /// A pool holding the 12 roots in entries 0..12 (root r in entry r, forever: the even
     /// child keeps its parent's slot, so a root's slot always holds its leftmost descendant).
     pub fn new(capacity: u32) -> Result<Pool, CbtError> {
-        if capacity & 63 != 0 {
-            return Err(CbtError::CapacityNotWordMultiple(capacity));
-        }
-        if capacity < 64 {
-            return Err(CbtError::CapacityTooSmall(capacity));
-        }
-        if capacity > 1 << 31 {
-            return Err(CbtError::CapacityTooLarge(capacity));
-        }
+        check_capacity(capacity)?;
         let words = bit_words(capacity);
         let mut entries = vec![Bisector::default(); capacity as usize];
-        let nbs = root_neighbours();
-        for r in 0..ROOT_COUNT {
-            let e = &mut entries[r as usize];
-            e.path = root_path(r);
-            e.depth = leb::depth(e.path);
-            e.corners = leb::pack(root_corners(r));
-            e.neighbours = nbs[r as usize];
-            e.flags = FLAG_DIRTY;
-        }
-        let mut free_bits = vec![u64::MAX; words];
-        for r in 0..ROOT_COUNT {
-            set_bit(&mut free_bits, r, false);
-        }
-        let mut free_tree = SumTree::new(words);
-        free_tree.build(&free_bits, words);
-        let control = Control {
-            capacity,
-            high_water: ROOT_COUNT,
-            free_count: free_tree.total(),
-            entry_sweep: DispatchArgs::covering(ROOT_COUNT),
-            commit_sweep: DispatchArgs::covering(ROOT_COUNT),
-            word_sweep: DispatchArgs::covering(1),
-            ..Control::default()
-        };
+        entries[..ROOT_COUNT as usize].copy_from_slice(&root_entries());
+        let (free_bits, free_tree) = initial_free(capacity);
+        let control = initial_control(capacity, free_tree.total());
         Ok(Pool {
             entries,
             free_bits,

@@ -80,10 +80,7 @@ pub fn update_frame<S: Surface + ?Sized>(
         seed = seed.wrapping_add(1);
         shuffled(n, seed)
     };
-    // cbt.frame.args: iteration 0 always runs, over the whole allocated prefix.
-    pool.control.stats = [IterationStats::default(); MAX_ITERATIONS];
-    pool.control.entry_sweep = DispatchArgs::covering(pool.control.high_water);
-    pool.control.pending = 1;
+    frame_args(pool);
     let mut iterations = 0;
     for it in 0..params.max_iterations.min(MAX_ITERATIONS) {
         pool.control.iteration = it as u32;
@@ -106,6 +103,19 @@ pub fn update_frame<S: Surface + ?Sized>(
         drawn: c.draw.vertex_count / 3,
         high_water: c.high_water,
     }
+}
+
+/// `cbt.frame.args` (one thread): iteration 0 always runs, over the whole allocated prefix;
+/// the frame's counters start from zero (FINISH accumulates leaves, culled, offscreen and the
+/// draw's vertex count into them).
+pub fn frame_args(pool: &mut Pool) {
+    let c = &mut pool.control;
+    c.stats = [IterationStats::default(); MAX_ITERATIONS];
+    c.entry_sweep = DispatchArgs::covering(c.high_water);
+    c.pending = 1;
+    c.iteration = 0;
+    (c.leaves, c.culled, c.offscreen) = (0, 0, 0);
+    c.draw.vertex_count = 0;
 }
 
 fn run_iteration<S: Surface + ?Sized>(
@@ -247,8 +257,13 @@ pub fn run_topology(pool: &mut Pool, it: usize, order: &mut impl FnMut(u32) -> V
     c.stats[it].high_water = c.high_water;
     c.pending = (c.stats[it].splits + c.stats[it].merges > 0) as u32;
     // Next iteration's sweeps; a quiet iteration zeroes them (the GPU records all
-    // iterations, the dispatches of the ones after a quiet one are empty).
+    // iterations, the dispatches of the ones after a quiet one are empty, and its
+    // one-thread argument steps see `pending == 0` and write nothing).
     c.entry_sweep = DispatchArgs::covering(c.high_water * c.pending);
+    if c.pending == 0 {
+        c.commit_sweep = DispatchArgs::covering(0);
+        c.word_sweep = DispatchArgs::covering(0);
+    }
 }
 
 fn run_finish<S: Surface + ?Sized>(
@@ -258,11 +273,8 @@ fn run_finish<S: Surface + ?Sized>(
     order: &mut impl FnMut(u32) -> Vec<u32>,
 ) {
     let hw = pool.control.high_water;
-    let c = &mut pool.control;
-    (c.leaves, c.culled, c.offscreen) = (0, 0, 0);
-    let mut drawn = 0;
 
-    // cbt.finish
+    // cbt.finish (counters were zeroed by cbt.frame.args)
     for i in order(hw) {
         if !pool.is_live(i) {
             continue;
@@ -280,7 +292,7 @@ fn run_finish<S: Surface + ?Sized>(
         c.leaves += 1;
         c.culled += out.culled as u32;
         c.offscreen += out.offscreen as u32;
-        drawn += out.draw as u32;
+        c.draw.vertex_count += 3 * out.draw as u32;
     }
 
     // cbt.finish.reduce
@@ -296,7 +308,7 @@ fn run_finish<S: Surface + ?Sized>(
 
     // cbt.finish.args
     pool.control.draw = DrawArgs {
-        vertex_count: 3 * drawn,
+        vertex_count: pool.control.draw.vertex_count,
         instance_count: 1,
         first_vertex: 0,
         first_instance: 0,

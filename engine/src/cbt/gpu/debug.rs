@@ -1,0 +1,54 @@
+//! `raster.cbt_debug`: the drawn leaves as they are (chords between the evaluated corners),
+//! flat-coloured by LEB depth, optionally with their edges darkened (wireframe). Reads the draw
+//! list and the indirect draw that `cbt.finish` wrote; depth-tested (reverse-Z).
+
+use super::nodes::CbtHandles;
+use crate::gpu::tiles::TileBindings;
+use ash::vk;
+use framegraph::{Graph, ImageDesc, ImageRef, LoadOp, RasterState};
+
+/// How the debug raster draws the mesh.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DebugMode {
+    /// Flat colour by depth.
+    #[default]
+    Flat = 0,
+    /// Flat colour by depth with dark edges.
+    Wireframe = 1,
+}
+
+/// Background of the debug image (sky and space): dark blue-grey.
+pub const BACKGROUND: [f32; 4] = [0.03, 0.04, 0.07, 1.0];
+
+/// Draw the mesh into `target` (cleared to [`BACKGROUND`]), `extent` px.
+pub fn declare_debug_raster(
+    g: &mut Graph<'_>,
+    h: &CbtHandles,
+    t: &TileBindings,
+    target: &mut ImageRef,
+    extent: [u32; 2],
+    mode: DebugMode,
+) {
+    let mut depth = g.create_image(
+        "raster.cbt_debug.depth",
+        ImageDesc::d2(extent[0], extent[1], vk::Format::D32_SFLOAT),
+    );
+    let state = RasterState {
+        depth_test: true,
+        depth_write: true,
+        ..RasterState::default()
+    };
+    g.raster(
+        "raster.cbt_debug",
+        &shaders::RASTER_CBT_DEBUG_VERT,
+        &shaders::RASTER_CBT_DEBUG_FRAG,
+    )
+    .read("pool", h.pool)
+    .read("draw_list", h.draw_list)
+    .read("frame", t.frame)
+    .push(&(mode as u32))
+    .state(state)
+    .color(target, LoadOp::Clear(BACKGROUND))
+    .depth(&mut depth, LoadOp::Clear([0.0; 4]))
+    .draw_indirect(h.control, CbtHandles::DRAW_ARGS_OFFSET, 1, 16);
+}

@@ -1,0 +1,177 @@
+//! The nodes of one CBT frame, in order (the host file reads like the pass list, docs/cbt.md §7):
+//!
+//! `cbt.frame.args`, then for each of the (up to 4) recorded iterations
+//! `cbt.eval` → `cbt.decide` → `cbt.resolve` → `cbt.reserve.reduce` ×P → `cbt.reserve` →
+//! `cbt.reserve.args` → `cbt.neighbours` → `cbt.commit` → `cbt.reduce` ×P → `cbt.args`,
+//! then `cbt.finish` → `cbt.finish.reduce` ×P → `cbt.finish.compact` → `cbt.finish.args`.
+//!
+//! Every sweep is an indirect dispatch whose arguments a one-thread `*.args` kernel wrote from
+//! the control block (whole 64-wide groups over the high-water mark; kernels guard their index).
+//! `cbt.args` zeroes the next iteration's arguments once an iteration neither splits nor merges,
+//! so a quiet frame runs one iteration's work and the count is decided on the GPU. P is the
+//! number of sum-tree passes the capacity needs (6 levels each: 1 up to 2¹⁸ entries, 3 at 2²²).
+
+use super::layout::{CbtPush, Sweeps};
+use crate::gpu::tiles::TileBindings;
+use framegraph::{BufferRef, Graph};
+
+/// This frame's handles of the pool buffers (newest versions after the nodes declared so far).
+#[derive(Clone, Copy, Debug)]
+pub struct CbtHandles {
+    pub pool: BufferRef,
+    pub control: BufferRef,
+    pub sweeps: BufferRef,
+    pub free_bits: BufferRef,
+    pub free_tree: BufferRef,
+    pub request_bits: BufferRef,
+    pub request_tree: BufferRef,
+    pub draw_bits: BufferRef,
+    pub draw_tree: BufferRef,
+    pub draw_list: BufferRef,
+}
+
+impl CbtHandles {
+    /// `VkDrawIndirectCommand` of the drawn leaves: `control` at this offset (3 vertices per
+    /// leaf; the vertex shader reads `draw_list` and the pool's positions).
+    pub const DRAW_ARGS_OFFSET: u64 = 36;
+}
+
+/// The whole update of one frame: `iterations` (1..=4) recorded iterations and FINISH.
+pub fn declare_update(g: &mut Graph<'_>, h: &mut CbtHandles, t: &TileBindings, push: CbtPush) {
+    frame_args(g, h, push);
+    for it in 0..push.iterations {
+        let p = push.at(it, 0);
+        eval(g, h, t, p);
+        decide(g, h, t, p);
+        topology(g, h, p);
+    }
+    finish(g, h, t, push.at(push.iterations.saturating_sub(1), 0));
+}
+
+/// `cbt.frame.args`.
+pub fn frame_args(g: &mut Graph<'_>, h: &mut CbtHandles, p: CbtPush) {
+    g.compute("cbt.frame.args", &shaders::CBT_FRAME_ARGS)
+        .write("control", &mut h.control)
+        .write("sweeps", &mut h.sweeps)
+        .push(&p)
+        .dispatch([1, 1, 1]);
+}
+
+/// `cbt.eval` over the live entries (all at iteration 0, dirty ones after).
+pub fn eval(g: &mut Graph<'_>, h: &mut CbtHandles, t: &TileBindings, p: CbtPush) {
+    surface(g.compute("cbt.eval", &shaders::CBT_EVAL), t)
+        .write("pool", &mut h.pool)
+        .write("control", &mut h.control)
+        .push(&p)
+        .dispatch_indirect(h.sweeps, Sweeps::ENTRY);
+}
+
+/// `cbt.decide`.
+pub fn decide(g: &mut Graph<'_>, h: &mut CbtHandles, t: &TileBindings, p: CbtPush) {
+    g.compute("cbt.decide", &shaders::CBT_DECIDE)
+        .read("frame", t.frame)
+        .write("pool", &mut h.pool)
+        .write("control", &mut h.control)
+        .push(&p)
+        .dispatch_indirect(h.sweeps, Sweeps::ENTRY);
+}
+
+/// Everything after the wishes: RESOLVE → RESERVE (with the request tree) → NEIGHBOURS →
+/// COMMIT → REDUCE (free tree) → the next iteration's arguments. Public so tests can drive the
+/// topology with their own wishes, as the model's `run_topology`.
+pub fn topology(g: &mut Graph<'_>, h: &mut CbtHandles, p: CbtPush) {
+    g.compute("cbt.resolve", &shaders::CBT_RESOLVE)
+        .write("pool", &mut h.pool)
+        .write("control", &mut h.control)
+        .write("request_bits", &mut h.request_bits)
+        .push(&p)
+        .dispatch_indirect(h.sweeps, Sweeps::ENTRY);
+    for pass in 0..p.reduce_passes() {
+        g.compute("cbt.reserve.reduce", &shaders::CBT_RESERVE_REDUCE)
+            .read("control", h.control)
+            .read("bits", h.request_bits)
+            .write("tree", &mut h.request_tree)
+            .push(&p.at(p.iteration, pass as u32))
+            .dispatch_indirect(h.sweeps, Sweeps::request(pass));
+    }
+    g.compute("cbt.reserve", &shaders::CBT_RESERVE)
+        .write("pool", &mut h.pool)
+        .write("control", &mut h.control)
+        .read("request_bits", h.request_bits)
+        .read("request_tree", h.request_tree)
+        .read("free_bits", h.free_bits)
+        .read("free_tree", h.free_tree)
+        .push(&p)
+        .dispatch_indirect(h.sweeps, Sweeps::ENTRY);
+    g.compute("cbt.reserve.args", &shaders::CBT_RESERVE_ARGS)
+        .write("control", &mut h.control)
+        .write("sweeps", &mut h.sweeps)
+        .push(&p)
+        .dispatch([1, 1, 1]);
+    g.compute("cbt.neighbours", &shaders::CBT_NEIGHBOURS)
+        .write("pool", &mut h.pool)
+        .push(&p)
+        .dispatch_indirect(h.sweeps, Sweeps::ENTRY);
+    g.compute("cbt.commit", &shaders::CBT_COMMIT)
+        .write("pool", &mut h.pool)
+        .write("control", &mut h.control)
+        .write("free_bits", &mut h.free_bits)
+        .write("request_bits", &mut h.request_bits)
+        .write("draw_bits", &mut h.draw_bits)
+        .push(&p)
+        .dispatch_indirect(h.sweeps, Sweeps::COMMIT);
+    for pass in 0..p.reduce_passes() {
+        g.compute("cbt.reduce", &shaders::CBT_REDUCE)
+            .read("control", h.control)
+            .read("bits", h.free_bits)
+            .write("tree", &mut h.free_tree)
+            .push(&p.at(p.iteration, pass as u32))
+            .dispatch_indirect(h.sweeps, Sweeps::free(pass));
+    }
+    g.compute("cbt.args", &shaders::CBT_ARGS)
+        .read("free_tree", h.free_tree)
+        .write("control", &mut h.control)
+        .write("sweeps", &mut h.sweeps)
+        .push(&p)
+        .dispatch([1, 1, 1]);
+}
+
+/// FINISH: evaluate what the last iteration changed, then compact the drawn leaves into the
+/// draw list and write the indirect draw.
+pub fn finish(g: &mut Graph<'_>, h: &mut CbtHandles, t: &TileBindings, p: CbtPush) {
+    surface(g.compute("cbt.finish", &shaders::CBT_FINISH), t)
+        .write("pool", &mut h.pool)
+        .write("control", &mut h.control)
+        .write("draw_bits", &mut h.draw_bits)
+        .push(&p)
+        .dispatch_indirect(h.sweeps, Sweeps::FINISH);
+    for pass in 0..p.reduce_passes() {
+        g.compute("cbt.finish.reduce", &shaders::CBT_FINISH_REDUCE)
+            .read("control", h.control)
+            .read("bits", h.draw_bits)
+            .write("tree", &mut h.draw_tree)
+            .push(&p.at(p.iteration, pass as u32))
+            .dispatch_indirect(h.sweeps, Sweeps::draw(pass));
+    }
+    g.compute("cbt.finish.compact", &shaders::CBT_FINISH_COMPACT)
+        .read("draw_bits", h.draw_bits)
+        .read("draw_tree", h.draw_tree)
+        .write("draw_list", &mut h.draw_list)
+        .push(&p)
+        .dispatch_indirect(h.sweeps, Sweeps::FINISH);
+    g.compute("cbt.finish.args", &shaders::CBT_FINISH_ARGS)
+        .write("control", &mut h.control)
+        .push(&p)
+        .dispatch([1, 1, 1]);
+}
+
+/// Binds the surface (frame constants and tiles, bindings 16–19) to a node.
+fn surface<'g, 'a>(
+    n: framegraph::graph::ComputeNode<'g, 'a>,
+    t: &TileBindings,
+) -> framegraph::graph::ComputeNode<'g, 'a> {
+    n.read("frame", t.frame)
+        .read("slots", t.slots)
+        .read("tile_lookup", t.lookup)
+        .read("tile_heights", t.heights)
+}

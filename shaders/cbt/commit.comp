@@ -1,0 +1,62 @@
+#version 460
+// cbt.commit: next becomes current; free, request and draw bits; the next high-water mark.
+// Indirect over sweeps.commit ([0, max(high_water, alloc_high)): new children included).
+// Kernel: engine/src/cbt/stages/commit.rs.
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+layout(local_size_x = 64) in;
+
+#define CBT_WRITES_POOL
+#define CBT_WRITES_CONTROL
+#define CBT_WRITES_FREE_BITS
+#define CBT_WRITES_REQUEST_BITS
+#define CBT_WRITES_DRAW_BITS
+#include "common/cbt_buffers.glsl"
+#include "common/cbt_leb.glsl"
+
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i >= pc.capacity) return;
+    uint64_t next = pool.b[i].next_path;
+    uint word = i >> 5, bit = 1u << (i & 31u);
+    uint zc[6] = uint[6](0u, 0u, 0u, 0u, 0u, 0u);
+    uint zn[3] = uint[3](0u, 0u, 0u);
+    if (next == 0ul) {
+        if (pool.b[i].path == 0ul) return; // free and nobody allocated it: nothing to write
+        // Freed (odd child of a merge): all-zero, so a later allocation starts clean.
+        pool.b[i].path = 0ul;
+        pool.b[i].corners = zc;
+        pool.b[i].neighbours = zn;
+        pool.b[i].next_corners = zc;
+        pool.b[i].next_neighbours = zn;
+        for (uint k = 0u; k < 9u; ++k) pool.b[i].positions[k] = 0.0;
+        pool.b[i].depth = 0u;
+        pool.b[i].flags = 0u;
+        pool.b[i].r_hyp = 0.0;
+        pool.b[i].r_leg = 0.0;
+        pool.b[i].wish = 0u;
+        pool.b[i].pushed = 0u;
+        pool.b[i].fate = 0u;
+        pool.b[i].child = 0u;
+        pool.b[i].reserved = 0u;
+        atomicOr(free_bits.w[word], bit);
+        atomicAnd(request_bits.w[word], ~bit);
+        atomicAnd(draw_bits.w[word], ~bit);
+        return;
+    }
+    bool changed = pool.b[i].path != next;
+    pool.b[i].path = next;
+    pool.b[i].corners = pool.b[i].next_corners;
+    pool.b[i].neighbours = pool.b[i].next_neighbours;
+    pool.b[i].depth = leb_depth(next);
+    if (changed) pool.b[i].flags = CBT_FLAG_DIRTY;
+    pool.b[i].next_path = 0ul;
+    pool.b[i].next_corners = zc;
+    pool.b[i].next_neighbours = zn;
+    pool.b[i].wish = 0u;
+    pool.b[i].pushed = 0u;
+    pool.b[i].fate = 0u;
+    pool.b[i].child = 0u;
+    atomicAnd(free_bits.w[word], ~bit);
+    atomicAnd(request_bits.w[word], ~bit);
+    atomicMax(control.c.next_high_water, i + 1u);
+}

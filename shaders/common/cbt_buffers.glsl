@@ -1,0 +1,119 @@
+// The CBT pool's buffers as every `cbt.*` kernel binds them, and the push constants they share.
+// Mirror of engine/src/cbt/gpu/layout.rs. A kernel names the buffers it uses before including:
+//   #define CBT_WRITES_<X> for those it writes, CBT_READS_<X> for those it only reads (readonly),
+//   X in POOL, CONTROL, SWEEPS, FREE_BITS, FREE_TREE, REQUEST_BITS, REQUEST_TREE, DRAW_BITS,
+//   DRAW_TREE, DRAW_LIST.
+// Only those are declared: glslc -O0 lists every declared global in the entry point's
+// interface, and the frame graph binds by instance name, requiring each declared binding to be
+// bound, `readonly` ones with `.read` and writable ones with `.write`. CBT_NO_PUSH leaves out the
+// push constants (raster stages with their own).
+//
+// Bit arrays are the model's u64 words stored as uint pairs, little-endian: bit i of the array
+// is bit (i & 31) of uint (i >> 5), and u64 word w is uint 2w (low) and 2w + 1 (high).
+#ifndef CBT_BUFFERS_GLSL
+#define CBT_BUFFERS_GLSL
+
+#include "common/bisector.glsl"
+
+// The dispatch arguments of every indirect sweep (VkDispatchIndirectCommand each), written only
+// by the one-thread cbt.*args kernels. `entry` and `commit` repeat the model's
+// control.entry_sweep / commit_sweep (a sweep must not read its arguments from a buffer it
+// writes, and the per-entry kernels update control's counters); the rest are GPU-only: the
+// passes of the three sum-tree builds and the end-of-frame sweep. Unused passes stay zero.
+// Mirror of `gpu::layout::Sweeps`.
+#define CBT_REDUCE_PASSES 4u
+#define CBT_REDUCE_SPAN 6u   // tree levels one 64-wide workgroup reduces in shared memory
+struct CbtSweeps {
+    uint entry[3];      // offset 0   per-entry sweeps: [0, high_water); zero after a quiet iteration
+    uint commit[3];     // offset 12  cbt.commit: [0, max(high_water, alloc_high))
+    uint request[12];   // offset 24  cbt.reserve.reduce pass p at 3p: words of [0, high_water)
+    uint free[12];      // offset 72  cbt.reduce: words of [0, max(high_water, alloc_high))
+    uint draw[12];      // offset 120 cbt.finish.reduce: words of [0, high_water)
+    uint finish[3];     // offset 168 cbt.finish, cbt.finish.compact: [0, high_water)
+    uint pad[3];        // offset 180
+};                      // 192 bytes
+
+#if defined(CBT_WRITES_POOL)
+layout(std430, set = 0, binding = 0) buffer PoolBlock { Bisector b[]; } pool;
+#elif defined(CBT_READS_POOL)
+layout(std430, set = 0, binding = 0) readonly buffer PoolBlock { Bisector b[]; } pool;
+#endif
+#if defined(CBT_WRITES_CONTROL)
+layout(std430, set = 0, binding = 1) buffer ControlBlock { CbtControl c; } control;
+#elif defined(CBT_READS_CONTROL)
+layout(std430, set = 0, binding = 1) readonly buffer ControlBlock { CbtControl c; } control;
+#endif
+#if defined(CBT_WRITES_SWEEPS)
+layout(std430, set = 0, binding = 2) buffer SweepsBlock { CbtSweeps s; } sweeps;
+#elif defined(CBT_READS_SWEEPS)
+layout(std430, set = 0, binding = 2) readonly buffer SweepsBlock { CbtSweeps s; } sweeps;
+#endif
+#if defined(CBT_WRITES_FREE_BITS)
+layout(std430, set = 0, binding = 3) buffer FreeBits { uint w[]; } free_bits;
+#elif defined(CBT_READS_FREE_BITS)
+layout(std430, set = 0, binding = 3) readonly buffer FreeBits { uint w[]; } free_bits;
+#endif
+#if defined(CBT_WRITES_FREE_TREE)
+layout(std430, set = 0, binding = 4) buffer FreeTree { uint n[]; } free_tree;
+#elif defined(CBT_READS_FREE_TREE)
+layout(std430, set = 0, binding = 4) readonly buffer FreeTree { uint n[]; } free_tree;
+#endif
+#if defined(CBT_WRITES_REQUEST_BITS)
+layout(std430, set = 0, binding = 5) buffer RequestBits { uint w[]; } request_bits;
+#elif defined(CBT_READS_REQUEST_BITS)
+layout(std430, set = 0, binding = 5) readonly buffer RequestBits { uint w[]; } request_bits;
+#endif
+#if defined(CBT_WRITES_REQUEST_TREE)
+layout(std430, set = 0, binding = 6) buffer RequestTree { uint n[]; } request_tree;
+#elif defined(CBT_READS_REQUEST_TREE)
+layout(std430, set = 0, binding = 6) readonly buffer RequestTree { uint n[]; } request_tree;
+#endif
+#if defined(CBT_WRITES_DRAW_BITS)
+layout(std430, set = 0, binding = 7) buffer DrawBits { uint w[]; } draw_bits;
+#elif defined(CBT_READS_DRAW_BITS)
+layout(std430, set = 0, binding = 7) readonly buffer DrawBits { uint w[]; } draw_bits;
+#endif
+#if defined(CBT_WRITES_DRAW_TREE)
+layout(std430, set = 0, binding = 8) buffer DrawTree { uint n[]; } draw_tree;
+#elif defined(CBT_READS_DRAW_TREE)
+layout(std430, set = 0, binding = 8) readonly buffer DrawTree { uint n[]; } draw_tree;
+#endif
+#if defined(CBT_WRITES_DRAW_LIST)
+layout(std430, set = 0, binding = 9) buffer DrawList { uint i[]; } draw_list;
+#elif defined(CBT_READS_DRAW_LIST)
+layout(std430, set = 0, binding = 9) readonly buffer DrawList { uint i[]; } draw_list;
+#endif
+
+// Push constants of every cbt.* node (80 bytes): the criterion parameters (engine
+// `CbtParams`, as f32) and where in the frame the node runs. Mirror of `gpu::layout::CbtPush`.
+#ifndef CBT_NO_PUSH
+layout(push_constant) uniform CbtPush {
+    float residual_px;
+    float edge_px_near;
+    float edge_px_far;
+    float edge_grow_start_m;
+    float edge_grow_end_m;
+    float merge_hysteresis;
+    float grazing_tighten;
+    float grazing_blend_start_m;
+    float grazing_blend_end_m;
+    float grazing_cos_start;
+    float grazing_cos_full;
+    float depth_cap_texel_fraction;
+    float frustum_inflate;
+    uint horizon_cull;      // 0 or 1
+    uint iteration;         // 0..iterations-1 (indexes control.stats)
+    uint iterations;        // iterations recorded this frame (1..4)
+    uint pass;              // reduction pass (0: popcount + the lowest CBT_REDUCE_SPAN levels)
+    uint tree_leaves;       // L: leaves of every sum tree (power of two >= capacity / 64)
+    uint tree_levels;       // log2(L)
+    uint capacity;          // pool entries (multiple of 64)
+} pc;
+
+uint stat_index(uint k) { return pc.iteration * 8u + k; }
+#endif
+
+// Whole groups of 64 covering n items (the model's DispatchArgs::covering).
+uint groups_covering(uint n) { return (n + CBT_WORKGROUP_SIZE - 1u) / CBT_WORKGROUP_SIZE; }
+
+#endif

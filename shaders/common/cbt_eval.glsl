@@ -1,0 +1,50 @@
+// EVAL of one entry: corner positions, midpoint residuals, flags (mirror of
+// engine/src/cbt/stages/eval.rs). Shared by cbt.eval and cbt.finish (entries created by the
+// last iteration). Needs the pool writable and the surface bindings 16–19.
+#ifndef CBT_EVAL_GLSL
+#define CBT_EVAL_GLSL
+
+#include "common/surface.glsl"
+#include "common/cbt_criterion.glsl"
+#include "common/cbt_pool.glsl"
+
+void eval_entry(uint i) {
+    uint face = leb_face(pool.b[i].path);
+    uint c[6] = pool.b[i].corners;
+    uvec2 v[3] = uvec2[3](corner(c, 0u), corner(c, 1u), corner(c, 2u));
+    // Six surface evaluations: three corners (cube-edge corners are named on the lowest face
+    // inside surface_at_fixed, so shared corners are bit-identical), three edge midpoints.
+    SurfacePoint s[3] = SurfacePoint[3](surface_at_fixed(face, v[0]), surface_at_fixed(face, v[1]), surface_at_fixed(face, v[2]));
+    vec3 p[3] = vec3[3](s[0].pos, s[1].pos, s[2].pos);
+    float r_hyp = residual_px(surface_at_fixed(face, midpoint_floor(v[0], v[2])).pos, p[0], p[2]);
+    float r_leg0 = residual_px(surface_at_fixed(face, midpoint_floor(v[0], v[1])).pos, p[0], p[1]);
+    float r_leg1 = residual_px(surface_at_fixed(face, midpoint_floor(v[1], v[2])).pos, p[1], p[2]);
+
+    bool culled = pc.horizon_cull != 0u && horizon_culled(p);
+    bool off = offscreen(p);
+    // Depth cap: the children's legs (half this hypotenuse) stay >= a quarter of the finest
+    // resident texel at the nearest corner (the first of equals, as the model's min_by).
+    float len[3] = float[3](length(p[0]), length(p[1]), length(p[2]));
+    uint near = 0u;
+    if (len[1] < len[near]) near = 1u;
+    if (len[2] < len[near]) near = 2u;
+    float texel = slots.s[s[near].slot].texel_m;
+    float child_leg = 0.5 * length(p[2] - p[0]);
+    bool capped = pool.b[i].depth >= CBT_MAX_DEPTH || !midpoint_exact(v[0], v[2]) || child_leg < pc.depth_cap_texel_fraction * texel;
+
+    uint flags = 0u;
+    if (culled) flags |= CBT_FLAG_CULLED;
+    if (off) flags |= CBT_FLAG_OFFSCREEN;
+    if (capped) flags |= CBT_FLAG_CAPPED;
+    if (!culled && !off) flags |= CBT_FLAG_DRAW;
+    for (uint k = 0u; k < 3u; ++k) {
+        pool.b[i].positions[3u * k] = p[k].x;
+        pool.b[i].positions[3u * k + 1u] = p[k].y;
+        pool.b[i].positions[3u * k + 2u] = p[k].z;
+    }
+    pool.b[i].r_hyp = r_hyp;
+    pool.b[i].r_leg = max(r_leg0, r_leg1);
+    pool.b[i].flags = flags;
+}
+
+#endif

@@ -1,0 +1,124 @@
+//! GPU = model, bit for bit, for everything after the wishes: RESOLVE, the request tree,
+//! RESERVE, NEIGHBOURS, COMMIT, the free tree and the argument kernels, under wishes chosen by a
+//! hash (splits, merges, keeps; phases that fill the pool until it saturates and drain it
+//! again). After every round the whole read-back pool — entries, bits, sum trees, draw list,
+//! control block — equals the model's, and the validator passes.
+
+mod cbt_gpu_common;
+use cbt_gpu_common::*;
+use engine::cbt::bisector::{Control, WISH_KEEP, WISH_MERGE, WISH_SPLIT};
+use engine::cbt::gpu::layout::{CbtPush, Sweeps};
+use engine::cbt::gpu::readback::{self, Readback};
+use engine::cbt::gpu::{nodes, CbtGpu};
+use engine::cbt::stages::decide::twin_chain;
+use engine::cbt::update::{frame_args, run_topology, shuffled};
+use engine::cbt::{CbtParams, Pool};
+use framegraph::{BufferDesc, Graph};
+use planetfall_tests::Gpu;
+
+fn mix64(x: u64) -> u64 {
+    let mut z = x.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z ^ (z >> 31)
+}
+
+/// The model's side of one forced round (test.cbt_forced_wish's hash).
+fn cpu_round(pool: &mut Pool, round: u32, split_pct: u64, merge_pct: u64) {
+    frame_args(pool);
+    let wish = |path: u64| match mix64(path ^ ((round as u64) << 58) ^ 0x5eed) % 100 {
+        x if x < split_pct => WISH_SPLIT,
+        x if x < split_pct + merge_pct => WISH_MERGE,
+        _ => WISH_KEEP,
+    };
+    let mut pushes = Vec::new();
+    for i in 0..pool.control.high_water {
+        if !pool.is_live(i) {
+            continue;
+        }
+        let w = wish(pool.entries[i as usize].path);
+        pool.entries[i as usize].wish = w;
+        if w == WISH_SPLIT {
+            pushes.clear();
+            twin_chain(pool, &pool.entries[i as usize], &mut pushes);
+            for &t in &pushes {
+                pool.entries[t as usize].pushed |= 1;
+            }
+        }
+    }
+    let mut seed = round as u64 * 7919;
+    run_topology(pool, 0, &mut |n| {
+        seed += 1;
+        shuffled(n, seed)
+    });
+}
+
+#[test]
+fn topology_stages_equal_the_model_bit_for_bit() {
+    const CAPACITY: u32 = 1024;
+    const ROUNDS: u32 = 120;
+    let mut gpu = Gpu::new();
+    let params = CbtParams::default();
+    let mut cbt = CbtGpu::new(&gpu.ctx, Some(CAPACITY), params).expect("pool");
+    let mut cpu = Pool::new(CAPACITY).expect("pool");
+    let push = CbtPush::new(&params, CAPACITY, 1);
+    let (mut splits, mut merges, mut saturated, mut most) = (0, 0, 0, 0);
+    for round in 0..ROUNDS {
+        // Phases of growth and shrinkage so the pool fills, saturates and empties.
+        let split_pct = if (round / 20) % 2 == 0 { 45 } else { 10 };
+        cpu_round(&mut cpu, round, split_pct, 45);
+
+        let mut g = Graph::new();
+        let mut h = cbt.import(&mut g);
+        let mut forced = g.create_buffer("test.forced", BufferDesc::gpu(16));
+        g.transfer("test.forced.upload").update(
+            &mut forced,
+            0,
+            bytemuck::cast_slice(&[round, split_pct as u32, 45, 0]),
+        );
+        nodes::frame_args(&mut g, &mut h, push);
+        g.compute("test.cbt_forced_wish", &shaders::TEST_CBT_FORCED_WISH)
+            .read("forced", forced)
+            .write("pool", &mut h.pool)
+            .push(&push)
+            .dispatch_indirect(h.sweeps, Sweeps::ENTRY);
+        nodes::topology(&mut g, &mut h, push);
+        readback::declare_readback(&mut g, &h, Readback::Pool);
+        let out = gpu
+            .exec
+            .run(
+                &gpu.ctx,
+                g.compile(gpu.ctx.queue_setup()).expect("compiles"),
+            )
+            .expect("runs");
+        let gp = readback::pool(&out).expect("readback");
+        assert_same_pool(&gp, &cpu, &format!("round {round}"));
+        most = most.max(conforming(&gp, &format!("round {round}")).leaves);
+        let s = &gp.control.stats[0];
+        (splits, merges, saturated) = (
+            splits + s.splits,
+            merges + s.merges,
+            saturated + s.saturated,
+        );
+        // The sweeps the GPU dispatched follow the marks it kept.
+        let sw = readback::sweeps(&out).expect("sweeps");
+        let c: &Control = &gp.control;
+        assert_eq!(sw.entry, c.entry_sweep, "round {round}: entry sweep");
+        assert_eq!(
+            sw.request[0].x,
+            if c.pending == 1 {
+                c.high_water.div_ceil(64).div_ceil(64)
+            } else {
+                0
+            }
+        );
+    }
+    println!("{ROUNDS} rounds, capacity {CAPACITY}: {splits} splits, {merges} merges, {saturated} refused, at most {most} leaves");
+    assert!(
+        splits > 1000 && merges > 500,
+        "{splits} splits, {merges} merges"
+    );
+    assert!(saturated > 0, "the pool must saturate");
+    assert!(most > 900, "the pool must nearly fill ({most})");
+    cbt.destroy(&gpu.ctx);
+    gpu.assert_clean();
+}
