@@ -309,3 +309,45 @@ mod tests {
         assert!(frames > 3, "arrivals were spread over frames");
     }
 }
+
+/// Cold first frames over the real Earth (ETOPO5, no data directory): `cargo test --release -p
+/// engine earth_cold_frames -- --ignored --nocapture`. Ignored: tens of seconds, needs ETOPO5.
+#[cfg(test)]
+mod earth_timing {
+    use super::*;
+    use crate::earth::{etopo_path, Source};
+    use crate::source::EarthSource;
+    use crate::store::OracleConfig;
+
+    #[test]
+    #[ignore]
+    fn earth_cold_frames() {
+        let src = Arc::new(Source::open(&etopo_path(None), Body::EARTH).expect("ETOPO5"));
+        let oracle = Arc::new(Oracle::new(src, OracleConfig::default()).expect("oracle"));
+        let es = EarthSource {
+            oracle: oracle.clone(),
+            body: Body::EARTH,
+        };
+        let mut ts = TileStream::for_source(&es, 1024, true);
+        ts.prefetch = Some(oracle.clone());
+        for (name, lat, lon, alt, pitch) in [
+            ("orbit 20,000 km", 5.0, 20.0, 20_000_000.0, -90.0),
+            ("10 km", 28.0, 86.9, 10_000.0, -20.0),
+            ("2 m (4,998 m ground)", 28.0, 86.9, 5_000.0, 0.0),
+        ] {
+            let r = Body::EARTH.radius;
+            let cam = ViewCamera::geo(lat, lon, r + alt, 0.0, pitch, 60.0, 1920, 1080);
+            let t0 = std::time::Instant::now();
+            let f = ts.update(&cam, 0.0, &es);
+            let c = oracle.counters();
+            eprintln!(
+                "{name:22} {:?} in {:.2} s; derived so far {} tiles ({} threads)",
+                f.report,
+                t0.elapsed().as_secs_f64(),
+                c.derived.tiles,
+                oracle.threads()
+            );
+            assert_eq!(f.report.pending, 0);
+        }
+    }
+}

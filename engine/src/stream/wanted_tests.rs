@@ -263,12 +263,14 @@ fn counts_per_view() {
     ] {
         let cam = geo(28.0, 86.9, alt, 0.0, pitch);
         for finest in [9u8, 18] {
+            let t0 = std::time::Instant::now();
             let s = wanted_set(&cam, BODY, &params(finest));
+            let ms = t0.elapsed().as_secs_f64() * 1e3;
             let per_level: Vec<usize> = (0..=s.max_level())
                 .map(|l| s.tiles.iter().filter(|t| t.id.level == l).count())
                 .collect();
             eprintln!(
-                "{name:22} finest L{finest:2}: {:3} tiles, trimmed {:5}, culled h {:4} f {:4}, per level {per_level:?}",
+                "{name:22} finest L{finest:2}: {:3} tiles, trimmed {:5}, culled h {:4} f {:4}, {ms:.2} ms, per level {per_level:?}",
                 s.len(),
                 s.trimmed,
                 s.culled_horizon,
@@ -277,4 +279,19 @@ fn counts_per_view() {
             assert!(s.len() <= 700);
         }
     }
+    // The same ground view if tiles carried tight height bounds (a plateau: 4,900–5,100 m):
+    // the shell no longer swallows the eye, and the cap reaches deeper.
+    let cam = geo(28.0, 86.9, 5_000.0, 0.0, 0.0);
+    let tight = HeightRange {
+        min_m: 4_900.0,
+        max_m: 5_100.0,
+    };
+    let s = wanted_set_with(&cam, BODY, &params(18), &|_| tight);
+    eprintln!(
+        "2 m, ±100 m bounds      finest L18: {:3} tiles, trimmed {:5}, max level {}",
+        s.len(),
+        s.trimmed,
+        s.max_level()
+    );
+    assert!(s.max_level() > 14);
 }
