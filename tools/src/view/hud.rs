@@ -23,9 +23,9 @@ pub struct Overlay {
 }
 
 impl Overlay {
-    /// Font pixels → screen pixels: 1 below 640 px of height, 2 up to 1440, then 3.
+    /// Font pixels → screen pixels: 1 below 400 px of height, 2 up to 1440, then 3.
     pub fn new(height: u32) -> Overlay {
-        let scale = if height < 640 {
+        let scale = if height < 400 {
             1
         } else if height <= 1440 {
             2

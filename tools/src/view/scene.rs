@@ -53,8 +53,13 @@ impl SceneRenderer for TestScene {
             ("frames".into(), self.frames.to_string()),
             ("blue".into(), format!("{:.2}", self.blue)),
             (
-                "debug".into(),
-                format!("{} (not drawn by the test scene)", self.debug.name()),
+                "debug views".into(),
+                if self.debug == super::DebugView::Shaded {
+                    "-"
+                } else {
+                    "not drawn by the test scene"
+                }
+                .into(),
             ),
         ]
     }

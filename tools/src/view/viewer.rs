@@ -328,6 +328,11 @@ impl Viewer {
         };
         let lines = status.lines();
         o.block(1, 1, &lines);
+        let status_w = lines
+            .iter()
+            .map(|(l, _)| l.chars().count())
+            .max()
+            .unwrap_or(0) as u32;
         if let Some((msg, at)) = &self.note {
             if at.elapsed() < Duration::from_secs(4) {
                 let row = extent[1] / o.cell()[1];
@@ -339,8 +344,19 @@ impl Viewer {
             }
         }
         if self.show_help {
-            let col = (extent[0] / o.cell()[0]).saturating_sub(44);
-            o.block(col.max(1), 1, &hud_text::help());
+            let help = hud_text::help();
+            let width = help
+                .iter()
+                .map(|(l, _)| l.chars().count())
+                .max()
+                .unwrap_or(0) as u32;
+            let col = (extent[0] / o.cell()[0]).saturating_sub(width + 1);
+            // Right of the status block where there is room, else under it.
+            if col > status_w + 2 {
+                o.block(col, 1, &help);
+            } else {
+                o.block(1, lines.len() as u32 + 3, &help);
+            }
         }
         o
     }
