@@ -3,10 +3,9 @@
 //! the Vulkan instance and the frame is bracketed with StartFrameCapture/EndFrameCapture.
 
 use crate::gpu::GpuArgs;
-use crate::headless::{self, FrameArgs};
+use crate::headless::{FrameArgs, Headless};
 use crate::view::renderdoc::RenderDocCapture;
 use anyhow::{Context as _, Result};
-use framegraph::Executor;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -27,24 +26,18 @@ pub fn run(a: Args) -> Result<()> {
     a.frame.check()?;
     let (view, cam) = a.frame.camera()?;
     let mut rd = RenderDocCapture::load(&a.dir).context("planetfall capture needs RenderDoc")?;
-    let ctx = a.gpu.context()?;
-    let mut exec = Executor::new(&ctx, 1)?;
-    let mut renderer = crate::view::scene::make(Some(&ctx), &a.frame.scene)?;
+    let mut h = Headless::new(&a.gpu, &a.frame)?;
     for _ in 0..a.frame_index {
-        headless::run(&ctx, &mut exec, renderer.as_mut(), &cam, &a.frame)?;
+        h.frame(&cam, &a.frame)?;
     }
-    rd.start(ctx.instance.handle());
-    let out = headless::run(&ctx, &mut exec, renderer.as_mut(), &cam, &a.frame);
-    let path = rd.end(ctx.instance.handle(), renderer.name(), &view, a.frame_index);
+    let instance = h.ctx.instance.handle();
+    rd.start(instance);
+    let out = h.frame(&cam, &a.frame);
+    // End the capture even when the frame failed, then report the frame's error first.
+    let path = rd.end(instance, h.renderer.name(), &view, a.frame_index);
     out?;
     let path = path?;
-    renderer.destroy(&ctx);
-    exec.destroy(&ctx);
-    anyhow::ensure!(
-        ctx.messages.count() == 0,
-        "validation reported {} message(s)",
-        ctx.messages.count()
-    );
+    h.finish()?;
     println!("wrote {}", path.display());
     Ok(())
 }

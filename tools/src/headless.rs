@@ -88,3 +88,41 @@ pub fn run(
     renderer.frame_done(&out);
     Ok(out)
 }
+
+/// The GPU side of a headless command: context, executor, renderer.
+pub struct Headless {
+    pub ctx: Context,
+    exec: Executor,
+    pub renderer: Box<dyn crate::view::SceneRenderer>,
+}
+
+impl Headless {
+    pub fn new(gpu: &crate::gpu::GpuArgs, a: &FrameArgs) -> Result<Headless> {
+        let ctx = gpu.context()?;
+        let exec = Executor::new(&ctx, 1)?;
+        let renderer = scene::make(Some(&ctx), &a.scene)?;
+        Ok(Headless {
+            ctx,
+            exec,
+            renderer,
+        })
+    }
+
+    pub fn frame(&mut self, cam: &ViewCamera, a: &FrameArgs) -> Result<FrameOutput> {
+        run(&self.ctx, &mut self.exec, self.renderer.as_mut(), cam, a)
+    }
+
+    /// Free everything; fail on validation messages or leaked GPU memory.
+    pub fn finish(mut self) -> Result<()> {
+        self.renderer.destroy(&self.ctx);
+        self.exec.destroy(&self.ctx);
+        let n = self.ctx.messages.count();
+        anyhow::ensure!(n == 0, "validation reported {n} message(s)");
+        let leaked = self.ctx.allocated_bytes();
+        anyhow::ensure!(
+            leaked == 0,
+            "{leaked} bytes of GPU memory still allocated at shutdown (leak)"
+        );
+        Ok(())
+    }
+}

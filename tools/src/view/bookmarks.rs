@@ -67,13 +67,8 @@ pub fn parse_height(s: &str) -> Option<Height> {
 /// Parse a bookmark file's text; errors name `file` and the line.
 pub fn parse(text: &str, file: &Path) -> Result<Vec<Bookmark>> {
     let mut out: Vec<Bookmark> = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
-        let at = || format!("{}:{}", file.display(), i + 1);
-        let t: Vec<&str> = line.split_whitespace().collect();
+    for (place, raw, t) in super::data_lines(text, file) {
+        let at = || place.clone();
         if t.len() != 7 {
             bail!(
                 "{}: want `name lat lon height heading pitch fov` (7 fields), found {}: {raw:?}",

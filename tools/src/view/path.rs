@@ -67,34 +67,20 @@ impl CameraPath {
 
     pub fn parse(text: &str, file: &Path) -> Result<CameraPath> {
         let mut out = CameraPath::default();
-        for (i, raw) in text.lines().enumerate() {
-            let line = raw.split('#').next().unwrap_or("").trim();
-            if line.is_empty() {
-                continue;
-            }
-            let v: Vec<f64> = line
-                .split_whitespace()
+        for (at, raw, fields) in super::data_lines(text, file) {
+            let want = "want seven numbers `t lat lon alt heading pitch fov`";
+            let v: Vec<f64> = fields
+                .iter()
                 .map(|t| t.parse::<f64>())
                 .collect::<Result<_, _>>()
                 .ok()
                 .filter(|v: &Vec<f64>| v.iter().all(|x| x.is_finite()))
-                .with_context(|| {
-                    format!(
-                        "{}:{}: want seven numbers `t lat lon alt heading pitch fov`: {raw:?}",
-                        file.display(),
-                        i + 1
-                    )
-                })?;
+                .with_context(|| format!("{at}: {want}: {raw:?}"))?;
             let [t, lat, lon, alt, heading, pitch, fov] = v[..] else {
-                bail!(
-                    "{}:{}: want seven numbers `t lat lon alt heading pitch fov`, found {}",
-                    file.display(),
-                    i + 1,
-                    v.len()
-                );
+                bail!("{at}: {want}, found {}", v.len());
             };
             if out.samples.last().is_some_and(|(t0, _)| t < *t0) {
-                bail!("{}:{}: time {t} goes backwards", file.display(), i + 1);
+                bail!("{at}: time {t} goes backwards");
             }
             out.samples.push((
                 t,

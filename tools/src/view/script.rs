@@ -49,13 +49,8 @@ pub enum Command {
 
 pub fn parse(text: &str, file: &Path) -> Result<Vec<Command>> {
     let mut out = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
-        let at = || format!("{}:{}", file.display(), i + 1);
-        let t: Vec<&str> = line.split_whitespace().collect();
+    for (place, _, t) in super::data_lines(text, file) {
+        let at = || place.clone();
         let int = |k: usize, lo: u64, hi: u64| -> Result<u64> {
             match t.get(k).map(|s| s.parse::<u64>()) {
                 Some(Ok(v)) if (lo..=hi).contains(&v) => Ok(v),
