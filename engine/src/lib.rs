@@ -11,3 +11,5 @@ pub mod stream;
 pub mod gpu;
 pub mod source;
 pub mod surface;
+pub mod publish;
+pub mod renderer;

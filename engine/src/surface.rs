@@ -240,3 +240,29 @@ mod tests {
         }
     }
 }
+
+/// The tile surface as the CBT's CPU model sees it (`cbt::surface::Surface`): the same blended
+/// surface the GPU meshes, so CPU-side criterion checks and the CPU mesh path agree with it.
+pub struct TileSurface<'r> {
+    pub res: &'r Residency,
+    pub lod: LodParams,
+    pub body: Body,
+}
+
+impl crate::cbt::surface::Surface for TileSurface<'_> {
+    fn radius(&self) -> f64 {
+        self.body.radius
+    }
+
+    fn position(&self, face: Face, u: f64, v: f64, eye: DVec3) -> DVec3 {
+        // u, v come from fixed point (fixed_to_unit is exact), so this inverse is exact.
+        let fx = |w: f64| ((w + 1.0) * (1u64 << 29) as f64).round() as u64;
+        surface_at_fixed(self.res, &self.lod, self.body, eye, face, fx(u), fx(v)).position - eye
+    }
+
+    fn finest_texel(&self, face: Face, u: f64, v: f64) -> f64 {
+        let fx = |w: f64| ((w + 1.0) * (1u64 << 29) as f64).round() as u64;
+        let (face, x, y) = canonical_vertex(face, fx(u), fx(v));
+        self.body.texel(self.res.finest(face, x, y, self.lod.max_level).id.level)
+    }
+}

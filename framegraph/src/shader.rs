@@ -198,6 +198,19 @@ impl Reflection {
             }
         }
 
+        // Ids referenced by any instruction inside a function body.
+        let mut used: std::collections::HashSet<u32> = std::collections::HashSet::new();
+        for f in &module.functions {
+            for block in &f.blocks {
+                for inst in &block.instructions {
+                    for o in &inst.operands {
+                        if let Operand::IdRef(id) = o {
+                            used.insert(*id);
+                        }
+                    }
+                }
+            }
+        }
         let mut bindings = Vec::new();
         let mut push_constant_size = 0;
         for v in &module.types_global_values {
@@ -205,8 +218,9 @@ impl Reflection {
                 continue;
             }
             let id = v.result_id.unwrap_or(0);
-            // SPIR-V ≥ 1.4 lists every global the entry point uses in its interface.
-            if !interface.contains(&id) {
+            // Only globals the code statically uses: the interface list of an unoptimised
+            // module also names globals that merely come with an include.
+            if !interface.contains(&id) || !used.contains(&id) {
                 continue;
             }
             let storage = match v.operands.first() {

@@ -13,12 +13,20 @@ void eval_entry(uint i) {
     uint c[6] = pool.b[i].corners;
     uvec2 v[3] = uvec2[3](corner(c, 0u), corner(c, 1u), corner(c, 2u));
     // Six surface evaluations: three corners (cube-edge corners are named on the lowest face
-    // inside surface_at_fixed, so shared corners are bit-identical), three edge midpoints.
-    SurfacePoint s[3] = SurfacePoint[3](surface_at_fixed(face, v[0]), surface_at_fixed(face, v[1]), surface_at_fixed(face, v[2]));
-    vec3 p[3] = vec3[3](s[0].pos, s[1].pos, s[2].pos);
-    float r_hyp = residual_px(surface_at_fixed(face, midpoint_floor(v[0], v[2])).pos, p[0], p[2]);
-    float r_leg0 = residual_px(surface_at_fixed(face, midpoint_floor(v[0], v[1])).pos, p[0], p[1]);
-    float r_leg1 = residual_px(surface_at_fixed(face, midpoint_floor(v[1], v[2])).pos, p[1], p[2]);
+    // inside surface_at_fixed, so shared corners are bit-identical), then the hypotenuse and
+    // the two leg midpoints. One call site in a loop: the surface code is instantiated once.
+    uvec2 at[6] = uvec2[6](v[0], v[1], v[2], midpoint_floor(v[0], v[2]), midpoint_floor(v[0], v[1]), midpoint_floor(v[1], v[2]));
+    vec3 q[6];
+    uint slot[3];
+    for (uint k = 0u; k < 6u; ++k) {
+        SurfacePoint sp = surface_at_fixed(face, at[k]);
+        q[k] = sp.pos;
+        if (k < 3u) slot[k] = sp.slot;
+    }
+    vec3 p[3] = vec3[3](q[0], q[1], q[2]);
+    float r_hyp = residual_px(q[3], p[0], p[2]);
+    float r_leg0 = residual_px(q[4], p[0], p[1]);
+    float r_leg1 = residual_px(q[5], p[1], p[2]);
 
     bool culled = pc.horizon_cull != 0u && horizon_culled(p);
     bool off = offscreen(p);
@@ -28,7 +36,7 @@ void eval_entry(uint i) {
     uint near = 0u;
     if (len[1] < len[near]) near = 1u;
     if (len[2] < len[near]) near = 2u;
-    float texel = slots.s[s[near].slot].texel_m;
+    float texel = slots.s[slot[near]].texel_m;
     float child_leg = 0.5 * length(p[2] - p[0]);
     bool capped = pool.b[i].depth >= CBT_MAX_DEPTH || !midpoint_exact(v[0], v[2]) || child_leg < pc.depth_cap_texel_fraction * texel;
 

@@ -22,10 +22,43 @@ const vec3 FACE_AXIS[6] = vec3[6](vec3(1, 0, 0), vec3(-1, 0, 0), vec3(0, 1, 0), 
 const vec3 FACE_U[6] = vec3[6](vec3(0, 1, 0), vec3(0, 0, 1), vec3(0, 0, 1), vec3(1, 0, 0), vec3(1, 0, 0), vec3(0, 1, 0));
 const vec3 FACE_V[6] = vec3[6](vec3(0, 0, 1), vec3(0, 1, 0), vec3(1, 0, 0), vec3(0, 0, 1), vec3(0, 1, 0), vec3(1, 0, 0));
 
-// Face (u, v) in [-1, 1] → unit direction (equi-angular). f32: for far-away uses and culls only;
-// precise positions go through tile frames (tiles.glsl).
+// GLSL's trigonometry is only as precise as the driver makes it (Vulkan allows 2^-11 absolute
+// error for sin/cos and 4096 ulp for atan; lavapipe's tan was measured 4e-5 off, 245 m on Earth).
+// The charts and face map need ~1e-7, so they use these: Taylor/odd-polynomial kernels with
+// range reduction, accurate to f32 rounding over the ranges used.
+float sin_p(float x) { // |x| <= π/4
+    float x2 = x * x;
+    return x * (1.0 + x2 * (-1.0 / 6.0 + x2 * (1.0 / 120.0 + x2 * (-1.0 / 5040.0 + x2 * (1.0 / 362880.0 + x2 * (-1.0 / 39916800.0))))));
+}
+float cos_p(float x) { // |x| <= π/4
+    float x2 = x * x;
+    return 1.0 + x2 * (-0.5 + x2 * (1.0 / 24.0 + x2 * (-1.0 / 720.0 + x2 * (1.0 / 40320.0 + x2 * (-1.0 / 3628800.0 + x2 * (1.0 / 479001600.0))))));
+}
+// tan for |x| <= π/2 − ε (reduced to |x| <= π/4 by tan(x) = 1/tan(π/2 − x)).
+float tan_p(float x) {
+    float a = abs(x);
+    float t = a <= PI * 0.25 ? sin_p(a) / cos_p(a) : cos_p(PI * 0.5 - a) / sin_p(PI * 0.5 - a);
+    return x < 0.0 ? -t : t;
+}
+// atan, reduced to |x| <= tan(π/12) by atan(x) = π/2 − atan(1/x) and
+// atan(x) = π/6 + atan((√3·x − 1)/(x + √3)); odd series to x^15 there (< 1e-9).
+float atan_p(float x) {
+    float a = abs(x);
+    bool inv = a > 1.0;
+    if (inv) a = 1.0 / a;
+    bool shift = a > 0.26794919;
+    if (shift) a = (1.7320508 * a - 1.0) / (a + 1.7320508);
+    float a2 = a * a;
+    float r = a * (1.0 + a2 * (-1.0 / 3.0 + a2 * (1.0 / 5.0 + a2 * (-1.0 / 7.0 + a2 * (1.0 / 9.0 + a2 * (-1.0 / 11.0 + a2 * (1.0 / 13.0 + a2 * (-1.0 / 15.0))))))));
+    if (shift) r += PI / 6.0;
+    if (inv) r = PI * 0.5 - r;
+    return x < 0.0 ? -r : r;
+}
+
+// Face (u, v) in [-1, 1] (a little beyond for aprons) → unit direction (equi-angular). f32:
+// for far-away uses and culls; precise positions go through tile frames (tiles.glsl).
 vec3 face_dir(uint face, vec2 uv) {
-    vec2 t = tan(uv * (PI * 0.25));
+    vec2 t = vec2(tan_p(uv.x * (PI * 0.25)), tan_p(uv.y * (PI * 0.25)));
     return normalize(FACE_AXIS[face] + t.x * FACE_U[face] + t.y * FACE_V[face]);
 }
 

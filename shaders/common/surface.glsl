@@ -140,12 +140,14 @@ SurfacePoint surface_at_fixed(uint face, uvec2 X) {
 void locate(vec3 p, uint face, ivec2 X, out uint fs, out vec2 st, out float h_point) {
     uvec2 Xc = uvec2(clamp(X, ivec2(0), ivec2(int(FIXED_ONE))));
     fs = finest_slot(face, Xc, frame.max_level);
-    for (int k = 0; k < 2; ++k) {
+    for (int k = 0; k < 3; ++k) {
         SlotRecord r = slots.s[fs];
         vec3 abh = point_to_plane(r, p);
         st = chart_forward(r, abh.xy);
         h_point = abh.z;
-        if (all(greaterThanEqual(st, vec2(0.0))) && all(lessThanEqual(st, vec2(512.0)))) return;
+        // Within half a texel of the tile the gathers read the apron: good enough, and it
+        // stops points exactly on an edge from bouncing between the two tiles.
+        if (all(greaterThanEqual(st, vec2(-0.5))) && all(lessThanEqual(st, vec2(512.5)))) return;
         // Outside this tile: find the tile that holds it (same face; past the face, the apron).
         ivec2 origin = ivec2(uvec2(r.x, r.y) << (FIXED_BITS - r.level));
         ivec2 Xn = origin + ivec2(floor(st * exp2(21.0 - float(r.level))));
@@ -154,6 +156,10 @@ void locate(vec3 p, uint face, ivec2 X, out uint fs, out vec2 st, out float h_po
         if (next == fs) return;
         fs = next;
     }
+    SlotRecord r = slots.s[fs];
+    vec3 abh = point_to_plane(r, p);
+    st = chart_forward(r, abh.xy);
+    h_point = abh.z;
 }
 
 #endif

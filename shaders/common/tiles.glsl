@@ -118,7 +118,7 @@ vec2 chart_forward(SlotRecord r, vec2 ab) {
     }
     float nu = r.fwd_u[0] * ab.x + r.fwd_u[1] * ab.y, du = 1.0 + r.fwd_u[2] * ab.x + r.fwd_u[3] * ab.y;
     float nv = r.fwd_v[0] * ab.x + r.fwd_v[1] * ab.y, dv = 1.0 + r.fwd_v[2] * ab.x + r.fwd_v[3] * ab.y;
-    return vec2(256.0 + r.chart_scale * atan(nu / du), 256.0 + r.chart_scale * atan(nv / dv));
+    return vec2(256.0 + r.chart_scale * atan_p(nu / du), 256.0 + r.chart_scale * atan_p(nv / dv));
 }
 
 // Texel (s, t) → plane (a, b) in tile `r` (ChartGpu::inverse: fitted inverse + 3 Newton steps).
@@ -146,8 +146,8 @@ vec2 chart_inverse(SlotRecord r, vec2 st) {
         }
         return vec2(x, y) * r.chart_inv_scale;
     }
-    float tu = tan((st.x - 256.0) * r.chart_inv_scale);
-    float tv = tan((st.y - 256.0) * r.chart_inv_scale);
+    float tu = tan_p((st.x - 256.0) * r.chart_inv_scale);
+    float tv = tan_p((st.y - 256.0) * r.chart_inv_scale);
     float Tu = r.fwd_u[4], Tv = r.fwd_v[4];
     float du = tu * (1.0 + Tu * Tu) / (1.0 - Tu * tu);
     float dv = tv * (1.0 + Tv * Tv) / (1.0 - Tv * tv);

@@ -26,6 +26,13 @@ void main() {
     uint level;
     float h = height_at(fs, fixed_to_st(fs, X2), t, level);
     SurfacePoint sp = surface_at_fixed(face, X);
-    results_out.results[2u * i] = vec4(h, float(level), float(sp.level), sp.lod);
-    results_out.results[2u * i + 1u] = vec4(sp.pos, sp.height);
+    // locate() from the vertex position must find the vertex's own texel coordinates.
+    uint fs2;
+    vec2 st2;
+    float hc;
+    locate(sp.pos, f2, ivec2(X2), fs2, st2, hc);
+    float st_err = length(st2 - fixed_to_st(fs2, X2));
+    results_out.results[3u * i] = vec4(h, float(level), float(sp.level), sp.lod);
+    results_out.results[3u * i + 1u] = vec4(sp.pos, sp.height);
+    results_out.results[3u * i + 2u] = vec4(st_err, hc - sp.height, float(fs2), 0.0);
 }

@@ -55,3 +55,30 @@ fn env_logger_init() -> Result<(), ()> {
 fn env_logger_try_init() -> Result<(), ()> {
     Ok(())
 }
+
+/// The Earth as tiles, through an oracle whose tile store is shared by every test of a run (and
+/// kept between runs): derived tiles are written once.
+pub fn earth_source() -> std::sync::Arc<engine::source::EarthSource> {
+    use engine::store::oracle::{Oracle, OracleConfig};
+    static SOURCE: std::sync::OnceLock<std::sync::Arc<engine::source::EarthSource>> = std::sync::OnceLock::new();
+    SOURCE
+        .get_or_init(|| {
+            let body = engine::planet::Body::EARTH;
+            let path = engine::earth::etopo::etopo_path(None);
+            let src = engine::earth::derive::Source::open(&path, body).unwrap_or_else(|e| panic!("{e}"));
+            let dir = std::env::temp_dir().join("planetfall-test-data");
+            let cfg = OracleConfig { data_dir: Some(dir), memory_fallback: true, ..Default::default() };
+            let oracle = Oracle::new(std::sync::Arc::new(src), cfg).expect("oracle");
+            std::sync::Arc::new(engine::source::EarthSource { oracle: std::sync::Arc::new(oracle), body })
+        })
+        .clone()
+}
+
+/// Tightly packed RGBA8 rows as a PNG (for looking at test renders).
+pub fn write_png(path: &std::path::Path, width: u32, height: u32, rgba: &[u8]) {
+    let file = std::fs::File::create(path).expect("create png");
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), width, height);
+    enc.set_color(png::ColorType::Rgba);
+    enc.set_depth(png::BitDepth::Eight);
+    enc.write_header().and_then(|mut w| w.write_image_data(rgba)).expect("write png");
+}

@@ -36,7 +36,13 @@ fn every_node_has_cpu_and_gpu_scopes() {
         view.add_frame(f.clone());
     }
     for f in frames.lock().unwrap().iter() {
-        let Ok(unpacked) = f.unpacked();
+        // `unpacked()` is infallible without puffin's "packing" feature and fallible with it (the
+        // workspace build enables it through puffin_http): handle both.
+        #[allow(unreachable_patterns)]
+        let unpacked = match f.unpacked() {
+            Ok(u) => u,
+            Err(_) => panic!("puffin frame could not be unpacked"),
+        };
         for (thread, stream) in &unpacked.thread_streams {
             let mut stack = puffin::Reader::from_start(&stream.stream).read_top_scopes().unwrap();
             while let Some(s) = stack.pop() {

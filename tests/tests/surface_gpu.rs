@@ -125,7 +125,7 @@ fn gpu_surface_matches_cpu_reference() {
     let mut g = Graph::new();
     let b = tiles.declare(&gpu.ctx, &mut g, slot, &res, cam.eye, consts).unwrap();
     let mut input = g.create_buffer("test.probes", BufferDesc::gpu(16 * n as u64));
-    let mut output = g.create_buffer("test.results", BufferDesc::gpu(32 * n as u64));
+    let mut output = g.create_buffer("test.results", BufferDesc::gpu(48 * n as u64));
     g.transfer("test.probes.upload").update(&mut input, 0, bytemuck::cast_slice(&words));
     g.compute("test.surface_probe", &shaders::TEST_SURFACE_PROBE)
         .read("frame", b.frame)
@@ -145,14 +145,17 @@ fn gpu_surface_matches_cpu_reference() {
     let mut levels = std::collections::BTreeSet::new();
     for (i, &(f, x, y, t)) in probes.iter().enumerate() {
         let (h_cpu, level) = height_at_fixed(&res, &lod, f, x, y, t as f32 as f64);
-        let h_gpu = r[2 * i][0] as f64;
-        assert_eq!(r[2 * i][1] as u8, level, "probe {i}: level");
+        let h_gpu = r[3 * i][0] as f64;
+        assert_eq!(r[3 * i][1] as u8, level, "probe {i}: level");
         levels.insert(level);
         worst = worst.max((h_gpu - h_cpu).abs());
         assert!((h_gpu - h_cpu).abs() < 0.01, "probe {i} {f:?} ({x},{y}) t={t}: GPU {h_gpu} CPU {h_cpu}");
         // The two-pass vertex path: same height; position within the chart's precision.
         let sp = surface_at_fixed(&res, &lod, body, cam.eye, f, x, y);
-        let gp = r[2 * i + 1];
+        let gp = r[3 * i + 1];
+        let lp = r[3 * i + 2];
+        assert!(lp[0] < 2e-3, "probe {i}: locate() found st {} texel off", lp[0]);
+        assert!(lp[1].abs() < 0.05, "probe {i}: locate() height {} m off", lp[1]);
         assert!((gp[3] as f64 - sp.height).abs() < 0.01, "probe {i}: vertex height GPU {} CPU {}", gp[3], sp.height);
         let pos = DVec3::new(gp[0] as f64, gp[1] as f64, gp[2] as f64);
         let err = (pos - (sp.position - cam.eye)).length();
@@ -162,7 +165,7 @@ fn gpu_surface_matches_cpu_reference() {
     }
     // Continuity across tile edges and level rings: paired probes 2 fixed units apart.
     for k in 0..(pairs.len() + rings.len()) {
-        let (a, b) = (r[2 * (first_pair + 2 * k)][0], r[2 * (first_pair + 2 * k + 1)][0]);
+        let (a, b) = (r[3 * (first_pair + 2 * k)][0], r[3 * (first_pair + 2 * k + 1)][0]);
         assert!((a - b).abs() < 1e-3, "pair {k}: {a} vs {b}");
     }
     assert!(worst < 0.01, "worst height difference {worst} m");

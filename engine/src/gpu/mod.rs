@@ -3,4 +3,5 @@
 
 pub mod frame;
 pub mod slots;
+pub mod staging;
 pub mod tiles;

@@ -29,7 +29,7 @@ pub struct GpuTiles {
     pub atlas: GpuImage,
     pub slots: GpuBuffer,
     pub lookup: GpuBuffer,
-    staging: Vec<Option<GpuBuffer>>,
+    staging: super::staging::StagingRing,
     constants: Vec<GpuBuffer>,
     /// Which tile each page holds (so unchanged pages are never uploaded again).
     page_content: HashMap<u32, crate::planet::TileId>,
@@ -61,7 +61,7 @@ impl GpuTiles {
             atlas,
             slots,
             lookup,
-            staging: (0..frames_in_flight).map(|_| None).collect(),
+            staging: super::staging::StagingRing::new("tiles.staging", frames_in_flight),
             constants,
             page_content: HashMap::new(),
             uploaded_bytes: 0,
@@ -92,15 +92,7 @@ impl GpuTiles {
         let rec_bytes = (records.len() * std::mem::size_of::<SlotRecord>()) as u64;
         let lut_bytes = (lookup.len() * 16) as u64;
         let total = rec_bytes + lut_bytes + uploads.len() as u64 * PAGE_BYTES;
-        let need_new = self.staging[frame_slot].as_ref().map(|s| s.desc.size < total).unwrap_or(true);
-        if need_new {
-            if let Some(old) = self.staging[frame_slot].take() {
-                old.destroy(ctx);
-            }
-            let size = total.next_power_of_two().max(4 << 20);
-            self.staging[frame_slot] = Some(GpuBuffer::new(ctx, &format!("tiles.staging{frame_slot}"), BufferDesc::upload(size))?);
-        }
-        let staging = self.staging[frame_slot].as_mut().expect("just ensured");
+        let staging = self.staging.get(ctx, frame_slot, total)?;
         let map = staging.mapped_mut().ok_or_else(|| framegraph::Error::NotMapped("tiles.staging".into()))?;
         map[..rec_bytes as usize].copy_from_slice(bytemuck::cast_slice(&records));
         map[rec_bytes as usize..(rec_bytes + lut_bytes) as usize].copy_from_slice(bytemuck::cast_slice(&lookup));
@@ -151,9 +143,7 @@ impl GpuTiles {
         self.atlas.destroy(ctx);
         self.slots.destroy(ctx);
         self.lookup.destroy(ctx);
-        for s in self.staging.into_iter().flatten() {
-            s.destroy(ctx);
-        }
+        self.staging.destroy(ctx);
         for c in self.constants {
             c.destroy(ctx);
         }

@@ -83,6 +83,8 @@ pub struct Executor {
 }
 
 const WAIT_TIMEOUT_NS: u64 = 10_000_000_000;
+/// Give up on a frame after this many timeouts (10 minutes): treated as a lost device.
+const MAX_WAITS: u64 = 60;
 
 impl Executor {
     pub fn new(ctx: &Context, frames_in_flight: usize) -> Result<Executor> {
@@ -132,10 +134,19 @@ impl Executor {
             let sems: Vec<vk::Semaphore> = s.waits.iter().map(|w| w.0).collect();
             let vals: Vec<u64> = s.waits.iter().map(|w| w.1).collect();
             let info = vk::SemaphoreWaitInfo::default().semaphores(&sems).values(&vals);
-            match unsafe { ctx.device.wait_semaphores(&info, WAIT_TIMEOUT_NS) } {
-                Ok(()) => {}
-                Err(vk::Result::ERROR_DEVICE_LOST) | Err(vk::Result::TIMEOUT) => return Err(self.device_lost(ctx, slot)),
-                Err(e) => return Err(Error::Vk { call: "vkWaitSemaphores", result: e }),
+            // A slow device (lavapipe under validation) may take long; only a lost device or a
+            // frame that never finishes is an error.
+            let mut waited = 0;
+            loop {
+                match unsafe { ctx.device.wait_semaphores(&info, WAIT_TIMEOUT_NS) } {
+                    Ok(()) => break,
+                    Err(vk::Result::TIMEOUT) if waited < MAX_WAITS => {
+                        waited += 1;
+                        log::warn!("GPU frame {} still running after {} s", s.frame, waited * WAIT_TIMEOUT_NS / 1_000_000_000);
+                    }
+                    Err(vk::Result::ERROR_DEVICE_LOST) | Err(vk::Result::TIMEOUT) => return Err(self.device_lost(ctx, slot)),
+                    Err(e) => return Err(Error::Vk { call: "vkWaitSemaphores", result: e }),
+                }
             }
         }
         let s = &mut self.slots[slot];

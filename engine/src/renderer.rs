@@ -1,0 +1,226 @@
+//! The planet frame: streaming → `stream.upload` → the mesh → `raster.publish` →
+//! `publish.resolve` → `resolve.terrain` (and `resolve.aov` on request), declared into a frame
+//! graph each frame. Owns every persistent GPU resource of the planet.
+
+use crate::cbt::camera::ViewCamera;
+use crate::cbt::params::CbtParams;
+use crate::cbt::pool::Pool;
+use crate::gpu::frame::frame_constants;
+use crate::gpu::slots::{Residency, ResidentTile};
+use crate::gpu::staging::StagingRing;
+use crate::gpu::tiles::{GpuTiles, TileBindings};
+use crate::planet::{Body, TileId};
+use crate::publish::{declare_aov, declare_publish, declare_terrain, MeshBindings, PublishOptions, View};
+use crate::source::TileSource;
+use crate::stream::residency::{ResidencyReport, TileStream};
+use crate::surface::{LodParams, TileSurface};
+use framegraph::{BufferDesc, BufferRef, Context, GpuBuffer, Graph, ImageRef};
+use glam::DVec3;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+pub type Result<T, E = RenderError> = std::result::Result<T, E>;
+
+/// How the planet frame is set up.
+#[derive(Clone, Copy, Debug)]
+pub struct RendererOptions {
+    /// Tile slots (TERRAIN.md §2: 1,024); +64 reserved pages.
+    pub slots: u32,
+    /// Bisector pool capacity.
+    pub pool_capacity: u32,
+    /// A frame waits for all the tiles it wants (synchronous residency).
+    pub wait_for_tiles: bool,
+    pub cbt: CbtParams,
+    pub publish: PublishOptions,
+}
+
+impl RendererOptions {
+    /// Defaults sized from the device: the storage-buffer range bounds the pool.
+    pub fn for_device(ctx: &Context) -> RendererOptions {
+        let by_range = (ctx.info.max_storage_buffer_range / 160).min(1 << 22) as u32;
+        RendererOptions {
+            slots: crate::params::STREAM_SLOTS as u32,
+            pool_capacity: by_range & !63,
+            wait_for_tiles: true,
+            cbt: CbtParams::default(),
+            publish: PublishOptions::default(),
+        }
+    }
+}
+
+/// What the last frame did, for HUDs and `--stats`.
+#[derive(Clone, Debug, Default)]
+pub struct RenderStats {
+    pub residency: ResidencyReport,
+    pub uploaded_tiles: u32,
+    pub leaves: u32,
+    pub drawn: u32,
+    pub high_water: u32,
+    pub iterations: usize,
+    pub quiet: bool,
+    pub saturated: u32,
+}
+
+/// The mesh until the GPU CBT lands: the CBT's CPU model over the same tile surface, its pool
+/// uploaded each frame (`cbt.upload`).
+struct CpuMesh {
+    pool: Pool,
+    gpu_pool: GpuBuffer,
+    gpu_list: GpuBuffer,
+    gpu_args: GpuBuffer,
+    staging: StagingRing,
+}
+
+pub struct PlanetRenderer {
+    pub body: Body,
+    pub source: Arc<dyn TileSource>,
+    pub opts: RendererOptions,
+    stream: TileStream,
+    resident: HashMap<TileId, ResidentTile>,
+    residency: Residency,
+    tiles: GpuTiles,
+    mesh: CpuMesh,
+    start: std::time::Instant,
+    frame: u32,
+    pub stats: RenderStats,
+    pub sun: DVec3,
+}
+
+impl PlanetRenderer {
+    pub fn new(ctx: &Context, source: Arc<dyn TileSource>, opts: RendererOptions, frames_in_flight: usize) -> Result<PlanetRenderer> {
+        let body = source.body();
+        let stream = TileStream::for_source(source.as_ref(), opts.slots as usize, opts.wait_for_tiles);
+        let pages = opts.slots + crate::params::STREAM_RESERVED_PAGES as u32;
+        let tiles = GpuTiles::new(ctx, opts.slots, pages, frames_in_flight)?;
+        let cap = opts.pool_capacity;
+        let mesh = CpuMesh {
+            pool: Pool::new(cap).map_err(|e| RenderError::Setup(e.to_string()))?,
+            gpu_pool: GpuBuffer::new(ctx, "cbt.pool", BufferDesc::gpu(cap as u64 * 160))?,
+            gpu_list: GpuBuffer::new(ctx, "cbt.draw_list", BufferDesc::gpu(cap as u64 * 4))?,
+            gpu_args: GpuBuffer::new(ctx, "cbt.draw_args", BufferDesc::gpu(16))?,
+            staging: StagingRing::new("cbt.staging", frames_in_flight),
+        };
+        Ok(PlanetRenderer {
+            body,
+            source,
+            opts,
+            stream,
+            resident: HashMap::new(),
+            residency: Residency::default(),
+            tiles,
+            mesh,
+            start: std::time::Instant::now(),
+            frame: 0,
+            stats: RenderStats::default(),
+            sun: DVec3::new(0.3, 0.6, 0.74).normalize(),
+        })
+    }
+
+    pub fn residency(&self) -> &Residency {
+        &self.residency
+    }
+
+    pub fn lod_params(&self, cam: &ViewCamera) -> LodParams {
+        LodParams { texel0: self.body.texel0(), pixel_angle: cam.pixel_angle(), lod_bias: 0.0, max_level: crate::params::MAX_LEVEL }
+    }
+
+    /// Streaming for this camera: evictions, then uploads; fades from arrival times.
+    fn update_residency(&mut self, cam: &ViewCamera) {
+        let now = self.start.elapsed().as_secs_f64();
+        let fr = self.stream.update(cam, now, self.source.as_ref());
+        for e in &fr.evictions {
+            self.resident.remove(&e.tile);
+        }
+        for u in &fr.uploads {
+            let t = ResidentTile::new(u.tile, u.slot, u.page, 0.0, u.data.clone(), self.body);
+            self.resident.insert(u.tile, t);
+        }
+        let table = self.stream.table();
+        for t in self.resident.values_mut() {
+            // Synchronous mode shows tiles at once; streaming fades them in over 0.5 s.
+            t.fade = if self.opts.wait_for_tiles { 1.0 } else { table.fade(t.slot, now) as f32 };
+        }
+        let mut tiles: Vec<ResidentTile> = self.resident.values().cloned().collect();
+        tiles.sort_by_key(|t| t.slot);
+        self.residency = Residency::new(tiles);
+        self.stats.residency = fr.report;
+    }
+
+    /// Declare the planet frame into `g`, shading into `target` (RGBA8 storage). With `aov`,
+    /// also declares `resolve.aov` and returns its buffer.
+    #[allow(clippy::too_many_arguments)]
+    pub fn declare<'a>(
+        &'a mut self,
+        ctx: &Context,
+        g: &mut Graph<'a>,
+        cam: &ViewCamera,
+        frame_slot: usize,
+        target: &mut ImageRef,
+        view: View,
+        aov: bool,
+    ) -> Result<Option<BufferRef>> {
+        puffin::profile_function!();
+        self.update_residency(cam);
+        let consts = frame_constants(cam, self.body.radius, self.body.texel0(), self.sun, self.start.elapsed().as_secs_f32(), self.frame);
+        self.frame += 1;
+        let tb: TileBindings = self.tiles.declare(ctx, g, frame_slot, &self.residency, cam.eye, consts)?;
+        self.stats.uploaded_tiles = self.tiles.uploaded_tiles;
+        let mesh = self.declare_cpu_mesh(ctx, g, cam, frame_slot)?;
+        let extent = [cam.width, cam.height];
+        let hits = declare_publish(g, extent, mesh, tb, self.opts.publish);
+        declare_terrain(g, extent, hits, tb, target, view);
+        Ok(aov.then(|| declare_aov(g, extent, hits, tb)))
+    }
+
+    fn declare_cpu_mesh<'a>(&mut self, ctx: &Context, g: &mut Graph<'a>, cam: &ViewCamera, frame_slot: usize) -> Result<MeshBindings> {
+        let surface = TileSurface { res: &self.residency, lod: self.lod_params(cam), body: self.body };
+        let fs = crate::cbt::update::update_frame(&mut self.mesh.pool, &surface, cam, &self.opts.cbt, self.frame as u64);
+        self.stats.leaves = fs.leaves;
+        self.stats.drawn = fs.drawn;
+        self.stats.high_water = fs.high_water;
+        self.stats.iterations = fs.iterations;
+        self.stats.quiet = fs.quiet;
+        self.stats.saturated = fs.saturated();
+        let pool = &self.mesh.pool;
+        let hw = pool.control.high_water as usize;
+        let drawn = pool.drawn();
+        let entries: &[u8] = bytemuck::cast_slice(&pool.entries[..hw]);
+        let list: &[u8] = bytemuck::cast_slice(drawn);
+        let args = [3 * drawn.len() as u32, 1, 0, 0];
+        let total = entries.len() + list.len().max(4) + 16;
+        let st = self.mesh.staging.get(ctx, frame_slot, total as u64)?;
+        st.write(0, entries)?;
+        st.write(entries.len(), list)?;
+        st.write(entries.len() + list.len(), bytemuck::cast_slice(&args))?;
+        let src = g.import_buffer(st);
+        let mut p = g.import_buffer(&self.mesh.gpu_pool);
+        let mut l = g.import_buffer(&self.mesh.gpu_list);
+        let mut a = g.import_buffer(&self.mesh.gpu_args);
+        let mut node = g.transfer("cbt.upload").copy_buffer(src, &mut a, (entries.len() + list.len()) as u64, 0, 16);
+        if !entries.is_empty() {
+            node = node.copy_buffer(src, &mut p, 0, 0, entries.len() as u64);
+        }
+        if !list.is_empty() {
+            node = node.copy_buffer(src, &mut l, entries.len() as u64, 0, list.len() as u64);
+        }
+        let _ = node;
+        Ok(MeshBindings { pool: p, draw_list: l, draw_args: a, draw_args_offset: 0 })
+    }
+
+    pub fn destroy(self, ctx: &Context) {
+        self.tiles.destroy(ctx);
+        self.mesh.gpu_pool.destroy(ctx);
+        self.mesh.gpu_list.destroy(ctx);
+        self.mesh.gpu_args.destroy(ctx);
+        self.mesh.staging.destroy(ctx);
+    }
+}
+
+/// Errors of the planet frame.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    #[error(transparent)]
+    Gpu(#[from] framegraph::Error),
+    #[error("planet renderer setup: {0}")]
+    Setup(String),
+}

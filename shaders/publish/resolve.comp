@@ -1,0 +1,118 @@
+#version 460
+// publish.resolve: what the design assigns to the fragment stage, once per pixel in compute.
+// Intersect the pixel's ray with the leaf that won the visibility buffer, find the point's tile
+// and texel (re-addressed to the tile — or past a face edge, the folded apron — that holds it),
+// read the blended surface and make the published hit follow the surface, not the chord: where
+// chord and surface disagree by more than 1 m (or 0.01% of the distance), move the hit along
+// the ray onto the R + h shell — at most 10% of the distance, else keep the chord (grazing rays
+// are ill-conditioned) — then write the packed hit record.
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+layout(local_size_x = 8, local_size_y = 8) in;
+
+#include "common/surface.glsl"
+#include "common/bisector.glsl"
+#include "common/hit.glsl"
+
+layout(std430, set = 0, binding = 0) readonly buffer Pool { Bisector b[]; } pool;
+layout(std430, set = 0, binding = 1) readonly buffer Vis { uint64_t v[]; } vis;
+layout(set = 0, binding = 2, rgba32ui) uniform writeonly uimage2D hits;
+layout(push_constant) uniform Push { uint flags; } pc;   // bit 0: no surface correction
+
+#define CORRECT_ABS_M 1.0
+#define CORRECT_REL 1e-4
+#define CORRECT_MAX_REL 0.1
+
+vec3 corner(Bisector b, uint k) { return vec3(b.positions[3u * k], b.positions[3u * k + 1u], b.positions[3u * k + 2u]); }
+
+// Local up (unit radial direction) at a point with plane coords ab in slot r's frame.
+vec3 local_up(SlotRecord r, vec2 ab) { return normalize(r.n.xyz + ab.x * r.e1.xyz + ab.y * r.e2.xyz); }
+
+// Blended surface position at texel st of slot fs (camera-relative) for ray distance t.
+vec3 surface_pos(uint fs, vec2 st, float t) {
+    uint level;
+    float h = height_at(fs, st, t, level);
+    SlotRecord r = slots.s[fs];
+    return r.origin.xyz + plane_to_offset(r, chart_inverse(r, st), h);
+}
+
+void main() {
+    uvec2 px = gl_GlobalInvocationID.xy;
+    if (px.x >= uint(frame.viewport.x) || px.y >= uint(frame.viewport.y)) return;
+    uint64_t key = vis.v[px.y * uint(frame.viewport.x) + px.x];
+    if (key == 0xffffffffffffffffUL) {
+        imageStore(hits, ivec2(px), uvec4(0u));
+        return;
+    }
+    uint leaf = uint(key & 0xffffffffUL);
+    Bisector b = pool.b[leaf];
+    vec3 p0 = corner(b, 0u), p1 = corner(b, 1u), p2 = corner(b, 2u);
+    vec3 d = pixel_ray(vec2(px) + 0.5);
+
+    // Ray–plane of the chord triangle; barycentrics clamped into the triangle (a pixel centre
+    // can sit just outside the triangle that covered it).
+    vec3 e1 = p1 - p0, e2 = p2 - p0;
+    vec3 nrm = cross(e1, e2);
+    float denom = dot(nrm, d);
+    float t = abs(denom) > 1e-30 ? dot(nrm, p0) / denom : length(p0);
+    vec3 q = d * t - p0;
+    float d11 = dot(e1, e1), d12 = dot(e1, e2), d22 = dot(e2, e2);
+    float q1 = dot(q, e1), q2 = dot(q, e2);
+    float inv = 1.0 / max(d11 * d22 - d12 * d12, 1e-30);
+    float b1 = clamp((d22 * q1 - d12 * q2) * inv, 0.0, 1.0);
+    float b2 = clamp((d11 * q2 - d12 * q1) * inv, 0.0, 1.0 - b1);
+
+    // Fixed-point hint from the corners (differences are small for small triangles).
+    uint root = uint(b.path >> (b.depth - 5u));
+    uint face = (root - 16u) / 2u;
+    ivec2 c0 = ivec2(b.corners[0], b.corners[1]);
+    ivec2 c1 = ivec2(b.corners[2], b.corners[3]);
+    ivec2 c2 = ivec2(b.corners[4], b.corners[5]);
+    ivec2 X = c0 + ivec2(round(b1 * vec2(c1 - c0) + b2 * vec2(c2 - c0)));
+
+    uint fs;
+    vec2 st;
+    float h_chord;
+    vec3 hit = d * t;
+    locate(hit, face, X, fs, st, h_chord);
+    uint level;
+    float h_surf = height_at(fs, st, t, level);
+    uint flags = 0u;
+    if ((pc.flags & 1u) == 0u && abs(h_chord - h_surf) > max(CORRECT_ABS_M, CORRECT_REL * t)) {
+        // Newton along the ray on height(t') = surface(t'), in the tile frame (no planet-sized
+        // subtraction); rejected, not clamped, beyond 10% of the distance.
+        float tn = t;
+        uint fs_n = fs;
+        vec2 st_n = st;
+        float hc = h_chord, hs = h_surf;
+        bool ok = true;
+        for (int k = 0; k < 3; ++k) {
+            SlotRecord r = slots.s[fs_n];
+            vec2 ab = chart_inverse(r, st_n);
+            float rate = dot(d, local_up(r, ab));
+            if (abs(rate) < 1e-6) { ok = false; break; }
+            tn += (hs - hc) / rate;
+            if (abs(tn - t) > CORRECT_MAX_REL * t || tn <= 0.0) { ok = false; break; }
+            locate(d * tn, face, X, fs_n, st_n, hc);
+            uint lv;
+            hs = height_at(fs_n, st_n, tn, lv);
+            if (abs(hc - hs) < 1e-3 * max(1.0, 1e-4 * tn)) break;
+        }
+        if (ok) {
+            t = tn;
+            fs = fs_n;
+            st = st_n;
+            h_surf = height_at(fs, st, t, level);
+            flags |= HIT_CORRECTED;
+        }
+    }
+
+    // Normal from the blended surface around the point (half a texel of the finest tile).
+    const float delta = 0.5;
+    vec3 pxp = surface_pos(fs, st + vec2(delta, 0.0), t), pxm = surface_pos(fs, st - vec2(delta, 0.0), t);
+    vec3 pyp = surface_pos(fs, st + vec2(0.0, delta), t), pym = surface_pos(fs, st - vec2(0.0, delta), t);
+    vec3 n = normalize(cross(pxp - pxm, pyp - pym));
+    SlotRecord r = slots.s[fs];
+    if (dot(n, local_up(r, chart_inverse(r, st))) < 0.0) n = -n;
+    if (water_weight(r.page, st) > 0.5) flags |= HIT_WATER;
+    imageStore(hits, ivec2(px), pack_hit(t, n, fs, level, flags, st));
+}

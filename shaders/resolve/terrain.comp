@@ -1,0 +1,85 @@
+#version 460
+// resolve.terrain: shade hit records — materials from altitude, slope and latitude, sun +
+// sky ambient, a distance haze; flat sky where there is no terrain. Debug views by push constant.
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+layout(local_size_x = 8, local_size_y = 8) in;
+
+#include "common/tiles.glsl"
+#include "common/hit.glsl"
+
+layout(set = 0, binding = 0, rgba32ui) uniform readonly uimage2D hits;
+layout(set = 0, binding = 1, rgba8) uniform writeonly image2D color;
+// view: 0 shaded, 1 level colours, 2 slot ids, 3 normals, 4 lat/lon, 5 water.
+layout(push_constant) uniform Push { uint view; } pc;
+
+#define VIEW_SHADED 0u
+#define VIEW_LEVEL 1u
+#define VIEW_SLOT 2u
+#define VIEW_NORMAL 3u
+#define VIEW_LATLON 4u
+#define VIEW_WATER 5u
+
+vec3 hue(float h) {
+    vec3 k = mod(vec3(5.0, 3.0, 1.0) + h * 6.0, 6.0);
+    return 1.0 - clamp(min(k, 4.0 - k), 0.0, 1.0);
+}
+
+vec3 sky(vec3 d) {
+    vec3 up = normalize(-frame.planet_center.xyz);
+    float e = dot(d, up);
+    return mix(vec3(0.62, 0.74, 0.90), vec3(0.22, 0.40, 0.78), clamp(e * 3.0 + 0.3, 0.0, 1.0));
+}
+
+vec3 material(float h, float slope, float lat, bool water) {
+    if (water) return mix(vec3(0.05, 0.16, 0.30), vec3(0.02, 0.06, 0.16), clamp(-h / 4000.0, 0.0, 1.0));
+    float alat = abs(lat);
+    float snowline = mix(5200.0, 300.0, clamp((alat - 20.0) / 55.0, 0.0, 1.0));
+    vec3 rock = vec3(0.36, 0.33, 0.30);
+    vec3 grass = vec3(0.30, 0.42, 0.18);
+    vec3 forest = vec3(0.13, 0.26, 0.11);
+    vec3 desert = vec3(0.76, 0.64, 0.44);
+    vec3 sand = vec3(0.80, 0.74, 0.56);
+    vec3 snow = vec3(0.92, 0.94, 0.97);
+    // Vegetation by latitude band: tropics forest, subtropics desert, temperate grass/forest.
+    vec3 low = alat < 12.0 ? forest : (alat < 32.0 ? mix(desert, grass, clamp((h - 800.0) / 1500.0, 0.0, 1.0)) : (alat < 60.0 ? mix(forest, grass, clamp(h / 1200.0, 0.0, 1.0)) : grass));
+    vec3 c = h < 15.0 && slope < 0.15 ? sand : low;
+    c = mix(c, rock, smoothstep(0.35, 0.6, slope));
+    c = mix(c, snow, smoothstep(snowline - 200.0, snowline + 200.0, h) * (1.0 - smoothstep(0.55, 0.8, slope)));
+    return c;
+}
+
+void main() {
+    uvec2 px = gl_GlobalInvocationID.xy;
+    if (px.x >= uint(frame.viewport.x) || px.y >= uint(frame.viewport.y)) return;
+    vec3 d = pixel_ray(vec2(px) + 0.5);
+    uvec4 h = imageLoad(hits, ivec2(px));
+    float dist = hit_dist(h);
+    if (dist <= 0.0) {
+        imageStore(color, ivec2(px), vec4(pc.view == VIEW_SHADED ? sky(d) : vec3(0.0), 1.0));
+        return;
+    }
+    uint slot = hit_slot(h);
+    SlotRecord r = slots.s[slot];
+    vec2 st = hit_st(h);
+    vec3 n = hit_normal(h);
+    vec3 up = normalize(r.n.xyz + chart_inverse(r, st).x * r.e1.xyz + chart_inverse(r, st).y * r.e2.xyz);
+    float height = tile_height(r, st);
+    float lat = degrees(asin(clamp(up.z, -1.0, 1.0)));
+    bool water = hit_water(h);
+    vec3 c;
+    if (pc.view == VIEW_LEVEL) c = hue(float(hit_level(h)) / 19.0) * (0.6 + 0.4 * max(dot(n, frame.sun.xyz), 0.0));
+    else if (pc.view == VIEW_SLOT) c = hue(fract(float(slot) * 0.61803));
+    else if (pc.view == VIEW_NORMAL) c = n * 0.5 + 0.5;
+    else if (pc.view == VIEW_LATLON) c = vec3(lat / 180.0 + 0.5, degrees(atan(up.y, up.x)) / 360.0 + 0.5, 0.0);
+    else if (pc.view == VIEW_WATER) c = water ? vec3(0.1, 0.3, 0.9) : vec3(0.5, 0.4, 0.2);
+    else {
+        float slope = 1.0 - dot(n, up);
+        vec3 albedo = material(height, slope, lat, water);
+        float sun = max(dot(n, frame.sun.xyz), 0.0);
+        vec3 lit = albedo * (vec3(1.0, 0.96, 0.9) * sun * 1.1 + sky(up) * 0.35);
+        // Haze until the atmosphere lands: thicker low, thinner from orbit.
+        float haze = 1.0 - exp(-dist / (60000.0 + 4.0 * max(frame.sun.w, 0.0)));
+        c = mix(lit, sky(d), haze * 0.85);
+    }
+    imageStore(color, ivec2(px), vec4(c, 1.0));
+}

@@ -1,0 +1,123 @@
+//! The first true images of Earth (issue 5): headless frames of the planet renderer on lavapipe
+//! under validation, checked against independent f64 geometry and the ETOPO source.
+
+use ash::vk;
+use engine::cbt::camera::ViewCamera;
+use engine::planet::cube::latlon_to_dir;
+use engine::publish::{AovPixel, View};
+use engine::renderer::{PlanetRenderer, RendererOptions};
+use framegraph::{Graph, ImageDesc};
+use glam::DVec3;
+use planetfall_tests::{earth_source, write_png, Gpu};
+
+const R: f64 = 6_371_000.0;
+
+struct Frame {
+    rgba: Vec<u8>,
+    aov: Vec<AovPixel>,
+}
+
+fn options(ctx: &framegraph::Context) -> RendererOptions {
+    let mut o = RendererOptions::for_device(ctx);
+    o.slots = 256;
+    o.pool_capacity = 1 << 16;
+    o
+}
+
+fn render(gpu: &mut Gpu, r: &mut PlanetRenderer, cam: &ViewCamera) -> Frame {
+    let (slot, _) = gpu.exec.begin_frame(&gpu.ctx).unwrap();
+    let mut g = Graph::new();
+    let mut target = g.create_image("target", ImageDesc::d2(cam.width, cam.height, vk::Format::R8G8B8A8_UNORM));
+    let aov = r.declare(&gpu.ctx, &mut g, cam, slot, &mut target, View::Shaded, true).unwrap().unwrap();
+    g.readback_image("color", target);
+    g.readback("aov", aov);
+    let out = gpu.exec.run(&gpu.ctx, g.compile(gpu.ctx.queue_setup()).unwrap()).unwrap();
+    Frame { rgba: out.readback("color").unwrap().to_vec(), aov: bytemuck::cast_slice(out.readback("aov").unwrap()).to_vec() }
+}
+
+fn save(name: &str, cam: &ViewCamera, f: &Frame) {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    write_png(&dir.join(format!("{name}.png")), cam.width, cam.height, &f.rgba);
+}
+
+/// Independent f64 ray–sphere intersection with the datum for pixel (x, y).
+fn ray_sphere(cam: &ViewCamera, x: u32, y: u32) -> Option<DVec3> {
+    let t = (0.5 * cam.vfov).tan();
+    let aspect = cam.width as f64 / cam.height as f64;
+    let nx = ((x as f64 + 0.5) / cam.width as f64) * 2.0 - 1.0;
+    let ny = ((y as f64 + 0.5) / cam.height as f64) * 2.0 - 1.0;
+    let d = (cam.forward + cam.right * (nx * t * aspect) - cam.up * (ny * t)).normalize();
+    let b = cam.eye.dot(d);
+    let c = cam.eye.length_squared() - R * R;
+    let disc = b * b - c;
+    (disc >= 0.0).then(|| cam.eye + d * (-b - disc.sqrt()))
+}
+
+#[test]
+fn orbit_disk_radius_and_water_agree_with_geometry_and_source() {
+    let mut gpu = Gpu::new();
+    let src = earth_source();
+    let mut r = PlanetRenderer::new(&gpu.ctx, src.clone(), options(&gpu.ctx), gpu.exec.frames_in_flight()).unwrap();
+    let alt = 20_000_000.0;
+    let (w, h) = (160u32, 160u32);
+    // Over Africa, looking straight down with a 60° field of view: the disk fits.
+    let cam = ViewCamera::geo(5.0, 20.0, R + alt, 0.0, -90.0, 32.0, w, h);
+    let mut f = render(&mut gpu, &mut r, &cam);
+    for _ in 0..3 {
+        f = render(&mut gpu, &mut r, &cam);
+    }
+    save("orbit_africa", &cam, &f);
+    // Disk radius: count terrain pixels on the centre row; geometry says asin(R/(R+alt)).
+    let row = h / 2;
+    let terrain: Vec<u32> = (0..w).filter(|&x| f.aov[(row * w + x) as usize].is_terrain()).collect();
+    let measured = (terrain.last().unwrap() - terrain.first().unwrap() + 1) as f64 / 2.0;
+    let half_angle = (R / (R + alt)).asin();
+    let expected = half_angle.tan() / (0.5 * cam.vfov).tan() * h as f64 / 2.0;
+    assert!((measured - expected).abs() <= 1.0, "disk radius {measured} px, geometry {expected} px");
+    // Water agreement away from coasts, against ETOPO's sign at the f64 ray–sphere point.
+    let etopo = engine::earth::etopo::Etopo::open(&engine::earth::etopo::etopo_path(None)).unwrap();
+    let sign = |p: DVec3| {
+        let (lat, lon) = engine::planet::dir_to_latlon(p);
+        etopo.reconstruct(lat, lon) < 0.0
+    };
+    let (mut agree, mut total) = (0, 0);
+    for y in 2..h - 2 {
+        for x in 2..w - 2 {
+            let Some(p) = ray_sphere(&cam, x, y) else { continue };
+            let here = sign(p);
+            // Far from coasts: the 5×5 neighbourhood has one sign.
+            let uniform = (-2i32..=2).all(|dy| (-2i32..=2).all(|dx| ray_sphere(&cam, (x as i32 + dx) as u32, (y as i32 + dy) as u32).map(sign) == Some(here)));
+            let a = f.aov[(y * w + x) as usize];
+            if !uniform || !a.is_terrain() {
+                continue;
+            }
+            total += 1;
+            agree += (a.is_water() == here) as u32;
+        }
+    }
+    assert!(total > 5000, "{total} disk pixels tested");
+    assert!(agree as f64 >= 0.99 * total as f64, "water agrees on {agree}/{total}");
+    r.destroy(&gpu.ctx);
+    gpu.assert_clean();
+}
+
+#[test]
+fn nadir_latlon_at_the_centre_pixel() {
+    let mut gpu = Gpu::new();
+    let src = earth_source();
+    let mut r = PlanetRenderer::new(&gpu.ctx, src.clone(), options(&gpu.ctx), gpu.exec.frames_in_flight()).unwrap();
+    let (lat, lon) = (46.55, 8.0); // Bernese Alps
+    let cam = ViewCamera::geo(lat, lon, R + 10_000.0, 0.0, -90.0, 60.0, 65, 65);
+    let mut f = render(&mut gpu, &mut r, &cam);
+    for _ in 0..6 {
+        f = render(&mut gpu, &mut r, &cam);
+    }
+    save("nadir_alps", &cam, &f);
+    let c = f.aov[(32 * 65 + 32) as usize];
+    assert!(c.is_terrain(), "terrain at the centre");
+    let (la, lo) = c.latlon();
+    assert!((la - lat).abs() < 1e-4 && (lo - lon).abs() < 1e-4, "centre pixel at {la}, {lo} (camera {lat}, {lon})");
+    let _ = latlon_to_dir(lat, lon);
+    r.destroy(&gpu.ctx);
+    gpu.assert_clean();
+}
