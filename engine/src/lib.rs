@@ -13,3 +13,4 @@ pub mod source;
 pub mod surface;
 pub mod publish;
 pub mod renderer;
+pub mod reference;

@@ -8,6 +8,7 @@ use engine::publish::{AovPixel, View};
 use engine::renderer::{PlanetRenderer, RendererOptions};
 use framegraph::{Graph, ImageDesc};
 use glam::DVec3;
+use engine::source::TileSource;
 use planetfall_tests::{earth_source, write_png, Gpu};
 
 const R: f64 = 6_371_000.0;
@@ -120,4 +121,80 @@ fn nadir_latlon_at_the_centre_pixel() {
     let _ = latlon_to_dir(lat, lon);
     r.destroy(&gpu.ctx);
     gpu.assert_clean();
+}
+
+/// Ground height (m) under (lat, lon) as the finest Earth level holds it.
+fn ground(lat: f64, lon: f64) -> f64 {
+    engine::ground::height_at_latlon(&earth_source().oracle, lat, lon, 9).height_m
+}
+
+#[test]
+fn two_metres_in_the_himalaya_has_no_holes() {
+    let mut gpu = Gpu::new();
+    let src = earth_source();
+    let mut r = PlanetRenderer::new(&gpu.ctx, src.clone(), options(&gpu.ctx), gpu.exec.frames_in_flight()).unwrap();
+    // Khumbu valley, looking north towards Everest, level.
+    let (lat, lon) = (27.90, 86.83);
+    let (w, h) = (96u32, 64u32);
+    let cam = ViewCamera::geo(lat, lon, R + ground(lat, lon) + 2.0, 10.0, 0.0, 60.0, w, h);
+    let mut f = render(&mut gpu, &mut r, &cam);
+    for _ in 0..30 {
+        f = render(&mut gpu, &mut r, &cam);
+    }
+    save("two_metres_himalaya", &cam, &f);
+    let lod = r.lod_params(&cam);
+    let reference = engine::reference::render(r.residency(), &lod, r.body, &cam, src.max_relief());
+    let gpu_terrain = |x: u32, y: u32| f.aov[(y * w + x) as usize].is_terrain();
+    let (mut holes, mut silhouette, mut covers_sky, mut terrain_px) = (0, 0, 0, 0);
+    for y in 0..h {
+        for x in 0..w {
+            let cpu = reference[(y * w + x) as usize].is_some();
+            let g = gpu_terrain(x, y);
+            terrain_px += cpu as u32;
+            if cpu && !g {
+                // See-through: sky shows although GPU terrain lies above in the same column.
+                if (0..y).any(|yy| gpu_terrain(x, yy)) {
+                    holes += 1;
+                } else {
+                    silhouette += 1;
+                }
+            }
+            covers_sky += (!cpu && g) as u32;
+        }
+    }
+    println!("2 m Himalaya: {terrain_px} terrain px, {holes} holes, {silhouette} silhouette px, {covers_sky} covers-sky px");
+    assert!(terrain_px > (w * h / 3), "the view shows terrain ({terrain_px} px)");
+    assert_eq!(holes, 0, "see-through holes");
+    assert!((0..w).all(|x| !gpu_terrain(x, 0) && reference[x as usize].is_none()), "sky above (top row)");
+    // The mesh silhouette follows the surface within a pixel: mismatches are a thin line.
+    assert!(silhouette + covers_sky <= 2 * w, "{silhouette} + {covers_sky} silhouette mismatches");
+    for a in &f.aov {
+        assert!(a.dir.iter().chain([a.dist, a.level].iter()).all(|v| v.is_finite()), "finite AOV: {a:?}");
+    }
+    r.destroy(&gpu.ctx);
+    gpu.assert_clean();
+}
+
+#[test]
+fn descent_from_orbit_to_two_metres_is_finite_and_clean() {
+    let mut gpu = Gpu::new();
+    let src = earth_source();
+    let mut r = PlanetRenderer::new(&gpu.ctx, src.clone(), options(&gpu.ctx), gpu.exec.frames_in_flight()).unwrap();
+    let (lat, lon) = (27.90, 86.83);
+    let top = ground(lat, lon);
+    let frames = 60;
+    for i in 0..frames {
+        // Altitude above ground falls geometrically from 20,000 km to 2 m; the view tilts up.
+        let k = i as f64 / (frames - 1) as f64;
+        let agl = 2.0 * (2.0e7f64 / 2.0).powf(1.0 - k);
+        let pitch = -90.0 + 90.0 * k;
+        let cam = ViewCamera::geo(lat, lon, R + top + agl, 10.0, pitch, 60.0, 48, 32);
+        let f = render(&mut gpu, &mut r, &cam);
+        for a in &f.aov {
+            assert!(a.dir.iter().chain([a.dist, a.level].iter()).all(|v| v.is_finite()), "frame {i}: {a:?}");
+            assert!(!a.is_terrain() || (a.dist > 0.0 && a.dist < 3.0e7), "frame {i}: distance {}", a.dist);
+        }
+        gpu.assert_clean();
+    }
+    r.destroy(&gpu.ctx);
 }

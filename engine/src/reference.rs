@@ -1,0 +1,103 @@
+//! The reference: a CPU ray caster (f64, multi-threaded) of exactly the surface the GPU draws —
+//! the same resident tiles, the same level selection and blend (engine::surface) — producing a
+//! terrain/sky mask and distance per pixel. It shares nothing with the GPU path but the surface
+//! definition, so the GPU can be scored against it (TERRAIN.md §7b).
+
+use crate::cbt::camera::ViewCamera;
+use crate::gpu::slots::Residency;
+use crate::planet::cube::dir_to_face;
+use crate::planet::Body;
+use crate::surface::{height_at_fixed, LodParams};
+use glam::DVec3;
+
+/// One pixel of the reference: distance along the ray to the first surface hit, or None.
+pub type RefPixel = Option<f64>;
+
+/// Ray of pixel (x, y) (centre), unit, in the camera's conventions (y down).
+pub fn pixel_ray(cam: &ViewCamera, x: f64, y: f64) -> DVec3 {
+    let t = (0.5 * cam.vfov).tan();
+    let aspect = cam.width as f64 / cam.height as f64;
+    let nx = (x / cam.width as f64) * 2.0 - 1.0;
+    let ny = (y / cam.height as f64) * 2.0 - 1.0;
+    (cam.forward + cam.right * (nx * t * aspect) - cam.up * (ny * t)).normalize()
+}
+
+/// Height of the blended surface under planet-centred point `p` for ray distance `t`, and p's
+/// own height above the datum.
+fn clearance(res: &Residency, lod: &LodParams, body: Body, p: DVec3, t: f64) -> f64 {
+    let (face, u, v) = dir_to_face(p);
+    let fx = |w: f64| (((w + 1.0) * (1u64 << 29) as f64).round() as u64).min(1 << 30);
+    let (h, _) = height_at_fixed(res, lod, face, fx(u), fx(v), t);
+    p.length() - body.radius - h
+}
+
+/// March one ray: steps bounded by the clearance over a slope bound, then bisection to 1 mm
+/// (or 1e-7 of the distance) once the ray is below the surface.
+pub fn cast(res: &Residency, lod: &LodParams, body: Body, eye: DVec3, d: DVec3, max_relief: f64) -> RefPixel {
+    // Skip to the shell [R − relief, R + relief]; miss if the ray never enters it.
+    let top = body.radius + max_relief;
+    let b = eye.dot(d);
+    let c = eye.length_squared() - top * top;
+    let disc = b * b - c;
+    if disc < 0.0 {
+        return None;
+    }
+    let (t_in, t_out) = (-b - disc.sqrt(), -b + disc.sqrt());
+    if t_out < 0.0 {
+        return None;
+    }
+    let mut t = t_in.max(0.0);
+    let mut prev_t = t;
+    let mut prev_c = clearance(res, lod, body, eye + d * t, t.max(1e-3));
+    if prev_c <= 0.0 {
+        return Some(t);
+    }
+    // Terrain slopes stay below ~4:1 at these resolutions; steps use a safety factor on it.
+    const SLOPE: f64 = 4.0;
+    let mut steps = 0;
+    while t < t_out && steps < 100_000 {
+        steps += 1;
+        let step = (prev_c / SLOPE).max(0.02 + 1e-5 * t);
+        t += step;
+        let cl = clearance(res, lod, body, eye + d * t, t);
+        if cl <= 0.0 {
+            // Bisection between prev_t (above) and t (below).
+            let (mut lo, mut hi) = (prev_t, t);
+            for _ in 0..60 {
+                let mid = 0.5 * (lo + hi);
+                if clearance(res, lod, body, eye + d * mid, mid) <= 0.0 {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
+                if hi - lo < (1e-3f64).max(1e-7 * hi) {
+                    break;
+                }
+            }
+            return Some(hi);
+        }
+        prev_t = t;
+        prev_c = cl;
+    }
+    None
+}
+
+/// The whole image, rows spread over the machine's threads. Row-major, y down.
+pub fn render(res: &Residency, lod: &LodParams, body: Body, cam: &ViewCamera, max_relief: f64) -> Vec<RefPixel> {
+    let (w, h) = (cam.width as usize, cam.height as usize);
+    let mut out = vec![None; w * h];
+    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).min(h.max(1));
+    let rows_per = h.div_ceil(threads);
+    std::thread::scope(|s| {
+        for (k, chunk) in out.chunks_mut(rows_per * w).enumerate() {
+            s.spawn(move || {
+                for (i, px) in chunk.iter_mut().enumerate() {
+                    let (x, y) = (i % w, k * rows_per + i / w);
+                    let d = pixel_ray(cam, x as f64 + 0.5, y as f64 + 0.5);
+                    *px = cast(res, lod, body, cam.eye, d, max_relief);
+                }
+            });
+        }
+    });
+    out
+}
