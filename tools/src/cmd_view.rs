@@ -1,11 +1,11 @@
 //! `planetfall view`: the interactive viewer (winit window, swapchain, flight, HUD, puffin,
 //! RenderDoc). See `view/` for the pieces and README.md for keys and flags.
 
-use crate::camera_args::{pose_of, CameraArgs};
+use crate::camera_args::CameraArgs;
 use crate::gpu::GpuArgs;
 use crate::view::app::{self, Setup};
 use crate::view::flight::Flight;
-use crate::view::ground::{level_for, GroundConfig, GroundProbe};
+use crate::view::ground::{place, GroundConfig, GroundProbe};
 use crate::view::path::CameraPath;
 use crate::view::renderdoc::RenderDocCapture;
 use crate::view::script::{self, Script};
@@ -13,7 +13,6 @@ use crate::view::viewer::Parts;
 use crate::view::{bookmarks, profiler, scene};
 use anyhow::{ensure, Result};
 use std::path::PathBuf;
-use std::time::Duration;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -108,13 +107,10 @@ pub fn run(a: Args) -> Result<()> {
         data: a.data.clone(),
         disabled: a.no_ground,
     });
-    let pose = pose_of(&start, |dir| {
-        probe.query_blocking(dir, level_for(1.0), Duration::from_secs(60))
-    });
+    let (pose, ground) = place(&probe, &start);
     let mut flight = Flight::new(pose);
-    if let crate::view::bookmarks::Height::Ground(agl) = start.height {
-        flight.ground = pose.alt - agl;
-    }
+    flight.ground = ground;
+    flight.clamp_to_ground();
     let parts = Parts {
         scene: a.scene.clone(),
         flight,

@@ -164,6 +164,28 @@ fn probe_loop(shared: Arc<(Mutex<State>, Condvar)>, cfg: GroundConfig) {
     }
 }
 
+/// Highest ground on Earth, metres above the datum (Everest 8,849 m, rounded up): a view
+/// higher than this cannot be underground.
+const HIGHEST_GROUND_M: f64 = 9_000.0;
+
+/// The pose of a bookmark and the ground under it. The ground is queried (blocking) when it
+/// matters: heights above ground, and views low enough to be underground.
+pub fn place(probe: &GroundProbe, b: &super::bookmarks::Bookmark) -> (super::flight::Pose, f64) {
+    use super::bookmarks::Height;
+    let query = |dir: DVec3| probe.query_blocking(dir, LAST_STORED_LEVEL, Duration::from_secs(60));
+    let mut ground = 0.0;
+    let pose = crate::camera_args::pose_of(b, |dir| {
+        ground = query(dir);
+        ground
+    });
+    if let Height::Datum(a) = b.height {
+        if a < HIGHEST_GROUND_M {
+            ground = query(pose.up());
+        }
+    }
+    (pose, ground)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,7 +10,7 @@ use super::path::CameraPath;
 use super::renderdoc::RenderDocCapture;
 use super::script::{Command, Script};
 use super::{hud_text, profiler, DebugView, FrameInput, SceneRenderer};
-use crate::camera_args::{pose_of, render_line};
+use crate::camera_args::render_line;
 use anyhow::{Context as _, Result};
 use framegraph::{Context, Executor, FrameOutput, Graph, Swapchain};
 use std::path::PathBuf;
@@ -149,16 +149,10 @@ impl Viewer {
                     .context("no bookmarks")?
             }
         };
-        let probe = &self.probe;
-        let pose = pose_of(&b, |dir| {
-            probe.query_blocking(dir, level_for(1.0), Duration::from_secs(60))
-        });
+        let (pose, ground) = super::ground::place(&self.probe, &b);
         self.flight.pose = pose;
-        self.flight.ground = pose.alt
-            - match b.height {
-                bookmarks::Height::Ground(a) => a,
-                bookmarks::Height::Datum(_) => pose.alt,
-            };
+        self.flight.ground = ground;
+        self.flight.clamp_to_ground();
         self.view_name = b.name.clone();
         self.say(format!("bookmark {}: {}", b.name, b.to_line()));
         Ok(())
