@@ -112,6 +112,11 @@ pub struct FrameInput<'f> {
 /// write bumps its version and the viewer's HUD and copy nodes read the newest one. The viewer
 /// then draws the HUD over it and copies it to the swapchain, so the renderer never depends on
 /// the swapchain's format or usage flags.
+///
+/// Node names follow the design (`cbt.decide`, `raster.publish`, …); `hud.*`, `present.*` and
+/// `readback.color` are the viewer's, so a renderer's own readbacks take other names. To plug a
+/// renderer in, add it to [`scene::make`] (and [`scene::SCENES`]); `view`, `render`, `capture`,
+/// `graph` and their tests pick it up by `--scene`.
 pub trait SceneRenderer {
     /// Short name for captures and the HUD ("test", "earth").
     fn name(&self) -> &str;

@@ -7,7 +7,9 @@ use framegraph::{Context, Graph, ImageRef};
 /// Scene names `--scene` accepts, default first.
 pub const SCENES: &[&str] = &["test"];
 
-/// The renderer called `name`.
+/// The renderer called `name`. `ctx` is `None` when the frame is only declared
+/// (`planetfall graph`, and a name check before the window opens): create no GPU object then
+/// (import persistent resources with null handles, or skip them).
 pub fn make(_ctx: Option<&Context>, name: &str) -> Result<Box<dyn SceneRenderer>> {
     match name {
         "test" => Ok(Box::new(TestScene::default())),
