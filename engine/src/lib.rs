@@ -14,3 +14,4 @@ pub mod surface;
 pub mod publish;
 pub mod renderer;
 pub mod reference;
+pub mod score;
