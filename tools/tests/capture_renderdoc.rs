@@ -64,19 +64,11 @@ fn check_regions(nodes: &[(String, String)], tree: &str, rows: &[(usize, String,
 /// `planetfall capture`: headless, no window.
 #[test]
 fn capture_opens_in_renderdoc_with_every_node_label() {
+    // The default scene's frame (test scene: raster.test, test.sweep; the planet: raster.publish,
+    // cbt.decide, …): at least one raster and one compute node to look inside.
     let nodes = graph_nodes(&[]);
-    assert!(
-        nodes
-            .iter()
-            .any(|(n, k)| n == "raster.test" && k == "Raster"),
-        "{nodes:?}"
-    );
-    assert!(
-        nodes
-            .iter()
-            .any(|(n, k)| n == "test.sweep" && k == "Compute"),
-        "{nodes:?}"
-    );
+    assert!(nodes.iter().any(|(_, k)| k == "Raster"), "{nodes:?}");
+    assert!(nodes.iter().any(|(_, k)| k == "Compute"), "{nodes:?}");
     let dir = scratch("capture");
     let mut c = Command::new(BIN);
     c.args([
@@ -96,7 +88,7 @@ fn capture_opens_in_renderdoc_with_every_node_label() {
         .to_string_lossy()
         .into_owned();
     assert!(
-        name.starts_with("test_") && name.contains("_frame1_") && name.ends_with(".rdc"),
+        name.contains("_lat26.500_lon85.500_180000_frame1_") && name.ends_with(".rdc"),
         "descriptive name: {name}"
     );
     let (tree, rows) = actions(&rdc);
