@@ -46,7 +46,7 @@ fn cpu_round(pool: &mut Pool, round: u32, split_pct: u64, merge_pct: u64) {
         }
     }
     let mut seed = round as u64 * 7919;
-    run_topology(pool, 0, &mut |n| {
+    run_topology(pool, 0, 1, &mut |n| {
         seed += 1;
         shuffled(n, seed)
     });

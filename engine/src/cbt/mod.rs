@@ -18,6 +18,7 @@ pub mod camera;
 pub mod criterion;
 pub mod gpu;
 pub mod leb;
+pub mod oracle;
 pub mod params;
 pub mod pool;
 pub mod stages;

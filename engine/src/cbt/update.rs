@@ -82,16 +82,15 @@ pub fn update_frame<S: Surface + ?Sized>(
     };
     frame_args(pool);
     let mut iterations = 0;
-    for it in 0..params.max_iterations.min(MAX_ITERATIONS) {
-        pool.control.iteration = it as u32;
+    let recorded = params.max_iterations.min(MAX_ITERATIONS);
+    for it in 0..recorded {
         iterations += 1;
-        run_iteration(pool, surface, &view, it, &mut order);
+        run_iteration(pool, surface, &view, it, recorded, &mut order);
         if pool.control.pending == 0 {
             break;
         }
     }
     run_finish(pool, surface, &view, &mut order);
-    pool.control.frame += 1;
     let c = &pool.control;
     FrameStats {
         iterations,
@@ -119,6 +118,20 @@ pub fn frame_args(pool: &mut Pool) {
 }
 
 fn run_iteration<S: Surface + ?Sized>(
+    pool: &mut Pool,
+    surface: &S,
+    view: &View,
+    it: usize,
+    recorded: usize,
+    order: &mut impl FnMut(u32) -> Vec<u32>,
+) {
+    eval_decide(pool, surface, view, it, order);
+    run_topology(pool, it, recorded, order);
+}
+
+/// EVAL → DECIDE of iteration `it`: the measures and the wishes. Public so tests can compare
+/// them with the GPU's (the topology that follows is exact).
+pub fn eval_decide<S: Surface + ?Sized>(
     pool: &mut Pool,
     surface: &S,
     view: &View,
@@ -160,13 +173,17 @@ fn run_iteration<S: Surface + ?Sized>(
         s.split_wishes += (out.wish == WISH_SPLIT) as u32;
         s.merge_wishes += (out.wish == WISH_MERGE) as u32;
     }
-
-    run_topology(pool, it, order);
 }
 
 /// RESOLVE → RESERVE → NEIGHBOURS → COMMIT → REDUCE → args: everything after the wishes are
-/// set. Public so tests can drive the topology with arbitrary wishes.
-pub fn run_topology(pool: &mut Pool, it: usize, order: &mut impl FnMut(u32) -> Vec<u32>) {
+/// set, in iteration `it` of `recorded` (the args step advances `control.iteration` when another
+/// recorded iteration will run). Public so tests can drive the topology with arbitrary wishes.
+pub fn run_topology(
+    pool: &mut Pool,
+    it: usize,
+    recorded: usize,
+    order: &mut impl FnMut(u32) -> Vec<u32>,
+) {
     let hw = pool.control.high_water;
     let words = bit_words(hw);
     let sweep = (pool.control.entry_sweep.x * WORKGROUP_SIZE).min(pool.capacity());
@@ -263,10 +280,14 @@ pub fn run_topology(pool: &mut Pool, it: usize, order: &mut impl FnMut(u32) -> V
     if c.pending == 0 {
         c.commit_sweep = DispatchArgs::covering(0);
         c.word_sweep = DispatchArgs::covering(0);
+    } else if it + 1 < recorded {
+        c.iteration = it as u32 + 1;
     }
 }
 
-fn run_finish<S: Surface + ?Sized>(
+/// FINISH: evaluate what the last iteration changed, mark and compact the drawn leaves, write
+/// the draw. Public so tests can run it from a read-back GPU state.
+pub fn run_finish<S: Surface + ?Sized>(
     pool: &mut Pool,
     surface: &S,
     view: &View,
@@ -313,6 +334,7 @@ fn run_finish<S: Surface + ?Sized>(
         first_vertex: 0,
         first_instance: 0,
     };
+    pool.control.frame += 1;
 }
 
 #[cfg(test)]
@@ -347,7 +369,7 @@ mod tests {
                 }
             }
         }
-        run_topology(pool, 0, &mut order);
+        run_topology(pool, 0, 1, &mut order);
     }
 
     #[track_caller]

@@ -1,6 +1,8 @@
 //! Shared pieces of the GPU CBT tests.
 #![allow(dead_code)]
 
+pub mod explain;
+
 use engine::cbt::validate::{validate, MeshReport};
 use engine::cbt::Pool;
 
@@ -49,4 +51,225 @@ pub fn assert_same_pool(gpu: &Pool, cpu: &Pool, what: &str) {
         "{what}: GPU pool differs from the model:\n  {}",
         diffs.join("\n  ")
     );
+}
+
+use ash::vk;
+use engine::cbt::camera::ViewCamera;
+use engine::cbt::gpu::debug::{declare_debug_raster, DebugMode};
+use engine::cbt::gpu::layout::CbtPush;
+use engine::cbt::gpu::readback::{self, Readback};
+use engine::cbt::gpu::{nodes, CbtGpu, CbtHandles};
+use engine::cbt::tiles::{residency_around, TileSurface};
+use engine::cbt::{AnalyticSurface, CbtParams};
+use engine::gpu::frame::frame_constants;
+use engine::gpu::slots::Residency;
+use engine::gpu::tiles::{GpuTiles, TileBindings};
+use engine::planet::cube::latlon_to_dir;
+use engine::planet::Body;
+use engine::source::AnalyticSource;
+use engine::surface::LodParams;
+use framegraph::{FrameOutput, Graph, ImageDesc};
+use glam::DVec3;
+use planetfall_tests::Gpu;
+use std::sync::OnceLock;
+
+/// Viewport of the GPU tests: small, so lavapipe evaluates few leaves.
+pub const W: u32 = 128;
+pub const H: u32 = 128;
+pub const FOV_DEG: f64 = 60.0;
+/// The spot the CPU tests use (any spot works; fixed for reproducibility).
+pub const LAT: f64 = 27.9;
+pub const LON: f64 = 86.9;
+/// Finest resident level around the spot (texel 4.8 m: the depth cap stops legs at 1.2 m).
+pub const FINEST: u8 = 12;
+
+/// The analytic Earth (the CPU model's test planet) and the same planet as tiles, resident
+/// around (LAT, LON): the tile holding it at every level to `FINEST` — built once per test
+/// binary (tile generation is the slow part).
+pub struct World {
+    pub planet: AnalyticSurface,
+    pub res: Residency,
+    pub body: Body,
+}
+
+pub fn world() -> &'static World {
+    static W: OnceLock<World> = OnceLock::new();
+    W.get_or_init(|| {
+        let planet = AnalyticSurface::earth();
+        let src = AnalyticSource::from_surface(planet.clone());
+        let t = std::time::Instant::now();
+        let res = residency_around(&src, latlon_to_dir(LAT, LON), FINEST, 0);
+        println!(
+            "residency: {} tiles in {:.1} s",
+            res.tiles.len(),
+            t.elapsed().as_secs_f64()
+        );
+        World {
+            planet,
+            res,
+            body: src.body,
+        }
+    })
+}
+
+/// A camera `agl` metres above the analytic ground at (lat, lon).
+pub fn camera(lat: f64, lon: f64, agl: f64, heading: f64, pitch: f64) -> ViewCamera {
+    let w = world();
+    let ground = w.planet.height(latlon_to_dir(lat, lon));
+    ViewCamera::geo(
+        lat,
+        lon,
+        w.body.radius + ground + agl,
+        heading,
+        pitch,
+        FOV_DEG,
+        W,
+        H,
+    )
+}
+
+/// The level selection the GPU uses for `cam` (frame constants), for the CPU tile surface.
+pub fn lod_for(cam: &ViewCamera) -> LodParams {
+    LodParams {
+        texel0: world().body.texel0(),
+        pixel_angle: cam.pixel_angle(),
+        lod_bias: 0.0,
+        max_level: engine::params::MAX_LEVEL,
+    }
+}
+
+/// The surface the GPU meshes, in f64.
+pub fn tile_surface(cam: &ViewCamera) -> TileSurface<'static> {
+    let w = world();
+    TileSurface {
+        res: &w.res,
+        body: w.body,
+        lod: lod_for(cam),
+    }
+}
+
+/// A GPU pool over the world's tiles.
+pub struct Scene {
+    pub gpu: Gpu,
+    pub tiles: GpuTiles,
+    pub cbt: CbtGpu,
+    pub frames: u32,
+}
+
+impl Scene {
+    pub fn new(capacity: u32, params: CbtParams) -> Scene {
+        let gpu = Gpu::new();
+        let n = world().res.tiles.len() as u32;
+        let tiles = GpuTiles::new(&gpu.ctx, n, n, gpu.exec.frames_in_flight()).expect("tiles");
+        let cbt = CbtGpu::new(&gpu.ctx, Some(capacity), params).expect("pool");
+        Scene {
+            gpu,
+            tiles,
+            cbt,
+            frames: 0,
+        }
+    }
+
+    /// One frame for `cam` whose CBT nodes `update` declares (given the tile bindings and the
+    /// push constants for 4 iterations), reading back `what` at the end, and the debug image
+    /// (RGBA8, readback "image") when asked.
+    pub fn frame_custom(
+        &mut self,
+        cam: &ViewCamera,
+        what: Readback,
+        image: Option<DebugMode>,
+        update: impl FnOnce(&mut Graph<'_>, &mut CbtHandles, &TileBindings, CbtPush),
+    ) -> FrameOutput {
+        let w = world();
+        let (slot, _) = self
+            .gpu
+            .exec
+            .begin_frame(&self.gpu.ctx)
+            .expect("frame slot");
+        let consts = frame_constants(
+            cam,
+            w.body.radius,
+            w.body.texel0(),
+            DVec3::new(0.3, 0.4, 0.8),
+            0.0,
+            self.frames,
+        );
+        let mut g = Graph::new();
+        let t = self
+            .tiles
+            .declare(&self.gpu.ctx, &mut g, slot, &w.res, cam.eye, consts)
+            .expect("tiles");
+        let mut h = self.cbt.import(&mut g);
+        update(
+            &mut g,
+            &mut h,
+            &t,
+            CbtPush::new(&self.cbt.params, self.cbt.capacity, 4),
+        );
+        readback::declare_readback(&mut g, &h, what);
+        if let Some(mode) = image {
+            let mut target = g.create_image(
+                "test.image",
+                ImageDesc::d2(cam.width, cam.height, vk::Format::R8G8B8A8_UNORM),
+            );
+            declare_debug_raster(&mut g, &h, &t, &mut target, [cam.width, cam.height], mode);
+            g.readback_image("image", target);
+        }
+        let compiled = g.compile(self.gpu.ctx.queue_setup()).expect("compiles");
+        self.frames += 1;
+        self.gpu.exec.run(&self.gpu.ctx, compiled).expect("runs")
+    }
+
+    /// One ordinary frame (4 iterations recorded).
+    pub fn frame_with(
+        &mut self,
+        cam: &ViewCamera,
+        what: Readback,
+        image: Option<DebugMode>,
+    ) -> FrameOutput {
+        self.frame_custom(cam, what, image, |g, h, t, push| {
+            nodes::declare_update(g, h, t, push)
+        })
+    }
+
+    pub fn frame(&mut self, cam: &ViewCamera, what: Readback) -> FrameOutput {
+        self.frame_with(cam, what, None)
+    }
+
+    /// Frames until one is quiet (its first iteration neither splits nor merges); returns the
+    /// number of frames and the last output (the pool read back). Panics after `max_frames`.
+    pub fn run_to_quiet(&mut self, cam: &ViewCamera, max_frames: usize) -> (usize, FrameOutput) {
+        for f in 1..=max_frames {
+            let out = self.frame(cam, Readback::Pool);
+            let c = readback::control(&out).expect("control");
+            if readback::frame_stats(&c).quiet {
+                return (f, out);
+            }
+        }
+        panic!("not quiet after {max_frames} frames");
+    }
+
+    pub fn destroy(self) {
+        let Scene {
+            gpu, tiles, cbt, ..
+        } = self;
+        cbt.destroy(&gpu.ctx);
+        tiles.destroy(&gpu.ctx);
+        gpu.assert_clean();
+    }
+}
+
+/// Per-node GPU times of a frame, summed by name, in first-seen order.
+pub fn node_times(out: &FrameOutput) -> Vec<(String, f64, usize)> {
+    let mut v: Vec<(String, f64, usize)> = Vec::new();
+    for t in &out.times {
+        match v.iter_mut().find(|(n, _, _)| *n == t.name) {
+            Some(e) => {
+                e.1 += t.duration_ms;
+                e.2 += 1;
+            }
+            None => v.push((t.name.clone(), t.duration_ms, 1)),
+        }
+    }
+    v
 }

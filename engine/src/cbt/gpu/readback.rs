@@ -18,7 +18,7 @@ pub enum Readback {
     Pool,
 }
 
-/// Names of the readbacks in the frame's output.
+/// Names of the readbacks in the frame's output (after a prefix, "" for the end of the frame).
 pub const CONTROL: &str = "cbt.control";
 pub const SWEEPS: &str = "cbt.sweeps";
 const ARRAYS: [&str; 8] = [
@@ -34,8 +34,14 @@ const ARRAYS: [&str; 8] = [
 
 /// Copy the pool (or only its counters) to host memory at the end of the frame.
 pub fn declare_readback(g: &mut Graph<'_>, h: &CbtHandles, what: Readback) {
-    g.readback(CONTROL, h.control);
-    g.readback(SWEEPS, h.sweeps);
+    declare_readback_as(g, h, what, "");
+}
+
+/// The same at this point of the frame (after the nodes declared so far), under names
+/// starting with `prefix`; tests read the pool between stages this way.
+pub fn declare_readback_as(g: &mut Graph<'_>, h: &CbtHandles, what: Readback, prefix: &str) {
+    g.readback(&format!("{prefix}{CONTROL}"), h.control);
+    g.readback(&format!("{prefix}{SWEEPS}"), h.sweeps);
     if what == Readback::Pool {
         let bufs = [
             h.pool,
@@ -48,7 +54,7 @@ pub fn declare_readback(g: &mut Graph<'_>, h: &CbtHandles, what: Readback) {
             h.draw_list,
         ];
         for (name, b) in ARRAYS.iter().zip(bufs) {
-            g.readback(name, b);
+            g.readback(&format!("{prefix}{name}"), b);
         }
     }
 }
@@ -63,32 +69,45 @@ fn read<T: bytemuck::Pod>(out: &FrameOutput, name: &str) -> framegraph::Result<V
 }
 
 pub fn control(out: &FrameOutput) -> framegraph::Result<Control> {
-    Ok(read::<Control>(out, CONTROL)?[0])
+    control_as(out, "")
+}
+
+pub fn control_as(out: &FrameOutput, prefix: &str) -> framegraph::Result<Control> {
+    Ok(read::<Control>(out, &format!("{prefix}{CONTROL}"))?[0])
 }
 
 pub fn sweeps(out: &FrameOutput) -> framegraph::Result<Sweeps> {
-    Ok(read::<Sweeps>(out, SWEEPS)?[0])
+    sweeps_as(out, "")
+}
+
+pub fn sweeps_as(out: &FrameOutput, prefix: &str) -> framegraph::Result<Sweeps> {
+    Ok(read::<Sweeps>(out, &format!("{prefix}{SWEEPS}"))?[0])
 }
 
 /// The whole pool as the model holds it (needs [`Readback::Pool`]).
 pub fn pool(out: &FrameOutput) -> framegraph::Result<Pool> {
-    let tree = |name: &str| -> framegraph::Result<SumTree> {
-        let nodes: Vec<u32> = read(out, name)?;
+    pool_as(out, "")
+}
+
+pub fn pool_as(out: &FrameOutput, prefix: &str) -> framegraph::Result<Pool> {
+    let name = |k: usize| format!("{prefix}{}", ARRAYS[k]);
+    let tree = |k: usize| -> framegraph::Result<SumTree> {
+        let nodes: Vec<u32> = read(out, &name(k))?;
         Ok(SumTree {
             leaves: nodes.len() / 2,
             nodes,
         })
     };
     Ok(Pool {
-        entries: read::<Bisector>(out, ARRAYS[0])?,
-        free_bits: read(out, ARRAYS[1])?,
-        free_tree: tree(ARRAYS[2])?,
-        request_bits: read(out, ARRAYS[3])?,
-        request_tree: tree(ARRAYS[4])?,
-        draw_bits: read(out, ARRAYS[5])?,
-        draw_tree: tree(ARRAYS[6])?,
-        draw_list: read(out, ARRAYS[7])?,
-        control: control(out)?,
+        entries: read::<Bisector>(out, &name(0))?,
+        free_bits: read(out, &name(1))?,
+        free_tree: tree(2)?,
+        request_bits: read(out, &name(3))?,
+        request_tree: tree(4)?,
+        draw_bits: read(out, &name(5))?,
+        draw_tree: tree(6)?,
+        draw_list: read(out, &name(7))?,
+        control: control_as(out, prefix)?,
     })
 }
 
