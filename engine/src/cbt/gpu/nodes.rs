@@ -80,6 +80,12 @@ pub fn decide(g: &mut Graph<'_>, h: &mut CbtHandles, t: &TileBindings, p: CbtPus
 /// COMMIT → REDUCE (free tree) → the next iteration's arguments. Public so tests can drive the
 /// topology with their own wishes, as the model's `run_topology`.
 pub fn topology(g: &mut Graph<'_>, h: &mut CbtHandles, p: CbtPush) {
+    reserve(g, h, p);
+    commit(g, h, p);
+}
+
+/// RESOLVE → the request tree → RESERVE → `cbt.reserve.args` (the commit range's arguments).
+pub fn reserve(g: &mut Graph<'_>, h: &mut CbtHandles, p: CbtPush) {
     g.compute("cbt.resolve", &shaders::CBT_RESOLVE)
         .write("pool", &mut h.pool)
         .write("control", &mut h.control)
@@ -108,6 +114,10 @@ pub fn topology(g: &mut Graph<'_>, h: &mut CbtHandles, p: CbtPush) {
         .write("sweeps", &mut h.sweeps)
         .push(&p)
         .dispatch([1, 1, 1]);
+}
+
+/// NEIGHBOURS → COMMIT → the free tree → `cbt.args` (the next iteration's arguments).
+pub fn commit(g: &mut Graph<'_>, h: &mut CbtHandles, p: CbtPush) {
     g.compute("cbt.neighbours", &shaders::CBT_NEIGHBOURS)
         .write("pool", &mut h.pool)
         .push(&p)
