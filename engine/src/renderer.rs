@@ -14,6 +14,7 @@ use crate::publish::{declare_aov, declare_publish, declare_terrain, MeshBindings
 use crate::source::TileSource;
 use crate::stream::residency::{ResidencyReport, TileStream};
 use crate::surface::{LodParams, TileSurface};
+use ash::vk;
 use framegraph::{BufferDesc, BufferRef, Context, GpuBuffer, Graph, ImageRef};
 use glam::DVec3;
 use std::collections::HashMap;
@@ -116,6 +117,11 @@ impl PlanetRenderer {
         })
     }
 
+    /// Whether the last frame left nothing to do: the mesh quiet and every wanted tile resident.
+    pub fn settled(&self) -> bool {
+        self.stats.quiet && self.stats.residency.pending == 0 && self.stats.uploaded_tiles == 0
+    }
+
     pub fn residency(&self) -> &Residency {
         &self.residency
     }
@@ -147,11 +153,12 @@ impl PlanetRenderer {
     }
 
     /// Declare the planet frame into `g`, shading into `target` (RGBA8 storage). With `aov`,
-    /// also declares `resolve.aov` and returns its buffer.
+    /// also declares `resolve.aov` and returns its buffer. With `ctx` None the frame is only
+    /// declared (graph dumps): no streaming, no mesh update, no host writes.
     #[allow(clippy::too_many_arguments)]
     pub fn declare<'a>(
         &'a mut self,
-        ctx: &Context,
+        ctx: Option<&Context>,
         g: &mut Graph<'a>,
         cam: &ViewCamera,
         frame_slot: usize,
@@ -160,7 +167,9 @@ impl PlanetRenderer {
         aov: bool,
     ) -> Result<Option<BufferRef>> {
         puffin::profile_function!();
-        self.update_residency(cam);
+        if ctx.is_some() {
+            self.update_residency(cam);
+        }
         let consts = frame_constants(cam, self.body.radius, self.body.texel0(), self.sun, self.start.elapsed().as_secs_f32(), self.frame);
         self.frame += 1;
         let tb: TileBindings = self.tiles.declare(ctx, g, frame_slot, &self.residency, cam.eye, consts)?;
@@ -172,7 +181,16 @@ impl PlanetRenderer {
         Ok(aov.then(|| declare_aov(g, extent, hits, tb)))
     }
 
-    fn declare_cpu_mesh<'a>(&mut self, ctx: &Context, g: &mut Graph<'a>, cam: &ViewCamera, frame_slot: usize) -> Result<MeshBindings> {
+    fn declare_cpu_mesh<'a>(&mut self, ctx: Option<&Context>, g: &mut Graph<'a>, cam: &ViewCamera, frame_slot: usize) -> Result<MeshBindings> {
+        let Some(ctx) = ctx else {
+            let null = |g: &mut Graph<'a>, name: &str, b: &GpuBuffer| g.import_buffer_raw(name, b.desc, vk::Buffer::null(), Default::default());
+            let src = null(g, "cbt.staging", &self.mesh.gpu_pool);
+            let mut p = g.import_buffer(&self.mesh.gpu_pool);
+            let mut l = g.import_buffer(&self.mesh.gpu_list);
+            let mut a = g.import_buffer(&self.mesh.gpu_args);
+            g.transfer("cbt.upload").copy_buffer(src, &mut a, 0, 0, 16).copy_buffer(src, &mut p, 0, 0, 160).copy_buffer(src, &mut l, 0, 0, 4);
+            return Ok(MeshBindings { pool: p, draw_list: l, draw_args: a, draw_args_offset: 0 });
+        };
         let surface = TileSurface { res: &self.residency, lod: self.lod_params(cam), body: self.body };
         let fs = crate::cbt::update::update_frame(&mut self.mesh.pool, &surface, cam, &self.opts.cbt, self.frame as u64);
         self.stats.leaves = fs.leaves;

@@ -29,7 +29,7 @@ fn render(gpu: &mut Gpu, r: &mut PlanetRenderer, cam: &ViewCamera) -> Frame {
     let (slot, _) = gpu.exec.begin_frame(&gpu.ctx).unwrap();
     let mut g = Graph::new();
     let mut target = g.create_image("target", ImageDesc::d2(cam.width, cam.height, vk::Format::R8G8B8A8_UNORM));
-    let aov = r.declare(&gpu.ctx, &mut g, cam, slot, &mut target, View::Shaded, true).unwrap().unwrap();
+    let aov = r.declare(Some(&gpu.ctx), &mut g, cam, slot, &mut target, View::Shaded, true).unwrap().unwrap();
     g.readback_image("color", target);
     g.readback("aov", aov);
     let out = gpu.exec.run(&gpu.ctx, g.compile(gpu.ctx.queue_setup()).unwrap()).unwrap();

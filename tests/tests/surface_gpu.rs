@@ -123,7 +123,7 @@ fn gpu_surface_matches_cpu_reference() {
     let (slot, _) = gpu.exec.begin_frame(&gpu.ctx).unwrap();
     let mut tiles = GpuTiles::new(&gpu.ctx, 128, 136, gpu.exec.frames_in_flight()).unwrap();
     let mut g = Graph::new();
-    let b = tiles.declare(&gpu.ctx, &mut g, slot, &res, cam.eye, consts).unwrap();
+    let b = tiles.declare(Some(&gpu.ctx), &mut g, slot, &res, cam.eye, consts).unwrap();
     let mut input = g.create_buffer("test.probes", BufferDesc::gpu(16 * n as u64));
     let mut output = g.create_buffer("test.results", BufferDesc::gpu(48 * n as u64));
     g.transfer("test.probes.upload").update(&mut input, 0, bytemuck::cast_slice(&words));

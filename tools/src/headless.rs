@@ -22,14 +22,29 @@ pub struct FrameArgs {
     pub width: u32,
     #[arg(long, default_value_t = 256)]
     pub height: u32,
-    /// Debug view to request (shaded, levels, slots, wireframe, normals).
+    /// Debug view to request (shaded, levels, slots, wireframe, normals, latlon, water).
     #[arg(long, default_value = "shaded", value_parser = parse_debug)]
     pub debug: DebugView,
+    /// An arbitrary output variable instead of the shading: level, slot, normal, latlon, water.
+    #[arg(long, value_parser = parse_aov, conflicts_with = "debug")]
+    pub aov: Option<DebugView>,
+}
+
+fn parse_aov(s: &str) -> Result<DebugView, String> {
+    match s {
+        "level" => Ok(DebugView::Levels),
+        "slot" => Ok(DebugView::SlotIds),
+        "normal" => Ok(DebugView::Normals),
+        "latlon" => Ok(DebugView::LatLon),
+        "water" => Ok(DebugView::Water),
+        _ => Err(format!("unknown --aov {s:?}; known: level, slot, normal, latlon, water")),
+    }
 }
 
 fn parse_debug(s: &str) -> Result<DebugView, String> {
     DebugView::parse(s).ok_or_else(|| {
-        format!("unknown debug view {s:?}; known: shaded, levels, slots, wireframe, normals")
+        let names: Vec<&str> = DebugView::ALL.iter().map(|d| d.name()).collect();
+        format!("unknown debug view {s:?}; known: {}", names.join(", "))
     })
 }
 
@@ -68,7 +83,7 @@ pub fn compile<'a>(
         frame_slot: 0,
         frame: 0,
         dt: 0.0,
-        debug: a.debug,
+        debug: a.aov.unwrap_or(a.debug),
     };
     let mut g = Graph::new();
     frame::declare(&mut g, renderer, &input, None, Output::Readback)?;

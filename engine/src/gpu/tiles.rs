@@ -72,9 +72,11 @@ impl GpuTiles {
     /// Write this frame's records, lookup table and new payloads into the frame slot's staging
     /// buffer and declare `stream.upload`. `frame_slot` comes from `Executor::begin_frame`, so
     /// the staging buffer is no longer in use by the GPU.
+    /// With `ctx` None the nodes are only declared (graph dumps): nothing is written and the
+    /// staging buffer is a null stand-in.
     pub fn declare<'a>(
         &mut self,
-        ctx: &Context,
+        ctx: Option<&Context>,
         g: &mut Graph<'a>,
         frame_slot: usize,
         residency: &Residency,
@@ -92,37 +94,41 @@ impl GpuTiles {
         let rec_bytes = (records.len() * std::mem::size_of::<SlotRecord>()) as u64;
         let lut_bytes = (lookup.len() * 16) as u64;
         let total = rec_bytes + lut_bytes + uploads.len() as u64 * PAGE_BYTES;
-        let staging = self.staging.get(ctx, frame_slot, total)?;
-        let map = staging.mapped_mut().ok_or_else(|| framegraph::Error::NotMapped("tiles.staging".into()))?;
-        map[..rec_bytes as usize].copy_from_slice(bytemuck::cast_slice(&records));
-        map[rec_bytes as usize..(rec_bytes + lut_bytes) as usize].copy_from_slice(bytemuck::cast_slice(&lookup));
         let mut regions = Vec::new();
-        for (k, t) in uploads.iter().enumerate() {
-            let off = (rec_bytes + lut_bytes + k as u64 * PAGE_BYTES) as usize;
-            let dst: &mut [u16] = bytemuck::cast_slice_mut(&mut map[off..off + PAGE_BYTES as usize]);
-            for (i, c) in dst.iter_mut().enumerate() {
-                *c = t.tile.code(i);
+        let src = match ctx {
+            Some(ctx) => {
+                let staging = self.staging.get(ctx, frame_slot, total)?;
+                let map = staging.mapped_mut().ok_or_else(|| framegraph::Error::NotMapped("tiles.staging".into()))?;
+                map[..rec_bytes as usize].copy_from_slice(bytemuck::cast_slice(&records));
+                map[rec_bytes as usize..(rec_bytes + lut_bytes) as usize].copy_from_slice(bytemuck::cast_slice(&lookup));
+                for (k, t) in uploads.iter().enumerate() {
+                    let off = (rec_bytes + lut_bytes + k as u64 * PAGE_BYTES) as usize;
+                    let dst: &mut [u16] = bytemuck::cast_slice_mut(&mut map[off..off + PAGE_BYTES as usize]);
+                    for (i, c) in dst.iter_mut().enumerate() {
+                        *c = t.tile.code(i);
+                    }
+                    regions.push(
+                        vk::BufferImageCopy::default()
+                            .buffer_offset(off as u64)
+                            .image_subresource(
+                                vk::ImageSubresourceLayers::default()
+                                    .aspect_mask(vk::ImageAspectFlags::COLOR)
+                                    .base_array_layer(t.page)
+                                    .layer_count(1),
+                            )
+                            .image_extent(vk::Extent3D { width: TILE_STRIDE, height: TILE_STRIDE, depth: 1 }),
+                    );
+                }
+                for t in &uploads {
+                    self.page_content.insert(t.page, t.id);
+                }
+                self.uploaded_tiles = uploads.len() as u32;
+                self.uploaded_bytes = uploads.len() as u64 * PAGE_BYTES;
+                self.constants[frame_slot].write(0, bytemuck::bytes_of(&constants))?;
+                g.import_buffer(staging)
             }
-            regions.push(
-                vk::BufferImageCopy::default()
-                    .buffer_offset(off as u64)
-                    .image_subresource(
-                        vk::ImageSubresourceLayers::default()
-                            .aspect_mask(vk::ImageAspectFlags::COLOR)
-                            .base_array_layer(t.page)
-                            .layer_count(1),
-                    )
-                    .image_extent(vk::Extent3D { width: TILE_STRIDE, height: TILE_STRIDE, depth: 1 }),
-            );
-        }
-        for t in &uploads {
-            self.page_content.insert(t.page, t.id);
-        }
-        self.uploaded_tiles = uploads.len() as u32;
-        self.uploaded_bytes = uploads.len() as u64 * PAGE_BYTES;
-        self.constants[frame_slot].write(0, bytemuck::bytes_of(&constants))?;
-
-        let src = g.import_buffer(staging);
+            None => g.import_buffer_raw("tiles.staging", BufferDesc::upload(total), vk::Buffer::null(), Default::default()),
+        };
         let mut slots = g.import_buffer(&self.slots);
         let mut lut = g.import_buffer(&self.lookup);
         let mut heights = g.import_image(&self.atlas);

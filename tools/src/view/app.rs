@@ -137,6 +137,8 @@ impl App {
             KeyCode::Digit3 => v.debug = debug(2),
             KeyCode::Digit4 => v.debug = debug(3),
             KeyCode::Digit5 => v.debug = debug(4),
+            KeyCode::Digit6 => v.debug = debug(5),
+            KeyCode::Digit7 => v.debug = debug(6),
             KeyCode::KeyB => {
                 if let Err(e) = v.jump(None) {
                     v.say(format!("bookmarks: {e:#}"));

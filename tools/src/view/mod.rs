@@ -11,6 +11,7 @@ pub mod ground;
 pub mod hud;
 pub mod hud_text;
 pub mod path;
+pub mod planet;
 pub mod profiler;
 pub mod renderdoc;
 pub mod scene;
@@ -39,7 +40,7 @@ pub fn data_lines<'t>(
     })
 }
 
-/// Debug views the viewer requests from the renderer (keys 1–5). A renderer that cannot draw
+/// Debug views the viewer requests from the renderer (keys 1–7). A renderer that cannot draw
 /// one draws `Shaded` instead.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum DebugView {
@@ -53,15 +54,21 @@ pub enum DebugView {
     Wireframe,
     /// World-space normals as colour.
     Normals,
+    /// Latitude/longitude as colour (red: latitude, green: longitude).
+    LatLon,
+    /// Water (blue) and land (brown).
+    Water,
 }
 
 impl DebugView {
-    pub const ALL: [DebugView; 5] = [
+    pub const ALL: [DebugView; 7] = [
         DebugView::Shaded,
         DebugView::Levels,
         DebugView::SlotIds,
         DebugView::Wireframe,
         DebugView::Normals,
+        DebugView::LatLon,
+        DebugView::Water,
     ];
 
     /// Name used on the command line, in scripts and on the HUD.
@@ -72,6 +79,8 @@ impl DebugView {
             DebugView::SlotIds => "slots",
             DebugView::Wireframe => "wireframe",
             DebugView::Normals => "normals",
+            DebugView::LatLon => "latlon",
+            DebugView::Water => "water",
         }
     }
 
@@ -136,6 +145,18 @@ pub trait SceneRenderer {
 
     /// Stats for the HUD (leaves, resident/pending tiles…), free-form key → value.
     fn stats(&self) -> Vec<(String, String)>;
+
+    /// Whether the last frame left nothing to refine or load: headless commands run frames
+    /// until it is (or a frame limit). Default: a single frame is final.
+    fn settled(&self) -> bool {
+        true
+    }
+
+    /// Distance along the ray per pixel of the last finished frame (metres; 0 = no terrain),
+    /// row-major — for `render --depth-out`. Default: none.
+    fn depth_m(&self) -> Option<Vec<f32>> {
+        None
+    }
 
     /// Free every GPU resource the renderer owns (the viewer checks for leaks after this).
     fn destroy(&mut self, _ctx: &Context) {}

@@ -5,14 +5,16 @@ use anyhow::{bail, Result};
 use framegraph::{Context, Graph, ImageRef};
 
 /// Scene names `--scene` accepts, default first.
-pub const SCENES: &[&str] = &["test"];
+pub const SCENES: &[&str] = &["earth", "analytic", "test"];
 
 /// The renderer called `name`. `ctx` is `None` when the frame is only declared
 /// (`planetfall graph`, and a name check before the window opens): create no GPU object then
 /// (import persistent resources with null handles, or skip them).
-pub fn make(_ctx: Option<&Context>, name: &str) -> Result<Box<dyn SceneRenderer>> {
+pub fn make(ctx: Option<&Context>, name: &str) -> Result<Box<dyn SceneRenderer>> {
     match name {
         "test" => Ok(Box::new(TestScene::default())),
+        "earth" => Ok(Box::new(super::planet::PlanetScene::lazy(ctx, "earth")?)),
+        "analytic" => Ok(Box::new(super::planet::PlanetScene::lazy(ctx, "analytic")?)),
         other => bail!(
             "--scene {other:?}: unknown scene; known: {}",
             SCENES.join(", ")

@@ -1,0 +1,138 @@
+//! The planet frame behind the [`SceneRenderer`] interface: "earth" (ETOPO5 through the DEM
+//! oracle) and "analytic" (the CBT's sum-of-sines test planet as tiles).
+
+use super::{DebugView, FrameInput, SceneRenderer};
+use anyhow::{Context as _, Result};
+use engine::publish::{AovPixel, View};
+use engine::renderer::{PlanetRenderer, RendererOptions};
+use engine::source::{AnalyticSource, EarthSource, TileSource};
+use engine::store::oracle::{Oracle, OracleConfig};
+use framegraph::{Context, FrameOutput, Graph, ImageRef};
+use std::sync::Arc;
+
+/// Readback name of the per-pixel AOV buffer.
+const AOV: &str = "planet.aov";
+
+/// Frame slots the renderer keeps per-frame host resources for (the viewer allows 1–4 frames
+/// in flight).
+const MAX_FRAMES_IN_FLIGHT: usize = 4;
+
+pub struct PlanetScene {
+    name: &'static str,
+    renderer: Option<PlanetRenderer>,
+    /// A context of our own when the scene was made without one (graph dumps): the renderer's
+    /// persistent objects must exist for the frame to be declared.
+    own_ctx: Option<Context>,
+    depth: Option<Vec<f32>>,
+}
+
+/// The Earth: ETOPO5 (`PLANETFALL_ETOPO` or Debian's path), tiles in the data directory
+/// (`PLANETFALL_DATA` or the XDG cache).
+pub fn earth_source() -> Result<Arc<dyn TileSource>> {
+    let body = engine::planet::Body::EARTH;
+    let path = engine::earth::etopo::etopo_path(None);
+    let src = engine::earth::derive::Source::open(&path, body).with_context(|| format!("opening ETOPO5 at {}", path.display()))?;
+    let cfg = OracleConfig { data_dir: Some(engine::store::datadir::data_dir(None)), memory_fallback: true, ..Default::default() };
+    let oracle = Oracle::new(Arc::new(src), cfg).context("starting the DEM oracle")?;
+    Ok(Arc::new(EarthSource { oracle: Arc::new(oracle), body }))
+}
+
+pub fn analytic_source() -> Arc<dyn TileSource> {
+    Arc::new(AnalyticSource::from_surface(engine::cbt::surface::AnalyticSurface::earth()))
+}
+
+fn source_of(name: &str) -> Result<Arc<dyn TileSource>> {
+    match name {
+        "analytic" => Ok(analytic_source()),
+        _ => earth_source(),
+    }
+}
+
+impl PlanetScene {
+    /// With a context, the renderer is built now; without one (name checks, graph dumps) only
+    /// when a frame is first declared, on a context of its own.
+    pub fn lazy(ctx: Option<&Context>, name: &'static str) -> Result<PlanetScene> {
+        let mut s = PlanetScene { name, renderer: None, own_ctx: None, depth: None };
+        if let Some(ctx) = ctx {
+            s.renderer = Some(Self::build(ctx, name)?);
+        }
+        Ok(s)
+    }
+
+    fn build(ctx: &Context, name: &str) -> Result<PlanetRenderer> {
+        let opts = RendererOptions::for_device(ctx);
+        Ok(PlanetRenderer::new(ctx, source_of(name)?, opts, MAX_FRAMES_IN_FLIGHT)?)
+    }
+}
+
+impl Drop for PlanetScene {
+    fn drop(&mut self) {
+        if let (Some(ctx), Some(r)) = (self.own_ctx.as_ref(), self.renderer.take()) {
+            r.destroy(ctx);
+        }
+    }
+}
+
+fn view_of(d: DebugView) -> View {
+    match d {
+        DebugView::Shaded | DebugView::Wireframe => View::Shaded,
+        DebugView::Levels => View::Level,
+        DebugView::SlotIds => View::Slot,
+        DebugView::Normals => View::Normal,
+        DebugView::LatLon => View::LatLon,
+        DebugView::Water => View::Water,
+    }
+}
+
+impl SceneRenderer for PlanetScene {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn declare<'a>(&'a mut self, g: &mut Graph<'a>, input: &FrameInput<'_>, target: &mut ImageRef) -> Result<()> {
+        if self.renderer.is_none() {
+            let ctx = crate::gpu::GpuArgs::default().context()?;
+            self.renderer = Some(Self::build(&ctx, self.name)?);
+            self.own_ctx = Some(ctx);
+        }
+        let r = self.renderer.as_mut().context("the planet renderer was destroyed")?;
+        if let Some(aov) = r.declare(input.ctx, g, input.cam, input.frame_slot, target, view_of(input.debug), true)? {
+            g.readback(AOV, aov);
+        }
+        Ok(())
+    }
+
+    fn frame_done(&mut self, out: &FrameOutput) {
+        if let Ok(bytes) = out.readback(AOV) {
+            let px: &[AovPixel] = bytemuck::cast_slice(bytes);
+            self.depth = Some(px.iter().map(|p| if p.is_terrain() { p.dist } else { 0.0 }).collect());
+        }
+    }
+
+    fn stats(&self) -> Vec<(String, String)> {
+        let Some(r) = &self.renderer else { return Vec::new() };
+        let s = &r.stats;
+        vec![
+            ("scene".into(), self.name.into()),
+            ("leaves".into(), format!("{} ({} drawn, hw {})", s.leaves, s.drawn, s.high_water)),
+            ("cbt".into(), format!("{} it{}{}", s.iterations, if s.quiet { ", quiet" } else { "" }, if s.saturated > 0 { ", SATURATED" } else { "" })),
+            ("tiles".into(), format!("{} resident, {} pending, {} wanted", s.residency.resident, s.residency.pending, s.residency.wanted)),
+        ]
+    }
+
+    fn settled(&self) -> bool {
+        self.renderer.as_ref().map(|r| r.settled()).unwrap_or(true)
+    }
+
+    fn depth_m(&self) -> Option<Vec<f32>> {
+        self.depth.clone()
+    }
+
+    fn destroy(&mut self, ctx: &Context) {
+        if self.own_ctx.is_none() {
+            if let Some(r) = self.renderer.take() {
+                r.destroy(ctx);
+            }
+        }
+    }
+}
