@@ -6,8 +6,9 @@
 //! - [`stages`]: EVAL, DECIDE, RESOLVE, RESERVE, NEIGHBOURS, COMMIT, FINISH as per-entry
 //!   kernels; [`sumtree`] is REDUCE.
 //! - [`update`]: the driver (shuffled thread order); [`validate`]: the mesh validator.
-//! - [`criterion`], [`params`], [`camera`], [`surface`]: what the kernels measure against;
-//!   [`tiles`]: the tile surface (the GPU's, in f64) as a [`Surface`].
+//! - [`criterion`], [`params`], [`camera`], [`surface`]: what the kernels measure against
+//!   (`crate::surface::TileSurface` is the GPU's tile surface in f64); [`oracle`]: the f64
+//!   criterion check of a quiet mesh.
 //! - [`gpu`]: the same update as frame-graph nodes (`shaders/cbt/*.comp`).
 //!
 //! Data layout, stage reads/writes, neighbour rules, allocation: `docs/cbt.md`.
@@ -24,7 +25,6 @@ pub mod pool;
 pub mod stages;
 pub mod sumtree;
 pub mod surface;
-pub mod tiles;
 pub mod update;
 pub mod validate;
 

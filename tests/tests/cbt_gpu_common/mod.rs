@@ -59,15 +59,19 @@ use engine::cbt::gpu::debug::{declare_debug_raster, DebugMode};
 use engine::cbt::gpu::layout::CbtPush;
 use engine::cbt::gpu::readback::{self, Readback};
 use engine::cbt::gpu::{nodes, CbtGpu, CbtHandles};
-use engine::cbt::tiles::{residency_around, TileSurface};
 use engine::cbt::{AnalyticSurface, CbtParams};
 use engine::gpu::frame::frame_constants;
 use engine::gpu::slots::Residency;
+use engine::gpu::slots::ResidentTile;
 use engine::gpu::tiles::{GpuTiles, TileBindings};
+use engine::planet::cube::dir_to_face;
 use engine::planet::cube::latlon_to_dir;
 use engine::planet::Body;
+use engine::planet::{Face, TileId};
 use engine::source::AnalyticSource;
+use engine::source::TileSource;
 use engine::surface::LodParams;
+use engine::surface::TileSurface;
 use framegraph::{FrameOutput, Graph, ImageDesc};
 use glam::DVec3;
 use planetfall_tests::Gpu;
@@ -126,6 +130,52 @@ pub fn camera(lat: f64, lon: f64, agl: f64, heading: f64, pitch: f64) -> ViewCam
         W,
         H,
     )
+}
+
+/// Tiles around the ground point under `dir`: at every level 1..=`max_level` the tile holding it
+/// and its neighbours within `ring` tiles (folded across face edges), closed under ancestors, plus
+/// the six roots. Slots and pages are assigned in order; tiles are generated on all cores.
+pub fn residency_around(src: &dyn TileSource, dir: DVec3, max_level: u8, ring: i32) -> Residency {
+    let (face, u, v) = dir_to_face(dir);
+    let mut ids: Vec<TileId> = Face::ALL.iter().map(|&f| TileId::new(0, f, 0, 0)).collect();
+    for level in 1..=max_level {
+        let c = TileId::containing(level, face, u, v);
+        for dy in -ring..=ring {
+            for dx in -ring..=ring {
+                let mut t = c.neighbour(dx, dy);
+                while let Some(id) = t {
+                    if ids.contains(&id) {
+                        break;
+                    }
+                    ids.push(id);
+                    t = id.parent();
+                }
+            }
+        }
+    }
+    ids.sort_by_key(|t| (t.level, t.face, t.y, t.x));
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let chunk = ids.len().div_ceil(threads);
+    let tiles: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = ids
+            .chunks(chunk)
+            .map(|part| s.spawn(move || part.iter().map(|&id| src.tile(id)).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("tile generation"))
+            .collect()
+    });
+    let body = src.body();
+    let resident = ids
+        .iter()
+        .zip(tiles)
+        .enumerate()
+        .map(|(i, (&id, t))| ResidentTile::new(id, i as u32, i as u32, 1.0, t, body))
+        .collect();
+    Residency::new(resident)
 }
 
 /// The level selection the GPU uses for `cam` (frame constants), for the CPU tile surface.
@@ -197,7 +247,7 @@ impl Scene {
         let mut g = Graph::new();
         let t = self
             .tiles
-            .declare(&self.gpu.ctx, &mut g, slot, &w.res, cam.eye, consts)
+            .declare(Some(&self.gpu.ctx), &mut g, slot, &w.res, cam.eye, consts)
             .expect("tiles");
         let mut h = self.cbt.import(&mut g);
         update(
