@@ -260,3 +260,62 @@ fn dispatch_sizes_follow_the_high_water_mark_and_quiet_frames_do_less() {
     );
     scene.destroy();
 }
+
+/// The planet frame's wrapper (`GpuMesh`): its counters, copied to host memory per frame slot
+/// and read when the slot comes round, equal the control block the frame read back directly,
+/// one slot-cycle late; and its `MeshBindings` point at the indirect draw FINISH wrote.
+#[test]
+fn gpu_mesh_counters_arrive_one_slot_cycle_late() {
+    use engine::cbt::gpu::mesh::GpuMesh;
+    use engine::gpu::frame::frame_constants;
+    let scene = Scene::new(64, CbtParams::default());
+    let Scene {
+        mut gpu,
+        mut tiles,
+        cbt,
+        ..
+    } = scene;
+    cbt.destroy(&gpu.ctx);
+    let slots = gpu.exec.frames_in_flight();
+    let mut mesh =
+        GpuMesh::new(&gpu.ctx, Some(1 << 12), CbtParams::default(), slots).expect("mesh");
+    let w = world();
+    let cam = camera(LAT, LON, 500.0, 30.0, -20.0);
+    let mut direct = Vec::new();
+    for f in 0..12u32 {
+        let (slot, _) = gpu.exec.begin_frame(&gpu.ctx).expect("slot");
+        let consts = frame_constants(&cam, w.body.radius, w.body.texel0(), glam::DVec3::Z, 0.0, f);
+        let mut g = framegraph::Graph::new();
+        let t = tiles
+            .declare(Some(&gpu.ctx), &mut g, slot, &w.res, cam.eye, consts)
+            .expect("tiles");
+        let h = mesh.declare(&mut g, &t, slot);
+        if f as usize >= slots {
+            assert_eq!(
+                mesh.control,
+                direct[f as usize - slots],
+                "frame {f}: counters of frame {}",
+                f as usize - slots
+            );
+        }
+        let m = h.mesh();
+        assert_eq!((m.draw_args, m.draw_args_offset), (h.control, 36));
+        readback::declare_readback(&mut g, &h, Readback::Counters);
+        let out = gpu
+            .exec
+            .run(
+                &gpu.ctx,
+                g.compile(gpu.ctx.queue_setup()).expect("compiles"),
+            )
+            .expect("runs");
+        direct.push(readback::control(&out).expect("control"));
+    }
+    assert!(
+        mesh.stats.leaves > 12 && mesh.stats.drawn > 0,
+        "{:?}",
+        mesh.stats
+    );
+    mesh.destroy(&gpu.ctx);
+    tiles.destroy(&gpu.ctx);
+    gpu.assert_clean();
+}

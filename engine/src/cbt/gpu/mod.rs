@@ -7,9 +7,12 @@
 //! - [`nodes`]: the nodes of one frame, in order (`docs/cbt.md` §7).
 //! - [`readback`]: the pool and counters back on the CPU (validator, stats).
 //! - [`debug`]: `raster.cbt_debug`, the mesh drawn flat with its edges, coloured by depth.
+//! - [`mesh`]: [`mesh::GpuMesh`], the pool as the planet frame uses it (draw list for the
+//!   raster, counters read back per frame slot without a stall).
 
 pub mod debug;
 pub mod layout;
+pub mod mesh;
 pub mod nodes;
 pub mod readback;
 
