@@ -56,8 +56,8 @@ fn env_logger_try_init() -> Result<(), ()> {
     Ok(())
 }
 
-/// The Earth as tiles, through an oracle whose tile store is shared by every test of a run (and
-/// kept between runs): derived tiles are written once.
+/// The Earth as tiles, through an oracle on the default tile store (the one `planetfall` uses,
+/// `PLANETFALL_DATA` or the XDG cache): every test and tool of a run shares derived tiles.
 pub fn earth_source() -> std::sync::Arc<engine::source::EarthSource> {
     use engine::store::oracle::{Oracle, OracleConfig};
     static SOURCE: std::sync::OnceLock<std::sync::Arc<engine::source::EarthSource>> = std::sync::OnceLock::new();
@@ -66,7 +66,7 @@ pub fn earth_source() -> std::sync::Arc<engine::source::EarthSource> {
             let body = engine::planet::Body::EARTH;
             let path = engine::earth::etopo::etopo_path(None);
             let src = engine::earth::derive::Source::open(&path, body).unwrap_or_else(|e| panic!("{e}"));
-            let dir = std::env::temp_dir().join("planetfall-test-data");
+            let dir = engine::store::datadir::data_dir(None);
             let cfg = OracleConfig { data_dir: Some(dir), memory_fallback: true, ..Default::default() };
             let oracle = Oracle::new(std::sync::Arc::new(src), cfg).expect("oracle");
             std::sync::Arc::new(engine::source::EarthSource { oracle: std::sync::Arc::new(oracle), body })
