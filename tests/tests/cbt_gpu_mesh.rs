@@ -268,13 +268,8 @@ fn dispatch_sizes_follow_the_high_water_mark_and_quiet_frames_do_less() {
 fn gpu_mesh_counters_arrive_one_slot_cycle_late() {
     use engine::cbt::gpu::mesh::GpuMesh;
     use engine::gpu::frame::frame_constants;
-    let scene = Scene::new(64, CbtParams::default());
-    let Scene {
-        mut gpu,
-        mut tiles,
-        cbt,
-        ..
-    } = scene;
+    let Scene { mut gpu, s } = Scene::new(64, CbtParams::default());
+    let engine::cbt::gpu::scene::CbtScene { mut tiles, cbt, .. } = s;
     cbt.destroy(&gpu.ctx);
     let slots = gpu.exec.frames_in_flight();
     let mut mesh =

@@ -58,22 +58,17 @@ use engine::cbt::camera::ViewCamera;
 use engine::cbt::gpu::debug::{declare_debug_raster, DebugMode};
 use engine::cbt::gpu::layout::CbtPush;
 use engine::cbt::gpu::readback::{self, Readback};
-use engine::cbt::gpu::{nodes, CbtGpu, CbtHandles};
+use engine::cbt::gpu::scene::{residency_around, CbtScene};
+use engine::cbt::gpu::{nodes, CbtHandles};
 use engine::cbt::{AnalyticSurface, CbtParams};
-use engine::gpu::frame::frame_constants;
 use engine::gpu::slots::Residency;
-use engine::gpu::slots::ResidentTile;
-use engine::gpu::tiles::{GpuTiles, TileBindings};
-use engine::planet::cube::dir_to_face;
+use engine::gpu::tiles::TileBindings;
 use engine::planet::cube::latlon_to_dir;
 use engine::planet::Body;
-use engine::planet::{Face, TileId};
 use engine::source::AnalyticSource;
-use engine::source::TileSource;
 use engine::surface::LodParams;
 use engine::surface::TileSurface;
 use framegraph::{FrameOutput, Graph, ImageDesc};
-use glam::DVec3;
 use planetfall_tests::Gpu;
 use std::sync::OnceLock;
 
@@ -132,52 +127,6 @@ pub fn camera(lat: f64, lon: f64, agl: f64, heading: f64, pitch: f64) -> ViewCam
     )
 }
 
-/// Tiles around the ground point under `dir`: at every level 1..=`max_level` the tile holding it
-/// and its neighbours within `ring` tiles (folded across face edges), closed under ancestors, plus
-/// the six roots. Slots and pages are assigned in order; tiles are generated on all cores.
-pub fn residency_around(src: &dyn TileSource, dir: DVec3, max_level: u8, ring: i32) -> Residency {
-    let (face, u, v) = dir_to_face(dir);
-    let mut ids: Vec<TileId> = Face::ALL.iter().map(|&f| TileId::new(0, f, 0, 0)).collect();
-    for level in 1..=max_level {
-        let c = TileId::containing(level, face, u, v);
-        for dy in -ring..=ring {
-            for dx in -ring..=ring {
-                let mut t = c.neighbour(dx, dy);
-                while let Some(id) = t {
-                    if ids.contains(&id) {
-                        break;
-                    }
-                    ids.push(id);
-                    t = id.parent();
-                }
-            }
-        }
-    }
-    ids.sort_by_key(|t| (t.level, t.face, t.y, t.x));
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
-    let chunk = ids.len().div_ceil(threads);
-    let tiles: Vec<_> = std::thread::scope(|s| {
-        let handles: Vec<_> = ids
-            .chunks(chunk)
-            .map(|part| s.spawn(move || part.iter().map(|&id| src.tile(id)).collect::<Vec<_>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("tile generation"))
-            .collect()
-    });
-    let body = src.body();
-    let resident = ids
-        .iter()
-        .zip(tiles)
-        .enumerate()
-        .map(|(i, (&id, t))| ResidentTile::new(id, i as u32, i as u32, 1.0, t, body))
-        .collect();
-    Residency::new(resident)
-}
-
 /// The level selection the GPU uses for `cam` (frame constants), for the CPU tile surface.
 pub fn lod_for(cam: &ViewCamera) -> LodParams {
     LodParams {
@@ -201,23 +150,24 @@ pub fn tile_surface(cam: &ViewCamera) -> TileSurface<'static> {
 /// A GPU pool over the world's tiles.
 pub struct Scene {
     pub gpu: Gpu,
-    pub tiles: GpuTiles,
-    pub cbt: CbtGpu,
-    pub frames: u32,
+    pub s: CbtScene,
 }
 
 impl Scene {
     pub fn new(capacity: u32, params: CbtParams) -> Scene {
         let gpu = Gpu::new();
-        let n = world().res.tiles.len() as u32;
-        let tiles = GpuTiles::new(&gpu.ctx, n, n, gpu.exec.frames_in_flight()).expect("tiles");
-        let cbt = CbtGpu::new(&gpu.ctx, Some(capacity), params).expect("pool");
-        Scene {
-            gpu,
-            tiles,
-            cbt,
-            frames: 0,
-        }
+        let w = world();
+        let frames = gpu.exec.frames_in_flight();
+        let s = CbtScene::new(
+            &gpu.ctx,
+            w.res.clone(),
+            w.body,
+            Some(capacity),
+            params,
+            frames,
+        )
+        .expect("scene");
+        Scene { gpu, s }
     }
 
     /// One frame for `cam` whose CBT nodes `update` declares (given the tile bindings and the
@@ -230,31 +180,22 @@ impl Scene {
         image: Option<DebugMode>,
         update: impl FnOnce(&mut Graph<'_>, &mut CbtHandles, &TileBindings, CbtPush),
     ) -> FrameOutput {
-        let w = world();
         let (slot, _) = self
             .gpu
             .exec
             .begin_frame(&self.gpu.ctx)
             .expect("frame slot");
-        let consts = frame_constants(
-            cam,
-            w.body.radius,
-            w.body.texel0(),
-            DVec3::new(0.3, 0.4, 0.8),
-            0.0,
-            self.frames,
-        );
         let mut g = Graph::new();
         let t = self
-            .tiles
-            .declare(Some(&self.gpu.ctx), &mut g, slot, &w.res, cam.eye, consts)
+            .s
+            .declare_tiles(Some(&self.gpu.ctx), &mut g, cam, slot)
             .expect("tiles");
-        let mut h = self.cbt.import(&mut g);
+        let mut h = self.s.cbt.import(&mut g);
         update(
             &mut g,
             &mut h,
             &t,
-            CbtPush::new(&self.cbt.params, self.cbt.capacity, 4),
+            CbtPush::new(&self.s.cbt.params, self.s.cbt.capacity, 4),
         );
         readback::declare_readback(&mut g, &h, what);
         if let Some(mode) = image {
@@ -266,7 +207,6 @@ impl Scene {
             g.readback_image("image", target);
         }
         let compiled = g.compile(self.gpu.ctx.queue_setup()).expect("compiles");
-        self.frames += 1;
         self.gpu.exec.run(&self.gpu.ctx, compiled).expect("runs")
     }
 
@@ -300,11 +240,8 @@ impl Scene {
     }
 
     pub fn destroy(self) {
-        let Scene {
-            gpu, tiles, cbt, ..
-        } = self;
-        cbt.destroy(&gpu.ctx);
-        tiles.destroy(&gpu.ctx);
+        let Scene { gpu, s } = self;
+        s.destroy(&gpu.ctx);
         gpu.assert_clean();
     }
 }

@@ -6,6 +6,7 @@
 //!   sum trees, draw list) and their initialisation with the 12 roots.
 //! - [`nodes`]: the nodes of one frame, in order (`docs/cbt.md` §7).
 //! - [`readback`]: the pool and counters back on the CPU (validator, stats).
+//! - [`scene`]: a pool over a fixed residency (tests, `planetfall render --scene cbt`).
 //! - [`debug`]: `raster.cbt_debug`, the mesh drawn flat with its edges, coloured by depth.
 //! - [`mesh`]: [`mesh::GpuMesh`], the pool as the planet frame uses it (draw list for the
 //!   raster, counters read back per frame slot without a stall).
@@ -15,6 +16,7 @@ pub mod layout;
 pub mod mesh;
 pub mod nodes;
 pub mod readback;
+pub mod scene;
 
 use super::bisector::{bit_words, tree_nodes, Bisector, Control};
 use super::leb::ROOT_COUNT;

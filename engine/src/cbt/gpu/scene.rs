@@ -1,0 +1,141 @@
+//! A self-contained CBT scene for inspection and tests: a fixed residency around a point (the
+//! tile holding it at every level down to a finest one, with a ring of neighbours, closed under
+//! ancestors, the six roots always), those tiles on the GPU, and a pool. The planet frame streams
+//! its tiles instead (`crate::renderer`); this keeps the surface fixed, so a mesh can go quiet
+//! and be compared with the model.
+
+use super::{CbtGpu, CbtGpuError};
+use crate::cbt::camera::ViewCamera;
+use crate::cbt::params::CbtParams;
+use crate::gpu::frame::frame_constants;
+use crate::gpu::slots::{Residency, ResidentTile};
+use crate::gpu::tiles::{GpuTiles, TileBindings};
+use crate::planet::cube::dir_to_face;
+use crate::planet::{Body, Face, TileId};
+use crate::source::TileSource;
+use crate::surface::{LodParams, TileSurface};
+use framegraph::{Context, Graph};
+use glam::DVec3;
+
+/// Tiles around the ground point under `dir`: at every level 1..=`max_level` the tile holding it
+/// and its neighbours within `ring` tiles (folded across face edges), closed under ancestors,
+/// plus the six roots. Slots and pages in order; tiles are generated on all cores.
+pub fn residency_around(src: &dyn TileSource, dir: DVec3, max_level: u8, ring: i32) -> Residency {
+    let (face, u, v) = dir_to_face(dir);
+    let mut ids: Vec<TileId> = Face::ALL.iter().map(|&f| TileId::new(0, f, 0, 0)).collect();
+    for level in 1..=max_level {
+        let c = TileId::containing(level, face, u, v);
+        for dy in -ring..=ring {
+            for dx in -ring..=ring {
+                let mut t = c.neighbour(dx, dy);
+                while let Some(id) = t {
+                    if ids.contains(&id) {
+                        break;
+                    }
+                    ids.push(id);
+                    t = id.parent();
+                }
+            }
+        }
+    }
+    ids.sort_by_key(|t| (t.level, t.face, t.y, t.x));
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let chunk = ids.len().div_ceil(threads);
+    let tiles: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = ids
+            .chunks(chunk)
+            .map(|part| s.spawn(move || part.iter().map(|&id| src.tile(id)).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("tile generation"))
+            .collect()
+    });
+    let body = src.body();
+    let resident = ids
+        .iter()
+        .zip(tiles)
+        .enumerate()
+        .map(|(i, (&id, t))| ResidentTile::new(id, i as u32, i as u32, 1.0, t, body))
+        .collect();
+    Residency::new(resident)
+}
+
+/// A pool over a fixed residency.
+pub struct CbtScene {
+    pub res: Residency,
+    pub body: Body,
+    pub tiles: GpuTiles,
+    pub cbt: CbtGpu,
+    /// Frames declared.
+    pub frames: u32,
+}
+
+impl CbtScene {
+    pub fn new(
+        ctx: &Context,
+        res: Residency,
+        body: Body,
+        capacity: Option<u32>,
+        params: CbtParams,
+        frames_in_flight: usize,
+    ) -> Result<CbtScene, CbtGpuError> {
+        let n = res.tiles.len() as u32;
+        let tiles = GpuTiles::new(ctx, n, n, frames_in_flight)?;
+        let cbt = CbtGpu::new(ctx, capacity, params)?;
+        Ok(CbtScene {
+            res,
+            body,
+            tiles,
+            cbt,
+            frames: 0,
+        })
+    }
+
+    /// `stream.upload` of this frame's constants and slot records (and the tiles, once).
+    pub fn declare_tiles(
+        &mut self,
+        ctx: Option<&Context>,
+        g: &mut Graph<'_>,
+        cam: &ViewCamera,
+        frame_slot: usize,
+    ) -> framegraph::Result<TileBindings> {
+        let consts = frame_constants(
+            cam,
+            self.body.radius,
+            self.body.texel0(),
+            DVec3::new(0.3, 0.4, 0.8),
+            0.0,
+            self.frames,
+        );
+        self.frames += 1;
+        self.tiles
+            .declare(ctx, g, frame_slot, &self.res, cam.eye, consts)
+    }
+
+    /// The level selection the GPU uses for `cam` (frame constants), for CPU-side checks.
+    pub fn lod(&self, cam: &ViewCamera) -> LodParams {
+        LodParams {
+            texel0: self.body.texel0(),
+            pixel_angle: cam.pixel_angle(),
+            lod_bias: 0.0,
+            max_level: crate::params::MAX_LEVEL,
+        }
+    }
+
+    /// The surface the GPU meshes, in f64.
+    pub fn surface(&self, cam: &ViewCamera) -> TileSurface<'_> {
+        TileSurface {
+            res: &self.res,
+            lod: self.lod(cam),
+            body: self.body,
+        }
+    }
+
+    pub fn destroy(self, ctx: &Context) {
+        self.cbt.destroy(ctx);
+        self.tiles.destroy(ctx);
+    }
+}
