@@ -84,7 +84,9 @@ pub struct PlanetRenderer {
     start: std::time::Instant,
     frame: u32,
     pub stats: RenderStats,
-    pub sun: DVec3,
+    /// Fixed sun direction (world), or None: a sun 30° high in the south-east of wherever the
+    /// camera is (until the atmosphere brings a time of day, this keeps relief readable).
+    pub sun: Option<DVec3>,
 }
 
 impl PlanetRenderer {
@@ -113,7 +115,7 @@ impl PlanetRenderer {
             start: std::time::Instant::now(),
             frame: 0,
             stats: RenderStats::default(),
-            sun: DVec3::new(0.3, 0.6, 0.74).normalize(),
+            sun: None,
         })
     }
 
@@ -170,7 +172,8 @@ impl PlanetRenderer {
         if ctx.is_some() {
             self.update_residency(cam);
         }
-        let consts = frame_constants(cam, self.body.radius, self.body.texel0(), self.sun, self.start.elapsed().as_secs_f32(), self.frame);
+        let sun = self.sun.unwrap_or_else(|| local_sun(cam.eye, 135.0, 30.0));
+        let consts = frame_constants(cam, self.body.radius, self.body.texel0(), sun, self.start.elapsed().as_secs_f32(), self.frame);
         self.frame += 1;
         let tb: TileBindings = self.tiles.declare(ctx, g, frame_slot, &self.residency, cam.eye, consts)?;
         self.stats.uploaded_tiles = self.tiles.uploaded_tiles;
@@ -232,6 +235,17 @@ impl PlanetRenderer {
         self.mesh.gpu_args.destroy(ctx);
         self.mesh.staging.destroy(ctx);
     }
+}
+
+/// A sun at `azimuth_deg` (clockwise from north) and `elevation_deg` above the horizon of the
+/// point under `eye`.
+pub fn local_sun(eye: DVec3, azimuth_deg: f64, elevation_deg: f64) -> DVec3 {
+    let up = eye.normalize();
+    let east = DVec3::Z.cross(up);
+    let east = if east.length() < 1e-9 { DVec3::Y } else { east.normalize() };
+    let north = up.cross(east);
+    let (az, el) = (azimuth_deg.to_radians(), elevation_deg.to_radians());
+    (el.cos() * (az.cos() * north + az.sin() * east) + el.sin() * up).normalize()
 }
 
 /// Errors of the planet frame.

@@ -33,7 +33,8 @@ vec3 sky(vec3 d) {
 vec3 material(float h, float slope, float lat, bool water) {
     if (water) return mix(vec3(0.05, 0.16, 0.30), vec3(0.02, 0.06, 0.16), clamp(-h / 4000.0, 0.0, 1.0));
     float alat = abs(lat);
-    float snowline = mix(5200.0, 300.0, clamp((alat - 20.0) / 55.0, 0.0, 1.0));
+    // Permanent snow: ~5,600 m in the tropics falling to sea level near the poles.
+    float snowline = mix(5600.0, 0.0, clamp((alat - 25.0) / 50.0, 0.0, 1.0));
     vec3 rock = vec3(0.36, 0.33, 0.30);
     vec3 grass = vec3(0.30, 0.42, 0.18);
     vec3 forest = vec3(0.13, 0.26, 0.11);
@@ -42,9 +43,12 @@ vec3 material(float h, float slope, float lat, bool water) {
     vec3 snow = vec3(0.92, 0.94, 0.97);
     // Vegetation by latitude band: tropics forest, subtropics desert, temperate grass/forest.
     vec3 low = alat < 12.0 ? forest : (alat < 32.0 ? mix(desert, grass, clamp((h - 800.0) / 1500.0, 0.0, 1.0)) : (alat < 60.0 ? mix(forest, grass, clamp(h / 1200.0, 0.0, 1.0)) : grass));
+    // Above the tree line: sparse alpine ground, brown-grey.
+    vec3 alpine = vec3(0.46, 0.40, 0.33);
+    low = mix(low, alpine, smoothstep(2600.0, 3800.0, h));
     vec3 c = h < 15.0 && slope < 0.15 ? sand : low;
     c = mix(c, rock, smoothstep(0.35, 0.6, slope));
-    c = mix(c, snow, smoothstep(snowline - 200.0, snowline + 200.0, h) * (1.0 - smoothstep(0.55, 0.8, slope)));
+    c = mix(c, snow, smoothstep(snowline - 150.0, snowline + 250.0, h) * (1.0 - smoothstep(0.25, 0.5, slope)));
     return c;
 }
 
@@ -76,10 +80,15 @@ void main() {
         float slope = 1.0 - dot(n, up);
         vec3 albedo = material(height, slope, lat, water);
         float sun = max(dot(n, frame.sun.xyz), 0.0);
-        vec3 lit = albedo * (vec3(1.0, 0.96, 0.9) * sun * 1.1 + sky(up) * 0.35);
+        // Sky light from the upper hemisphere, less where the surface faces down-slope.
+        float ambient = 0.25 * (0.6 + 0.4 * dot(n, up));
+        vec3 lit = albedo * (vec3(1.0, 0.95, 0.86) * sun * 1.25 + sky(up) * ambient);
         // Haze until the atmosphere lands: thicker low, thinner from orbit.
-        float haze = 1.0 - exp(-dist / (60000.0 + 4.0 * max(frame.sun.w, 0.0)));
-        c = mix(lit, sky(d), haze * 0.85);
+        float haze = 1.0 - exp(-dist / (80000.0 + 4.0 * max(frame.sun.w, 0.0)));
+        c = mix(lit, sky(d), haze * 0.8);
+        // Filmic-ish shoulder so snow in full sun keeps detail.
+        c = c / (1.0 + 0.35 * c);
+        c = pow(c * 1.2, vec3(1.0 / 1.1));
     }
     imageStore(color, ivec2(px), vec4(c, 1.0));
 }
