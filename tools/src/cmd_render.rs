@@ -5,6 +5,8 @@ use crate::headless::{FrameArgs, Headless};
 use anyhow::{Context as _, Result};
 use std::path::PathBuf;
 
+mod cbt;
+
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -21,10 +23,28 @@ pub struct Args {
     /// Frames to run at most while the mesh refines and tiles load (the last one is written).
     #[arg(long, default_value_t = 100)]
     max_frames: u32,
+    /// Write the frame's statistics as JSON (with --scene cbt: the CBT's counters per
+    /// iteration, quiet flag, saturation, the validator's verdict, GPU time per node).
+    #[arg(long)]
+    stats: Option<PathBuf>,
+    /// Bisector pool entries for --scene cbt (default: 2^22, or what the device allows).
+    #[arg(long)]
+    pool: Option<u32>,
 }
 
 pub fn run(a: Args) -> Result<()> {
     a.frame.check()?;
+    if a.frame.scene == cbt::SCENE {
+        let (gpu, frame, out, stats) = (&a.gpu, &a.frame, &a.out, a.stats.as_deref());
+        return cbt::run(cbt::Options {
+            gpu,
+            frame,
+            out,
+            stats,
+            pool: a.pool,
+            max_frames: a.max_frames,
+        });
+    }
     let (_, cam) = a.frame.camera()?;
     let mut h = Headless::new(&a.gpu, &a.frame)?;
     let mut out = h.frame(&cam, &a.frame)?;
@@ -37,13 +57,26 @@ pub fn run(a: Args) -> Result<()> {
         log::warn!("not settled after {frames} frames (raise --max-frames); writing the last one");
     }
     if let Some(path) = &a.depth_out {
-        let depth = h.renderer.depth_m().context("this scene has no depth (try --scene earth)")?;
+        let depth = h
+            .renderer
+            .depth_m()
+            .context("this scene has no depth (try --scene earth)")?;
         write_depth(path, a.frame.width, a.frame.height, &depth)?;
     }
     let pixels = out.readback(crate::view::frame::READBACK)?;
     crate::image_out::write_rgba8(&a.out, a.frame.width, a.frame.height, pixels)?;
     for t in &out.times {
         println!("node {:<28} {:9.3} ms", t.name, t.duration_ms);
+    }
+    if let Some(path) = &a.stats {
+        let pairs: Vec<String> = h
+            .renderer
+            .stats()
+            .iter()
+            .map(|(k, v)| format!("  {k:?}: {v:?}"))
+            .collect();
+        std::fs::write(path, format!("{{\n{}\n}}\n", pairs.join(",\n")))
+            .with_context(|| format!("writing {}", path.display()))?;
     }
     h.finish()?;
     println!("wrote {}", a.out.display());

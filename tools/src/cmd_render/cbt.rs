@@ -1,0 +1,209 @@
+//! `planetfall render --scene cbt`: the GPU CBT by itself over the analytic test planet (the
+//! model's sum of sines, as tiles resident around the camera down to L12), refined until a frame
+//! is quiet (or `--max-frames`), then drawn by `raster.cbt_debug`: flat colour by LEB depth,
+//! `--debug wireframe` adds the edges. The read-back pool is validated; `--stats` writes the
+//! last frame's counters, the validator's verdict and the per-node GPU times as JSON.
+
+use crate::camera_args::pose_of;
+use crate::gpu::GpuArgs;
+use crate::headless::FrameArgs;
+use crate::view::DebugView;
+use anyhow::{Context as _, Result};
+use engine::cbt::bisector::Control;
+use engine::cbt::gpu::debug::{declare_debug_raster, DebugMode};
+use engine::cbt::gpu::layout::CbtPush;
+use engine::cbt::gpu::nodes;
+use engine::cbt::gpu::readback::{self, Readback};
+use engine::cbt::gpu::scene::{residency_around, CbtScene};
+use engine::cbt::validate::validate;
+use engine::cbt::{AnalyticSurface, CbtParams};
+use engine::source::AnalyticSource;
+use framegraph::{Executor, FrameOutput, Graph, ImageDesc};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The scene name that selects this path.
+pub const SCENE: &str = "cbt";
+/// Finest resident level around the camera (texel 4.8 m; the depth cap stops at 1.2 m legs).
+const FINEST: u8 = 12;
+
+pub struct Options<'a> {
+    pub gpu: &'a GpuArgs,
+    pub frame: &'a FrameArgs,
+    pub out: &'a Path,
+    pub stats: Option<&'a Path>,
+    pub pool: Option<u32>,
+    pub max_frames: u32,
+}
+
+pub fn run(o: Options<'_>) -> Result<()> {
+    let planet = AnalyticSurface::earth();
+    let (_, bookmark) = o.frame.camera.resolve()?;
+    // Heights above ground are above this planet's ground, not the Earth's.
+    let cam = pose_of(&bookmark, |dir| planet.height(dir)).camera(o.frame.width, o.frame.height);
+    let src = AnalyticSource::from_surface(planet);
+    let res = residency_around(&src, cam.eye.normalize(), FINEST, 0);
+    let ctx = o.gpu.context()?;
+    let mut exec = Executor::new(&ctx, 1)?;
+    let mut scene = CbtScene::new(&ctx, res, src.body, o.pool, CbtParams::default(), 1)?;
+    let mode = if o.frame.debug == DebugView::Wireframe {
+        DebugMode::Wireframe
+    } else {
+        DebugMode::Flat
+    };
+    let mut frames = 0;
+    let out = loop {
+        frames += 1;
+        let last = frames >= o.max_frames.max(1);
+        let out = frame(&ctx, &mut exec, &mut scene, &cam, last.then_some(mode))?;
+        let quiet = readback::frame_stats(&readback::control(&out)?).quiet;
+        if last {
+            break out;
+        }
+        if quiet {
+            // One more, quiet again, with the image and the pool.
+            frames += 1;
+            break frame(&ctx, &mut exec, &mut scene, &cam, Some(mode))?;
+        }
+    };
+    let pool = readback::pool(&out)?;
+    let verdict = validate(&pool);
+    let st = readback::frame_stats(&pool.control);
+    println!(
+        "cbt: {frames} frames, {} leaves ({} drawn, {} culled, {} offscreen), high water {} of {}, {} iterations{}{}",
+        st.leaves,
+        st.drawn,
+        st.culled,
+        st.offscreen,
+        st.high_water,
+        scene.cbt.capacity,
+        st.iterations,
+        if st.quiet { ", quiet" } else { "" },
+        if st.saturated() > 0 { ", SATURATED" } else { "" }
+    );
+    crate::image_out::write_rgba8(o.out, cam.width, cam.height, out.readback("cbt.image")?)?;
+    for t in &out.times {
+        println!("node {:<28} {:9.3} ms", t.name, t.duration_ms);
+    }
+    if let Some(path) = o.stats {
+        let json = stats_json(frames, scene.cbt.capacity, &pool.control, &verdict, &out);
+        std::fs::write(path, json).with_context(|| format!("writing {}", path.display()))?;
+        println!("wrote {}", path.display());
+    }
+    scene.destroy(&ctx);
+    exec.destroy(&ctx);
+    anyhow::ensure!(
+        ctx.messages.count() == 0,
+        "validation reported {} message(s)",
+        ctx.messages.count()
+    );
+    if let Err(e) = &verdict {
+        anyhow::bail!("the mesh is invalid:\n  {}", e.join("\n  "));
+    }
+    println!("wrote {}", o.out.display());
+    Ok(())
+}
+
+/// One frame: upload, update, counters (and with `image`, the debug raster and the pool).
+fn frame(
+    ctx: &framegraph::Context,
+    exec: &mut Executor,
+    scene: &mut CbtScene,
+    cam: &engine::cbt::ViewCamera,
+    image: Option<DebugMode>,
+) -> Result<FrameOutput> {
+    let (slot, _) = exec.begin_frame(ctx)?;
+    let mut g = Graph::new();
+    let t = scene.declare_tiles(Some(ctx), &mut g, cam, slot)?;
+    let mut h = scene.cbt.import(&mut g);
+    nodes::declare_update(
+        &mut g,
+        &mut h,
+        &t,
+        CbtPush::new(&scene.cbt.params, scene.cbt.capacity, 4),
+    );
+    if let Some(mode) = image {
+        let mut target = g.create_image(
+            "cbt.image",
+            ImageDesc::d2(cam.width, cam.height, ash::vk::Format::R8G8B8A8_UNORM),
+        );
+        declare_debug_raster(&mut g, &h, &t, &mut target, [cam.width, cam.height], mode);
+        g.readback_image("cbt.image", target);
+        readback::declare_readback(&mut g, &h, Readback::Pool);
+    } else {
+        readback::declare_readback(&mut g, &h, Readback::Counters);
+    }
+    Ok(exec.run(ctx, g.compile(ctx.queue_setup())?)?)
+}
+
+/// The `--stats` JSON (hand-written: flat numbers and names only).
+fn stats_json(
+    frames: u32,
+    capacity: u32,
+    c: &Control,
+    verdict: &Result<engine::cbt::validate::MeshReport, Vec<String>>,
+    out: &FrameOutput,
+) -> String {
+    let st = readback::frame_stats(c);
+    let mut s = String::from("{\n");
+    let _ = writeln!(
+        s,
+        "  \"scene\": \"cbt\",\n  \"frames\": {frames},\n  \"capacity\": {capacity},"
+    );
+    let _ = writeln!(
+        s,
+        "  \"leaves\": {},\n  \"drawn\": {},\n  \"culled\": {},\n  \"offscreen\": {},\n  \"high_water\": {},\n  \"free\": {},",
+        st.leaves, st.drawn, st.culled, st.offscreen, st.high_water, c.free_count
+    );
+    let _ = writeln!(
+        s,
+        "  \"iterations\": {},\n  \"quiet\": {},\n  \"saturated\": {},",
+        st.iterations,
+        st.quiet,
+        st.saturated()
+    );
+    let its: Vec<String> = c.stats[..st.iterations]
+        .iter()
+        .map(|i| {
+            format!(
+                "    {{\"splits\": {}, \"merges\": {}, \"candidates\": {}, \"saturated\": {}, \"evaluated\": {}, \"split_wishes\": {}, \"merge_wishes\": {}, \"high_water\": {}}}",
+                i.splits, i.merges, i.candidates, i.saturated, i.evaluated, i.split_wishes, i.merge_wishes, i.high_water
+            )
+        })
+        .collect();
+    let _ = writeln!(s, "  \"per_iteration\": [\n{}\n  ],", its.join(",\n"));
+    match verdict {
+        Ok(r) => {
+            let _ = writeln!(
+                s,
+                "  \"mesh\": {{\"valid\": true, \"min_depth\": {}, \"max_depth\": {}, \"vertices\": {}, \"edges\": {}}},",
+                r.min_depth, r.max_depth, r.vertices, r.edges
+            );
+        }
+        Err(e) => {
+            let _ = writeln!(
+                s,
+                "  \"mesh\": {{\"valid\": false, \"errors\": {}}},",
+                e.len()
+            );
+        }
+    }
+    let mut times: Vec<(String, f64)> = Vec::new();
+    for t in out
+        .times
+        .iter()
+        .filter(|t| t.name.starts_with("cbt.") || t.name.starts_with("raster.cbt"))
+    {
+        match times.iter_mut().find(|(n, _)| *n == t.name) {
+            Some(e) => e.1 += t.duration_ms,
+            None => times.push((t.name.clone(), t.duration_ms)),
+        }
+    }
+    let times: Vec<String> = times
+        .iter()
+        .map(|(n, ms)| format!("    \"{n}\": {ms:.4}"))
+        .collect();
+    let _ = writeln!(s, "  \"gpu_ms\": {{\n{}\n  }}", times.join(",\n"));
+    s.push_str("}\n");
+    s
+}
