@@ -4,7 +4,7 @@
 //!
 //! - [`CbtGpu`]: the buffers (pool, control block, sweep arguments, free/request/draw bits and
 //!   sum trees, draw list) and their initialisation with the 12 roots.
-//! - [`nodes`]: the nodes of one frame, in order (`docs/cbt.md` §7).
+//! - [`nodes`]: the nodes of one frame, in order (`docs/cbt.md` §6).
 //! - [`readback`]: the pool and counters back on the CPU (validator, stats).
 //! - [`scene`]: a pool over a fixed residency (tests, `planetfall render --scene cbt`).
 //! - [`debug`]: `raster.cbt_debug`, the mesh drawn flat with its edges, coloured by depth.

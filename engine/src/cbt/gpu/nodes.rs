@@ -1,4 +1,4 @@
-//! The nodes of one CBT frame, in order (the host file reads like the pass list, docs/cbt.md §7):
+//! The nodes of one CBT frame, in order (the host file reads like the pass list, docs/cbt.md §6):
 //!
 //! `cbt.frame.args`, then for each of the (up to 4) recorded iterations
 //! `cbt.eval` → `cbt.decide` → `cbt.resolve` → `cbt.reserve.reduce` ×P → `cbt.reserve` →
