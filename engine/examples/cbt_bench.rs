@@ -1,0 +1,266 @@
+//! CBT GPU benchmark (not a test): per-node GPU times of quiet frames (one iteration runs) and
+//! refining frames (the camera turns 3° a frame: up to four iterations run) at several leaf
+//! counts, the high-water mark, and the memory-bandwidth floor (bytes the sweeps read ÷ the
+//! measured buffer-copy bandwidth). The analytic planet as tiles, resident around one spot to L12.
+//!
+//! `cargo run --release -p engine --example cbt_bench [-- JSON_PATH [SCALE]]`
+//! SCALE divides the viewports (1 = full size, 8 for a quick run on lavapipe). Device:
+//! `PLANETFALL_DEVICE`; validation off unless `PLANETFALL_VALIDATION=1`. Prints a table and
+//! writes JSON (default target/cbt_bench.json).
+
+use engine::cbt::camera::ViewCamera;
+use engine::cbt::gpu::layout::CbtPush;
+use engine::cbt::gpu::readback::{self, Readback};
+use engine::cbt::gpu::scene::{residency_around, CbtScene};
+use engine::cbt::gpu::{device_capacity, nodes};
+use engine::cbt::{AnalyticSurface, CbtParams};
+use engine::planet::cube::latlon_to_dir;
+use engine::source::AnalyticSource;
+use framegraph::{BufferDesc, Context, ContextOptions, Executor, FrameOutput, Graph};
+use std::fmt::Write as _;
+
+const LAT: f64 = 27.9;
+const LON: f64 = 86.9;
+/// (width, height, metres above ground, pitch): from ~10k leaves to the most the views make.
+const VIEWS: [(u32, u32, f64, f64); 5] = [
+    (640, 360, 1000.0, -15.0),
+    (1920, 1080, 300.0, -15.0),
+    (2560, 1440, 100.0, -10.0),
+    (3840, 2160, 20.0, -5.0),
+    (7680, 4320, 2.0, -5.0),
+];
+const SAMPLES: usize = 5;
+
+struct Sample {
+    iterations: usize,
+    leaves: u32,
+    high_water: u32,
+    nodes: Vec<(String, f64)>,
+    total_ms: f64,
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let json_path = args
+        .get(1)
+        .cloned()
+        .unwrap_or_else(|| "target/cbt_bench.json".into());
+    let scale: u32 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1).max(1);
+    let ctx = Context::new(&ContextOptions::from_env()).expect("Vulkan context");
+    let mut exec = Executor::new(&ctx, 1).expect("executor");
+    let capacity = device_capacity(&ctx);
+    let planet = AnalyticSurface::earth();
+    let ground = planet.height(latlon_to_dir(LAT, LON));
+    let src = AnalyticSource::from_surface(planet);
+    let t = std::time::Instant::now();
+    let res = residency_around(&src, latlon_to_dir(LAT, LON), 12, 1);
+    eprintln!(
+        "{}: {} tiles in {:.1} s; pool {capacity} entries",
+        ctx.info.name,
+        res.tiles.len(),
+        t.elapsed().as_secs_f64()
+    );
+    let copy_gbs = copy_bandwidth(&ctx, &mut exec, capacity as u64 * 160);
+    let mut rows = Vec::new();
+    for (w, h, agl, pitch) in VIEWS {
+        let (w, h) = (w / scale, h / scale);
+        let cam_at = |heading: f64| {
+            ViewCamera::geo(
+                LAT,
+                LON,
+                src.body.radius + ground + agl,
+                heading,
+                pitch,
+                60.0,
+                w,
+                h,
+            )
+        };
+        let mut scene = CbtScene::new(
+            &ctx,
+            res.clone(),
+            src.body,
+            Some(capacity),
+            CbtParams::default(),
+            1,
+        )
+        .expect("scene");
+        let cam = cam_at(30.0);
+        let mut frames = 0;
+        while frames < 80 && !frame(&ctx, &mut exec, &mut scene, &cam).quiet {
+            frames += 1;
+        }
+        let quiet: Vec<Sample> = (0..SAMPLES)
+            .map(|_| sample(&ctx, &mut exec, &mut scene, &cam))
+            .collect();
+        let turning: Vec<Sample> = (0..SAMPLES)
+            .map(|k| sample(&ctx, &mut exec, &mut scene, &cam_at(33.0 + 3.0 * k as f64)))
+            .collect();
+        scene.destroy(&ctx);
+        rows.push(((w, h, agl, frames), quiet, turning));
+    }
+    report(&ctx, capacity, copy_gbs, &rows, &json_path);
+    exec.destroy(&ctx);
+}
+
+struct Quick {
+    quiet: bool,
+}
+
+fn run_frame(
+    ctx: &Context,
+    exec: &mut Executor,
+    scene: &mut CbtScene,
+    cam: &ViewCamera,
+) -> FrameOutput {
+    let (slot, _) = exec.begin_frame(ctx).expect("slot");
+    let mut g = Graph::new();
+    let t = scene
+        .declare_tiles(Some(ctx), &mut g, cam, slot)
+        .expect("tiles");
+    let mut h = scene.cbt.import(&mut g);
+    nodes::declare_update(
+        &mut g,
+        &mut h,
+        &t,
+        CbtPush::new(&scene.cbt.params, scene.cbt.capacity, 4),
+    );
+    readback::declare_readback(&mut g, &h, Readback::Counters);
+    exec.run(ctx, g.compile(ctx.queue_setup()).expect("compiles"))
+        .expect("runs")
+}
+
+fn frame(ctx: &Context, exec: &mut Executor, scene: &mut CbtScene, cam: &ViewCamera) -> Quick {
+    let out = run_frame(ctx, exec, scene, cam);
+    Quick {
+        quiet: readback::frame_stats(&readback::control(&out).expect("control")).quiet,
+    }
+}
+
+fn sample(ctx: &Context, exec: &mut Executor, scene: &mut CbtScene, cam: &ViewCamera) -> Sample {
+    let out = run_frame(ctx, exec, scene, cam);
+    let st = readback::frame_stats(&readback::control(&out).expect("control"));
+    let mut nodes: Vec<(String, f64)> = Vec::new();
+    for t in out.times.iter().filter(|t| t.name.starts_with("cbt.")) {
+        match nodes.iter_mut().find(|(n, _)| *n == t.name) {
+            Some(e) => e.1 += t.duration_ms,
+            None => nodes.push((t.name.clone(), t.duration_ms)),
+        }
+    }
+    let total_ms = nodes.iter().map(|(_, ms)| ms).sum();
+    Sample {
+        iterations: st.iterations,
+        leaves: st.leaves,
+        high_water: st.high_water,
+        nodes,
+        total_ms,
+    }
+}
+
+/// GB/s of a device-local buffer copy of `bytes` (read + write counted), best of 5.
+fn copy_bandwidth(ctx: &Context, exec: &mut Executor, bytes: u64) -> f64 {
+    let src = framegraph::GpuBuffer::new(ctx, "bench.src", BufferDesc::gpu(bytes)).expect("buffer");
+    let dst = framegraph::GpuBuffer::new(ctx, "bench.dst", BufferDesc::gpu(bytes)).expect("buffer");
+    let mut best = f64::MAX;
+    for _ in 0..5 {
+        let mut g = Graph::new();
+        let s = g.import_buffer(&src);
+        let mut d = g.import_buffer(&dst);
+        g.transfer("bench.copy").copy_buffer(s, &mut d, 0, 0, bytes);
+        let out = exec
+            .run(ctx, g.compile(ctx.queue_setup()).expect("compiles"))
+            .expect("runs");
+        best = best.min(out.time_ms("bench.copy").unwrap_or(f64::MAX));
+    }
+    src.destroy(ctx);
+    dst.destroy(ctx);
+    2.0 * bytes as f64 / (best * 1e-3) / 1e9
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+type Row = ((u32, u32, f64, usize), Vec<Sample>, Vec<Sample>);
+
+fn report(ctx: &Context, capacity: u32, copy_gbs: f64, rows: &[Row], json_path: &str) {
+    println!(
+        "device {} ({}), pool {capacity} entries, copy bandwidth {copy_gbs:.0} GB/s (read + write)",
+        ctx.info.name, ctx.info.driver
+    );
+    let mut json = format!("{{\n  \"device\": {:?},\n  \"capacity\": {capacity},\n  \"copy_gb_s\": {copy_gbs:.1},\n  \"views\": [\n", ctx.info.name);
+    for (i, ((w, h, agl, frames), quiet, turning)) in rows.iter().enumerate() {
+        println!("\n{w}×{h} at {agl} m (quiet after {frames} frames)");
+        println!(
+            "{:<22} {:>14} {:>14}",
+            "node (median ms)", "quiet", "turning"
+        );
+        let names: Vec<&String> = quiet[0].nodes.iter().map(|(n, _)| n).collect();
+        let med = |s: &[Sample], n: &str| {
+            median(
+                s.iter()
+                    .map(|x| x.nodes.iter().find(|(m, _)| m == n).map_or(0.0, |e| e.1))
+                    .collect(),
+            )
+        };
+        let mut jn = Vec::new();
+        for n in &names {
+            let (q, t) = (med(quiet, n), med(turning, n));
+            println!("{n:<22} {q:>14.3} {t:>14.3}");
+            jn.push(format!("      {n:?}: [{q:.4}, {t:.4}]"));
+        }
+        let (q, t) = (
+            median(quiet.iter().map(|s| s.total_ms).collect()),
+            median(turning.iter().map(|s| s.total_ms).collect()),
+        );
+        let its = |s: &[Sample]| {
+            s.iter()
+                .map(|x| x.iterations.to_string())
+                .collect::<Vec<_>>()
+                .join("/")
+        };
+        // Floor: every per-entry sweep (5 per iteration + COMMIT) and FINISH reads 160 bytes per
+        // entry below the high-water mark once.
+        let floor = |s: &Sample| {
+            (6 * s.iterations + 1) as f64 * s.high_water as f64 * 160.0 / (copy_gbs * 0.5e9) * 1e3
+        };
+        let (fq, ft) = (
+            floor(&quiet[0]),
+            median(turning.iter().map(floor).collect()),
+        );
+        println!("{:<22} {q:>14.3} {t:>14.3}", "total");
+        println!("{:<22} {fq:>14.3} {ft:>14.3}", "bandwidth floor");
+        println!(
+            "{:<22} {:>14} {:>14}",
+            "leaves / high water",
+            format!("{}/{}", quiet[0].leaves, quiet[0].high_water),
+            format!("{}/{}", turning[0].leaves, turning[0].high_water)
+        );
+        println!(
+            "{:<22} {:>14} {:>14}",
+            "iterations run",
+            its(quiet),
+            its(turning)
+        );
+        let _ = write!(
+            json,
+            "    {{\"width\": {w}, \"height\": {h}, \"agl_m\": {agl}, \"frames_to_quiet\": {frames}, \"leaves\": {}, \"high_water\": {}, \"iterations_quiet\": {:?}, \"iterations_turning\": {:?}, \"total_ms\": [{q:.4}, {t:.4}], \"floor_ms\": [{fq:.4}, {ft:.4}],\n     \"nodes_ms_quiet_turning\": {{\n{}\n     }}}}{}\n",
+            quiet[0].leaves,
+            quiet[0].high_water,
+            its(quiet),
+            its(turning),
+            jn.join(",\n"),
+            if i + 1 < rows.len() { "," } else { "" }
+        );
+    }
+    json.push_str("  ]\n}\n");
+    if let Some(dir) = std::path::Path::new(json_path)
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+    {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    std::fs::write(json_path, json).expect("write JSON");
+    println!("\nwrote {json_path}");
+}
