@@ -42,7 +42,13 @@ vec3 material(float h, float slope, float lat, bool water) {
     vec3 sand = vec3(0.80, 0.74, 0.56);
     vec3 snow = vec3(0.92, 0.94, 0.97);
     // Vegetation by latitude band: tropics forest, subtropics desert, temperate grass/forest.
-    vec3 low = alat < 12.0 ? forest : (alat < 32.0 ? mix(desert, grass, clamp((h - 800.0) / 1500.0, 0.0, 1.0)) : (alat < 60.0 ? mix(forest, grass, clamp(h / 1200.0, 0.0, 1.0)) : grass));
+    // Bands blend over several degrees of latitude: no hard material lines.
+    vec3 tropics = forest;
+    vec3 subtropics = mix(desert, grass, clamp((h - 800.0) / 1500.0, 0.0, 1.0));
+    vec3 temperate = mix(forest, grass, clamp(h / 1200.0, 0.0, 1.0));
+    vec3 low = mix(tropics, subtropics, smoothstep(8.0, 16.0, alat));
+    low = mix(low, temperate, smoothstep(28.0, 38.0, alat));
+    low = mix(low, grass, smoothstep(55.0, 65.0, alat));
     // Above the tree line: sparse alpine ground, brown-grey.
     vec3 alpine = vec3(0.46, 0.40, 0.33);
     low = mix(low, alpine, smoothstep(2600.0, 3800.0, h));
