@@ -9,10 +9,9 @@
 //! writes JSON (default target/cbt_bench.json).
 
 use engine::cbt::camera::ViewCamera;
-use engine::cbt::gpu::layout::CbtPush;
+use engine::cbt::gpu::device_capacity;
 use engine::cbt::gpu::readback::{self, Readback};
 use engine::cbt::gpu::scene::{residency_around, CbtScene};
-use engine::cbt::gpu::{device_capacity, nodes};
 use engine::cbt::{AnalyticSurface, CbtParams};
 use engine::planet::cube::latlon_to_dir;
 use engine::source::AnalyticSource;
@@ -115,16 +114,9 @@ fn run_frame(
 ) -> FrameOutput {
     let (slot, _) = exec.begin_frame(ctx).expect("slot");
     let mut g = Graph::new();
-    let t = scene
-        .declare_tiles(Some(ctx), &mut g, cam, slot)
-        .expect("tiles");
-    let mut h = scene.cbt.import(&mut g);
-    nodes::declare_update(
-        &mut g,
-        &mut h,
-        &t,
-        CbtPush::new(&scene.cbt.params, scene.cbt.capacity, 4),
-    );
+    let (h, _) = scene
+        .declare_frame(Some(ctx), &mut g, cam, slot)
+        .expect("frame");
     readback::declare_readback(&mut g, &h, Readback::Counters);
     exec.run(ctx, g.compile(ctx.queue_setup()).expect("compiles"))
         .expect("runs")

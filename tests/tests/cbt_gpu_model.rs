@@ -13,15 +13,6 @@ use engine::cbt::stages::positions;
 use engine::cbt::update::{eval_decide, frame_args, run_finish, run_topology, shuffled};
 use engine::cbt::{Bisector, CbtParams, Pool};
 
-const VIEWS: [(f64, f64); 6] = [
-    (2.0e7, -90.0),
-    (1.0e5, -60.0),
-    (1.0e4, -30.0),
-    (1000.0, -15.0),
-    (100.0, -10.0),
-    (2.0, -5.0),
-];
-
 /// At six altitudes, on the quiet mesh: one more frame read back right after iteration 0's
 /// DECIDE, against the model's EVAL and DECIDE on the same pool. Positions agree within
 /// `POS_TOL` of their distance, residuals within 0.02 px, and flags, wishes and pushes are equal

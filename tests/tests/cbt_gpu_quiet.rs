@@ -9,16 +9,6 @@ use engine::cbt::gpu::readback::{self, Readback};
 use engine::cbt::oracle::oracle;
 use engine::cbt::CbtParams;
 
-/// Altitudes above ground (m) and pitch (deg) of the static views.
-const VIEWS: [(f64, f64); 6] = [
-    (2.0e7, -90.0),
-    (1.0e5, -60.0),
-    (1.0e4, -30.0),
-    (1000.0, -15.0),
-    (100.0, -10.0),
-    (2.0, -5.0),
-];
-
 /// Relative tolerance of the f64 oracle on the GPU mesh: the GPU's residuals agree with the
 /// f64 ones within 0.011 px at 2 m above the ground (2.2 % of the 0.5 px target) and 2e-4 px
 /// from 100 m up (`cbt_gpu_model`), so 3 % separates f32 evaluation from a real miss.

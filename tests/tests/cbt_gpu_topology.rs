@@ -10,8 +10,7 @@ use engine::cbt::bisector::{Control, WISH_KEEP, WISH_MERGE, WISH_SPLIT};
 use engine::cbt::gpu::layout::{CbtPush, Sweeps};
 use engine::cbt::gpu::readback::{self, Readback};
 use engine::cbt::gpu::{nodes, CbtGpu};
-use engine::cbt::stages::decide::twin_chain;
-use engine::cbt::update::{frame_args, run_topology, shuffled};
+use engine::cbt::update::{force_wishes, frame_args, run_topology, shuffled};
 use engine::cbt::{CbtParams, Pool};
 use framegraph::{BufferDesc, Graph};
 use planetfall_tests::Gpu;
@@ -30,21 +29,7 @@ fn cpu_round(pool: &mut Pool, round: u32, split_pct: u64, merge_pct: u64) {
         x if x < split_pct + merge_pct => WISH_MERGE,
         _ => WISH_KEEP,
     };
-    let mut pushes = Vec::new();
-    for i in 0..pool.control.high_water {
-        if !pool.is_live(i) {
-            continue;
-        }
-        let w = wish(pool.entries[i as usize].path);
-        pool.entries[i as usize].wish = w;
-        if w == WISH_SPLIT {
-            pushes.clear();
-            twin_chain(pool, &pool.entries[i as usize], &mut pushes);
-            for &t in &pushes {
-                pool.entries[t as usize].pushed |= 1;
-            }
-        }
-    }
+    force_wishes(pool, wish);
     let mut seed = round as u64 * 7919;
     run_topology(pool, 0, 1, &mut |n| {
         seed += 1;

@@ -9,13 +9,14 @@
 //! cbt.finish.compact → cbt.finish.args.
 
 use super::bisector::{
-    bit_words, DispatchArgs, DrawArgs, IterationStats, FATE_CANDIDATE, FATE_MERGE_KEEP, FATE_SPLIT,
-    FLAG_DIRTY, MAX_ITERATIONS, WISH_MERGE, WISH_SPLIT, WORKGROUP_SIZE,
+    bit_words, Control, DispatchArgs, DrawArgs, IterationStats, FATE_CANDIDATE, FATE_MERGE_KEEP,
+    FATE_SPLIT, FLAG_DIRTY, MAX_ITERATIONS, WISH_MERGE, WISH_SPLIT, WORKGROUP_SIZE,
 };
 use super::camera::ViewCamera;
 use super::criterion::View;
 use super::params::CbtParams;
 use super::pool::Pool;
+use super::stages::decide::twin_chain;
 use super::stages::{commit, decide, eval, finish, neighbours, reserve, resolve};
 use super::sumtree::{get_bit, set_bit};
 use super::surface::Surface;
@@ -36,6 +37,21 @@ pub struct FrameStats {
 }
 
 impl FrameStats {
+    /// What a frame did, from its control block: `cbt.args` advances `iteration` only when
+    /// another recorded iteration runs, so it ends at the last one that ran.
+    pub fn from_control(c: &Control) -> FrameStats {
+        FrameStats {
+            iterations: c.iteration as usize + 1,
+            per_iteration: c.stats,
+            quiet: c.stats[0].splits == 0 && c.stats[0].merges == 0,
+            leaves: c.leaves,
+            culled: c.culled,
+            offscreen: c.offscreen,
+            drawn: c.draw.vertex_count / 3,
+            high_water: c.high_water,
+        }
+    }
+
     pub fn splits(&self) -> u32 {
         self.per_iteration.iter().map(|s| s.splits).sum()
     }
@@ -81,27 +97,15 @@ pub fn update_frame<S: Surface + ?Sized>(
         shuffled(n, seed)
     };
     frame_args(pool);
-    let mut iterations = 0;
     let recorded = params.max_iterations.min(MAX_ITERATIONS);
     for it in 0..recorded {
-        iterations += 1;
         run_iteration(pool, surface, &view, it, recorded, &mut order);
         if pool.control.pending == 0 {
             break;
         }
     }
     run_finish(pool, surface, &view, &mut order);
-    let c = &pool.control;
-    FrameStats {
-        iterations,
-        per_iteration: c.stats,
-        quiet: c.stats[0].splits == 0 && c.stats[0].merges == 0,
-        leaves: c.leaves,
-        culled: c.culled,
-        offscreen: c.offscreen,
-        drawn: c.draw.vertex_count / 3,
-        high_water: c.high_water,
-    }
+    FrameStats::from_control(&pool.control)
 }
 
 /// `cbt.frame.args` (one thread): iteration 0 always runs, over the whole allocated prefix;
@@ -172,6 +176,26 @@ pub fn eval_decide<S: Surface + ?Sized>(
         let s = &mut pool.control.stats[it];
         s.split_wishes += (out.wish == WISH_SPLIT) as u32;
         s.merge_wishes += (out.wish == WISH_MERGE) as u32;
+    }
+}
+
+/// DECIDE with wishes chosen by `wish(path)` instead of the criterion (a split wish still marks
+/// its twin chain), over the live entries: tests drive the topology stages with it.
+pub fn force_wishes(pool: &mut Pool, wish: impl Fn(u64) -> u32) {
+    let mut pushes = Vec::new();
+    for i in 0..pool.control.high_water {
+        if !pool.is_live(i) {
+            continue;
+        }
+        let w = wish(pool.entries[i as usize].path);
+        pool.entries[i as usize].wish = w;
+        if w == WISH_SPLIT {
+            pushes.clear();
+            twin_chain(pool, &pool.entries[i as usize], &mut pushes);
+            for &t in &pushes {
+                pool.entries[t as usize].pushed |= 1;
+            }
+        }
     }
 }
 
@@ -341,7 +365,6 @@ pub fn run_finish<S: Surface + ?Sized>(
 mod tests {
     use super::*;
     use crate::cbt::bisector::{WISH_KEEP, WISH_MERGE, WISH_SPLIT};
-    use crate::cbt::stages::decide::twin_chain;
     use crate::cbt::validate::validate;
 
     /// One iteration with wishes chosen by `wish(path)` instead of the criterion (DECIDE's push
@@ -352,23 +375,8 @@ mod tests {
             s = s.wrapping_add(1);
             shuffled(n, s)
         };
-        pool.control.stats = [IterationStats::default(); MAX_ITERATIONS];
-        pool.control.entry_sweep = DispatchArgs::covering(pool.control.high_water);
-        let mut pushes = Vec::new();
-        for i in order(pool.control.high_water) {
-            if !pool.is_live(i) {
-                continue;
-            }
-            let w = wish(pool.entries[i as usize].path);
-            pool.entries[i as usize].wish = w;
-            if w == WISH_SPLIT {
-                pushes.clear();
-                twin_chain(pool, &pool.entries[i as usize], &mut pushes);
-                for &t in &pushes {
-                    pool.entries[t as usize].pushed |= 1;
-                }
-            }
-        }
+        frame_args(pool);
+        force_wishes(pool, wish);
         run_topology(pool, 0, 1, &mut order);
     }
 

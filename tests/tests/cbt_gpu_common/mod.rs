@@ -79,6 +79,15 @@ pub const FOV_DEG: f64 = 60.0;
 /// The spot the CPU tests use (any spot works; fixed for reproducibility).
 pub const LAT: f64 = 27.9;
 pub const LON: f64 = 86.9;
+/// Altitudes above ground (m) and pitch (deg) of the static views, orbit to walking height.
+pub const VIEWS: [(f64, f64); 6] = [
+    (2.0e7, -90.0),
+    (1.0e5, -60.0),
+    (1.0e4, -30.0),
+    (1000.0, -15.0),
+    (100.0, -10.0),
+    (2.0, -5.0),
+];
 /// Finest resident level around the spot (texel 4.8 m: the depth cap stops legs at 1.2 m).
 pub const FINEST: u8 = 12;
 

@@ -11,8 +11,6 @@ use crate::view::DebugView;
 use anyhow::{Context as _, Result};
 use engine::cbt::bisector::Control;
 use engine::cbt::gpu::debug::{declare_debug_raster, DebugMode};
-use engine::cbt::gpu::layout::CbtPush;
-use engine::cbt::gpu::nodes;
 use engine::cbt::gpu::readback::{self, Readback};
 use engine::cbt::gpu::scene::{residency_around, CbtScene};
 use engine::cbt::validate::validate;
@@ -114,14 +112,7 @@ fn frame(
 ) -> Result<FrameOutput> {
     let (slot, _) = exec.begin_frame(ctx)?;
     let mut g = Graph::new();
-    let t = scene.declare_tiles(Some(ctx), &mut g, cam, slot)?;
-    let mut h = scene.cbt.import(&mut g);
-    nodes::declare_update(
-        &mut g,
-        &mut h,
-        &t,
-        CbtPush::new(&scene.cbt.params, scene.cbt.capacity, 4),
-    );
+    let (h, t) = scene.declare_frame(Some(ctx), &mut g, cam, slot)?;
     if let Some(mode) = image {
         let mut target = g.create_image(
             "cbt.image",

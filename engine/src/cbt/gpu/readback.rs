@@ -113,15 +113,5 @@ pub fn pool_as(out: &FrameOutput, prefix: &str) -> framegraph::Result<Pool> {
 
 /// What the frame did, from its control block (as the model's `update_frame` reports it).
 pub fn frame_stats(c: &Control) -> FrameStats {
-    FrameStats {
-        // cbt.args advances `iteration` only when another recorded iteration runs.
-        iterations: c.iteration as usize + 1,
-        per_iteration: c.stats,
-        quiet: c.stats[0].splits == 0 && c.stats[0].merges == 0,
-        leaves: c.leaves,
-        culled: c.culled,
-        offscreen: c.offscreen,
-        drawn: c.draw.vertex_count / 3,
-        high_water: c.high_water,
-    }
+    FrameStats::from_control(c)
 }

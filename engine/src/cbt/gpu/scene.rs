@@ -4,6 +4,8 @@
 //! its tiles instead (`crate::renderer`); this keeps the surface fixed, so a mesh can go quiet
 //! and be compared with the model.
 
+use super::layout::CbtPush;
+use super::nodes::{self, CbtHandles};
 use super::{CbtGpu, CbtGpuError};
 use crate::cbt::camera::ViewCamera;
 use crate::cbt::params::CbtParams;
@@ -113,6 +115,26 @@ impl CbtScene {
         self.frames += 1;
         self.tiles
             .declare(ctx, g, frame_slot, &self.res, cam.eye, consts)
+    }
+
+    /// `stream.upload` and the whole update (4 iterations recorded) for `cam`: the handles
+    /// after FINISH and the tile bindings, for readbacks and rasters.
+    pub fn declare_frame(
+        &mut self,
+        ctx: Option<&Context>,
+        g: &mut Graph<'_>,
+        cam: &ViewCamera,
+        frame_slot: usize,
+    ) -> framegraph::Result<(CbtHandles, TileBindings)> {
+        let t = self.declare_tiles(ctx, g, cam, frame_slot)?;
+        let mut h = self.cbt.import(g);
+        nodes::declare_update(
+            g,
+            &mut h,
+            &t,
+            CbtPush::new(&self.cbt.params, self.cbt.capacity, 4),
+        );
+        Ok((h, t))
     }
 
     /// The level selection the GPU uses for `cam` (frame constants), for CPU-side checks.
