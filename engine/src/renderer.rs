@@ -1,21 +1,19 @@
-//! The planet frame: streaming → `stream.upload` → the mesh → `raster.publish` →
+//! The planet frame: streaming → `stream.upload` → the CBT update (`cbt.*`) → `raster.publish` →
 //! `publish.resolve` → `resolve.terrain` (and `resolve.aov` on request), declared into a frame
 //! graph each frame. Owns every persistent GPU resource of the planet.
 
 use crate::cbt::camera::ViewCamera;
 use crate::cbt::params::CbtParams;
-use crate::cbt::pool::Pool;
+use crate::cbt::gpu::mesh::GpuMesh;
 use crate::gpu::frame::frame_constants;
 use crate::gpu::slots::{Residency, ResidentTile};
-use crate::gpu::staging::StagingRing;
 use crate::gpu::tiles::{GpuTiles, TileBindings};
 use crate::planet::{Body, TileId};
-use crate::publish::{declare_aov, declare_publish, declare_terrain, MeshBindings, PublishOptions, View};
+use crate::publish::{declare_aov, declare_publish, declare_terrain, PublishOptions, View};
 use crate::source::TileSource;
 use crate::stream::residency::{ResidencyReport, TileStream};
-use crate::surface::{LodParams, TileSurface};
-use ash::vk;
-use framegraph::{BufferDesc, BufferRef, Context, GpuBuffer, Graph, ImageRef};
+use crate::surface::LodParams;
+use framegraph::{BufferRef, Context, Graph, ImageRef};
 use glam::DVec3;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -62,16 +60,6 @@ pub struct RenderStats {
     pub saturated: u32,
 }
 
-/// The mesh until the GPU CBT lands: the CBT's CPU model over the same tile surface, its pool
-/// uploaded each frame (`cbt.upload`).
-struct CpuMesh {
-    pool: Pool,
-    gpu_pool: GpuBuffer,
-    gpu_list: GpuBuffer,
-    gpu_args: GpuBuffer,
-    staging: StagingRing,
-}
-
 pub struct PlanetRenderer {
     pub body: Body,
     pub source: Arc<dyn TileSource>,
@@ -80,7 +68,7 @@ pub struct PlanetRenderer {
     resident: HashMap<TileId, ResidentTile>,
     residency: Residency,
     tiles: GpuTiles,
-    mesh: CpuMesh,
+    mesh: GpuMesh,
     start: std::time::Instant,
     frame: u32,
     pub stats: RenderStats,
@@ -95,14 +83,7 @@ impl PlanetRenderer {
         let stream = TileStream::for_source(source.as_ref(), opts.slots as usize, opts.wait_for_tiles);
         let pages = opts.slots + crate::params::STREAM_RESERVED_PAGES as u32;
         let tiles = GpuTiles::new(ctx, opts.slots, pages, frames_in_flight)?;
-        let cap = opts.pool_capacity;
-        let mesh = CpuMesh {
-            pool: Pool::new(cap).map_err(|e| RenderError::Setup(e.to_string()))?,
-            gpu_pool: GpuBuffer::new(ctx, "cbt.pool", BufferDesc::gpu(cap as u64 * 160))?,
-            gpu_list: GpuBuffer::new(ctx, "cbt.draw_list", BufferDesc::gpu(cap as u64 * 4))?,
-            gpu_args: GpuBuffer::new(ctx, "cbt.draw_args", BufferDesc::gpu(16))?,
-            staging: StagingRing::new("cbt.staging", frames_in_flight),
-        };
+        let mesh = GpuMesh::new(ctx, Some(opts.pool_capacity), opts.cbt, frames_in_flight).map_err(|e| RenderError::Setup(e.to_string()))?;
         Ok(PlanetRenderer {
             body,
             source,
@@ -177,63 +158,24 @@ impl PlanetRenderer {
         self.frame += 1;
         let tb: TileBindings = self.tiles.declare(ctx, g, frame_slot, &self.residency, cam.eye, consts)?;
         self.stats.uploaded_tiles = self.tiles.uploaded_tiles;
-        let mesh = self.declare_cpu_mesh(ctx, g, cam, frame_slot)?;
-        let extent = [cam.width, cam.height];
-        let hits = declare_publish(g, extent, mesh, tb, self.opts.publish);
-        declare_terrain(g, extent, hits, tb, target, view);
-        Ok(aov.then(|| declare_aov(g, extent, hits, tb)))
-    }
-
-    fn declare_cpu_mesh<'a>(&mut self, ctx: Option<&Context>, g: &mut Graph<'a>, cam: &ViewCamera, frame_slot: usize) -> Result<MeshBindings> {
-        let Some(ctx) = ctx else {
-            let null = |g: &mut Graph<'a>, name: &str, b: &GpuBuffer| g.import_buffer_raw(name, b.desc, vk::Buffer::null(), Default::default());
-            let src = null(g, "cbt.staging", &self.mesh.gpu_pool);
-            let mut p = g.import_buffer(&self.mesh.gpu_pool);
-            let mut l = g.import_buffer(&self.mesh.gpu_list);
-            let mut a = g.import_buffer(&self.mesh.gpu_args);
-            g.transfer("cbt.upload").copy_buffer(src, &mut a, 0, 0, 16).copy_buffer(src, &mut p, 0, 0, 160).copy_buffer(src, &mut l, 0, 0, 4);
-            return Ok(MeshBindings { pool: p, draw_list: l, draw_args: a, draw_args_offset: 0 });
-        };
-        let surface = TileSurface { res: &self.residency, lod: self.lod_params(cam), body: self.body };
-        let fs = crate::cbt::update::update_frame(&mut self.mesh.pool, &surface, cam, &self.opts.cbt, self.frame as u64);
+        let handles = self.mesh.declare(g, &tb, frame_slot);
+        let fs = &self.mesh.stats;
         self.stats.leaves = fs.leaves;
         self.stats.drawn = fs.drawn;
         self.stats.high_water = fs.high_water;
         self.stats.iterations = fs.iterations;
         self.stats.quiet = fs.quiet;
         self.stats.saturated = fs.saturated();
-        let pool = &self.mesh.pool;
-        let hw = pool.control.high_water as usize;
-        let drawn = pool.drawn();
-        let entries: &[u8] = bytemuck::cast_slice(&pool.entries[..hw]);
-        let list: &[u8] = bytemuck::cast_slice(drawn);
-        let args = [3 * drawn.len() as u32, 1, 0, 0];
-        let total = entries.len() + list.len().max(4) + 16;
-        let st = self.mesh.staging.get(ctx, frame_slot, total as u64)?;
-        st.write(0, entries)?;
-        st.write(entries.len(), list)?;
-        st.write(entries.len() + list.len(), bytemuck::cast_slice(&args))?;
-        let src = g.import_buffer(st);
-        let mut p = g.import_buffer(&self.mesh.gpu_pool);
-        let mut l = g.import_buffer(&self.mesh.gpu_list);
-        let mut a = g.import_buffer(&self.mesh.gpu_args);
-        let mut node = g.transfer("cbt.upload").copy_buffer(src, &mut a, (entries.len() + list.len()) as u64, 0, 16);
-        if !entries.is_empty() {
-            node = node.copy_buffer(src, &mut p, 0, 0, entries.len() as u64);
-        }
-        if !list.is_empty() {
-            node = node.copy_buffer(src, &mut l, entries.len() as u64, 0, list.len() as u64);
-        }
-        let _ = node;
-        Ok(MeshBindings { pool: p, draw_list: l, draw_args: a, draw_args_offset: 0 })
+        let mesh = handles.mesh();
+        let extent = [cam.width, cam.height];
+        let hits = declare_publish(g, extent, mesh, tb, self.opts.publish);
+        declare_terrain(g, extent, hits, tb, target, view);
+        Ok(aov.then(|| declare_aov(g, extent, hits, tb)))
     }
 
     pub fn destroy(self, ctx: &Context) {
         self.tiles.destroy(ctx);
-        self.mesh.gpu_pool.destroy(ctx);
-        self.mesh.gpu_list.destroy(ctx);
-        self.mesh.gpu_args.destroy(ctx);
-        self.mesh.staging.destroy(ctx);
+        self.mesh.destroy(ctx);
     }
 }
 
