@@ -17,6 +17,7 @@ pub const DEFAULT_VIEW: Bookmark = Bookmark {
     heading: 30.0,
     pitch: -35.0,
     fov: 60.0,
+    tags: Vec::new(),
 };
 
 #[derive(clap::Args, Clone, Debug, Default)]

@@ -1,8 +1,10 @@
 //! `planetfall`: the viewer, headless render, benchmark, reference scorer, tile bake and
 //! capture tools, one subcommand each.
 
+mod bench;
 mod camera_args;
 mod cmd_bake;
+mod cmd_bench;
 mod cmd_capture;
 mod cmd_graph;
 mod cmd_height;
@@ -41,6 +43,8 @@ enum Command {
     Render(cmd_render::Args),
     /// Write a RenderDoc capture of one headless frame into captures/.
     Capture(cmd_capture::Args),
+    /// Benchmark and score the renderer over captures/views.txt (JSON, Markdown, contact sheet).
+    Bench(cmd_bench::Args),
 }
 
 fn main() {
@@ -55,6 +59,7 @@ fn main() {
         Command::Graph(a) => cmd_graph::run(a),
         Command::Render(a) => cmd_render::run(a),
         Command::Capture(a) => cmd_capture::run(a),
+        Command::Bench(a) => cmd_bench::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

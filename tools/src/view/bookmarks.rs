@@ -1,7 +1,9 @@
 //! Views kept as data: `captures/bookmarks.txt`, one view per line
-//! `name lat lon height heading pitch fov` (degrees, metres). `height` is metres above the
-//! datum (`12000` or `12000alt`) or above the ground (`300agl`). `#` starts a comment. The
-//! viewer, `render`, `capture`, the benchmark and the tests share the file.
+//! `name lat lon height heading pitch fov [tags]` (degrees, metres). `height` is metres above
+//! the datum (`12000` or `12000alt`) or above the ground (`300agl`); `tags` is an optional
+//! comma-separated list (`quick`: in `planetfall bench --quick`). `#` starts a comment. The
+//! viewer, `render`, `capture`, the benchmark (`captures/views.txt`) and the tests share the
+//! format and this parser.
 
 use anyhow::{bail, Context as _, Result};
 use std::path::{Path, PathBuf};
@@ -37,15 +39,26 @@ pub struct Bookmark {
     pub heading: f64,
     pub pitch: f64,
     pub fov: f64,
+    /// Optional labels (`quick`, …), in file order.
+    pub tags: Vec<String>,
 }
 
 impl Bookmark {
     /// The line that reads back as this bookmark.
     pub fn to_line(&self) -> String {
-        format!(
+        let line = format!(
             "{} {:.6} {:.6} {} {:.3} {:.3} {:.2}",
             self.name, self.lat, self.lon, self.height, self.heading, self.pitch, self.fov
-        )
+        );
+        if self.tags.is_empty() {
+            line
+        } else {
+            format!("{line} {}", self.tags.join(","))
+        }
+    }
+
+    pub fn has_tag(&self, tag: &str) -> bool {
+        self.tags.iter().any(|t| t.eq_ignore_ascii_case(tag))
     }
 }
 
@@ -69,9 +82,9 @@ pub fn parse(text: &str, file: &Path) -> Result<Vec<Bookmark>> {
     let mut out: Vec<Bookmark> = Vec::new();
     for (place, raw, t) in super::data_lines(text, file) {
         let at = || place.clone();
-        if t.len() != 7 {
+        if t.len() != 7 && t.len() != 8 {
             bail!(
-                "{}: want `name lat lon height heading pitch fov` (7 fields), found {}: {raw:?}",
+                "{}: want `name lat lon height heading pitch fov [tags]` (7 or 8 fields), found {}: {raw:?}",
                 at(),
                 t.len()
             );
@@ -101,6 +114,15 @@ pub fn parse(text: &str, file: &Path) -> Result<Vec<Bookmark>> {
             heading: num(4, "heading", -360.0, 360.0)?,
             pitch: num(5, "pitch", -90.0, 90.0)?,
             fov: num(6, "fov", 1.0, 170.0)?,
+            tags: t
+                .get(7)
+                .map(|s| {
+                    s.split(',')
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default(),
         };
         if out.iter().any(|o| o.name.eq_ignore_ascii_case(&b.name)) {
             bail!("{}: bookmark {:?} is defined twice", at(), b.name);
@@ -181,6 +203,13 @@ mod tests {
         assert!(e.contains("height"), "{e}");
         assert_eq!(parse_height("300agl"), Some(Height::Ground(300.0)));
         assert_eq!(parse_height("1e4alt"), Some(Height::Datum(1e4)));
+        let e = parse("x 0 0 0 0 0 60 quick extra\n", p)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("7 or 8 fields"), "{e}");
+        let tagged = parse("t 0 0 2agl 0 -30 60 quick,coast\n", p).unwrap();
+        assert!(tagged[0].has_tag("quick") && tagged[0].has_tag("coast"));
+        assert_eq!(parse(&tagged[0].to_line(), p).unwrap()[0], tagged[0]);
         let all = parse("a 0 0 0 0 0 60\n", p).unwrap();
         assert!(find(&all, "nowhere", p)
             .unwrap_err()

@@ -29,6 +29,11 @@ pub struct PlanetScene {
 /// The Earth: ETOPO5 (`PLANETFALL_ETOPO` or Debian's path), tiles in the data directory
 /// (`PLANETFALL_DATA` or the XDG cache).
 pub fn earth_source() -> Result<Arc<dyn TileSource>> {
+    Ok(earth()?)
+}
+
+/// [`earth_source`] with its oracle reachable (the benchmark's ground query).
+pub fn earth() -> Result<Arc<EarthSource>> {
     let body = engine::planet::Body::EARTH;
     let path = engine::earth::etopo::etopo_path(None);
     let src = engine::earth::derive::Source::open(&path, body).with_context(|| format!("opening ETOPO5 at {}", path.display()))?;

@@ -1,0 +1,177 @@
+//! Scoring a settled frame against the CPU reference (engine::reference + engine::score).
+//! The reference costs a ray march per pixel (~1 ms per grazing pixel on one core), so a large
+//! frame is scored in full-resolution windows spread over the image (a 4×4 lattice from edge to
+//! edge by default): inside a window every metric is exact; the view's fractions are
+//! pixel-weighted over the windows, its percentiles the pixel-weighted mean of the windows'.
+
+use super::report::Accuracy;
+use engine::cbt::camera::ViewCamera;
+use engine::gpu::slots::Residency;
+use engine::planet::Body;
+use engine::reference::{cast, pixel_ray, RefPixel};
+use engine::surface::LodParams;
+
+/// A rectangle of the frame, px.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub x0: usize,
+    pub y0: usize,
+    pub w: usize,
+    pub h: usize,
+}
+
+/// Windows covering a `w`×`h` frame with at most about `budget` pixels: the whole frame if it
+/// fits, else an n×n lattice of equal squares from edge to edge (n = 4, or fewer when
+/// the squares would fall under 32 px).
+pub fn windows(w: usize, h: usize, budget: usize) -> Vec<Window> {
+    if w * h <= budget {
+        return vec![Window { x0: 0, y0: 0, w, h }];
+    }
+    let n = 4usize;
+    let side = ((budget as f64 / (n * n) as f64).sqrt() as usize).clamp(32, w.min(h));
+    let at = |k: usize, len: usize| if n > 1 { k * (len - side) / (n - 1) } else { 0 };
+    (0..n * n)
+        .map(|k| Window {
+            x0: at(k % n, w),
+            y0: at(k / n, h),
+            w: side,
+            h: side,
+        })
+        .collect()
+}
+
+/// The reference for the pixels of `win` (row-major within the window), rows over the
+/// machine's threads.
+pub fn reference(
+    res: &Residency,
+    lod: &LodParams,
+    body: Body,
+    cam: &ViewCamera,
+    relief: f64,
+    win: Window,
+) -> Vec<RefPixel> {
+    let mut out = vec![None; win.w * win.h];
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2);
+    let rows_per = win.h.div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        for (k, chunk) in out.chunks_mut(rows_per * win.w).enumerate() {
+            s.spawn(move || {
+                for (i, px) in chunk.iter_mut().enumerate() {
+                    let (x, y) = (win.x0 + i % win.w, win.y0 + k * rows_per + i / win.w);
+                    let d = pixel_ray(cam, x as f64 + 0.5, y as f64 + 0.5);
+                    *px = cast(res, lod, body, cam.eye, d, relief);
+                }
+            });
+        }
+    });
+    out
+}
+
+/// Score `gpu` (the whole frame's distances) in `wins`; `reference` gives each window's.
+pub fn score(
+    gpu: &[Option<f64>],
+    frame_w: usize,
+    wins: &[Window],
+    mut reference: impl FnMut(Window) -> Vec<RefPixel>,
+) -> Accuracy {
+    let mut acc = Accuracy::default();
+    let (mut terrain, mut total) = (0usize, 0usize);
+    for &win in wins {
+        let r = reference(win);
+        let g: Vec<Option<f64>> = (0..win.h)
+            .flat_map(|y| (0..win.w).map(move |x| (x, y)))
+            .map(|(x, y)| gpu[(win.y0 + y) * frame_w + win.x0 + x])
+            .collect();
+        let s = engine::score::score(&g, &r, win.w, win.h);
+        let n = s.pixels as f64;
+        terrain += r.iter().filter(|p| p.is_some()).count();
+        total += s.pixels;
+        acc.see_through += s.see_through * n;
+        acc.covers_sky += s.covers_sky * n;
+        acc.depth_rel_median += s.depth_rel_median * n;
+        acc.depth_rel_p95 += s.depth_rel_p95 * n;
+        acc.silhouette_px_median += s.silhouette_px_median * n;
+        acc.silhouette_px_p95 += s.silhouette_px_p95 * n;
+        acc.incoherent += s.incoherent * n;
+        acc.non_finite += s.non_finite;
+    }
+    let n = total.max(1) as f64;
+    for v in [
+        &mut acc.see_through,
+        &mut acc.covers_sky,
+        &mut acc.depth_rel_median,
+        &mut acc.depth_rel_p95,
+        &mut acc.silhouette_px_median,
+        &mut acc.silhouette_px_p95,
+        &mut acc.incoherent,
+    ] {
+        *v /= n;
+    }
+    acc.pixels = total;
+    acc.terrain = terrain as f64 / n;
+    acc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_frames_are_scored_whole_and_large_ones_in_a_lattice() {
+        assert_eq!(
+            windows(96, 64, 1 << 18),
+            vec![Window {
+                x0: 0,
+                y0: 0,
+                w: 96,
+                h: 64
+            }]
+        );
+        let w = windows(1920, 1080, 1 << 18);
+        assert_eq!(w.len(), 16);
+        assert!(w
+            .iter()
+            .all(|x| x.w == 128 && x.x0 + x.w <= 1920 && x.y0 + x.h <= 1080));
+        assert_eq!(
+            (w[0].x0, w[0].y0, w[15].x0 + 128, w[15].y0 + 128),
+            (0, 0, 1920, 1080)
+        );
+    }
+
+    #[test]
+    fn windowed_score_matches_the_whole_frame_score_of_its_windows() {
+        // A 40×30 frame: terrain below row 12 at 100 m; the GPU misses one terrain pixel.
+        let (w, h) = (40, 30);
+        let reference: Vec<RefPixel> = (0..w * h).map(|i| (i / w >= 12).then_some(100.0)).collect();
+        let mut gpu = reference.clone();
+        gpu[20 * w + 5] = None;
+        let whole = score(&gpu, w, &[Window { x0: 0, y0: 0, w, h }], |_| {
+            reference.clone()
+        });
+        assert!((whole.see_through - 1.0 / 1200.0).abs() < 1e-12 && whole.terrain == 0.6);
+        let halves = [
+            Window {
+                x0: 0,
+                y0: 0,
+                w: 20,
+                h,
+            },
+            Window {
+                x0: 20,
+                y0: 0,
+                w: 20,
+                h,
+            },
+        ];
+        let cut = |win: Window| {
+            (0..win.h)
+                .flat_map(|y| (0..win.w).map(move |x| y * w + win.x0 + x))
+                .map(|i| reference[i])
+                .collect()
+        };
+        let split = score(&gpu, w, &halves, cut);
+        assert!((split.see_through - whole.see_through).abs() < 1e-12 && split.pixels == 1200);
+    }
+}

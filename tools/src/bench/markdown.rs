@@ -1,0 +1,244 @@
+//! The Markdown report: the tables docs/bench.md holds, from a [`Report`].
+
+use super::report::{Report, ViewResult};
+use std::fmt::Write as _;
+
+fn pct(x: f64) -> String {
+    format!("{:.3}", 100.0 * x)
+}
+
+/// Node names in first-seen order over all views.
+fn node_names(views: &[ViewResult]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for n in views.iter().flat_map(|v| &v.nodes) {
+        if !names.contains(&n.name) {
+            names.push(n.name.clone());
+        }
+    }
+    names
+}
+
+/// Targets of issue 7 and whether this run meets them.
+fn targets(r: &Report) -> String {
+    let mut s = String::from("| target | measured | met |\n|---|---|---|\n");
+    let yes = |b: bool| if b { "yes" } else { "**no**" };
+    let worst = |f: &dyn Fn(&ViewResult) -> f64| r.views.iter().map(f).fold(0.0, f64::max);
+    let frame = worst(&|v| v.timed.gpu_median_ms);
+    let _ = writeln!(s, "| frame ≤ 1.0 ms GPU at 1920×1080 in every view | worst median {frame:.3} ms at {}×{} | {} |", r.width, r.height, if (r.width, r.height) == (1920, 1080) { yes(frame <= 1.0) } else { "n/a (size)" });
+    let cbt: Vec<f64> = r
+        .views
+        .iter()
+        .filter_map(|v| {
+            let (ms, floor): (f64, f64) = v
+                .nodes
+                .iter()
+                .filter(|n| n.name.starts_with("cbt."))
+                .fold((0.0, 0.0), |a, n| {
+                    (a.0 + n.median_ms, a.1 + n.floor_ms.unwrap_or(0.0))
+                });
+            (floor > 0.0).then_some(ms / floor)
+        })
+        .collect();
+    let cbt_worst = cbt.iter().copied().fold(0.0, f64::max);
+    let _ = writeln!(
+        s,
+        "| CBT update ≤ 2× its bandwidth floor | worst {cbt_worst:.1}× | {} |",
+        yes(!cbt.is_empty() && cbt_worst <= 2.0)
+    );
+    let see = worst(&|v| v.score.see_through.max(v.score.covers_sky));
+    let _ = writeln!(
+        s,
+        "| see-through and covers-sky ≤ 0.1 % | worst {} % | {} |",
+        pct(see),
+        yes(see <= 0.001)
+    );
+    let sil = worst(&|v| v.score.silhouette_px_p95);
+    let _ = writeln!(
+        s,
+        "| p95 silhouette error ≤ 1 px | worst {sil:.2} px | {} |",
+        yes(sil <= 1.0)
+    );
+    if let Some(d) = r.flights.iter().find(|f| f.name == "descent") {
+        let _ = writeln!(s, "| pop max ≤ 1 px per frame during the descent | max {:.2} px ({} of {} frames over 1 px) | {} |", d.max_px, d.frames_over_1px, d.frames, yes(d.max_px <= 1.0));
+    }
+    if let Some(t) = &r.teleport {
+        let _ = writeln!(
+            s,
+            "| settle ≤ 1 s after a teleport | {:.2} s to settled, {:.2} s to a still image | {} |",
+            t.seconds_to_settled,
+            t.seconds_to_still,
+            yes(t.settled && t.seconds_to_settled.max(t.seconds_to_still) <= 1.0)
+        );
+    }
+    s
+}
+
+pub fn render(r: &Report) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# planetfall bench — {}\n", r.device);
+    let _ = writeln!(s, "- command: `{}`\n- commit: {}\n- driver: {}\n- scene: {}, {}×{}, {} timed frames per view{}\n- run: {:.1} s\n", r.command, r.commit, r.driver, r.scene, r.width, r.height, r.timed_frames, if r.quick { " (--quick)" } else { "" }, r.wall_s);
+    let l = &r.limits;
+    let _ = writeln!(
+        s,
+        "## Limits\n\n| probe | bytes | GPU ms | rate |\n|---|---|---|---|"
+    );
+    let _ = writeln!(
+        s,
+        "| device copy (read + write) | {} | {:.4} | {:.1} GB/s |",
+        l.copy_bytes, l.copy_ms, l.device_gbps
+    );
+    let _ = writeln!(
+        s,
+        "| host → device copy | {} | {:.4} | {:.1} GB/s |\n",
+        l.upload_bytes, l.upload_ms, l.upload_gbps
+    );
+
+    let _ = writeln!(s, "## Targets\n\n{}", targets(r));
+
+    let _ = writeln!(s, "## Views: preparation, steady state, mesh\n");
+    let _ = writeln!(s, "| view | alt m | setup ms | first frame ms (GPU) | settled: frames / s | still: frames / s | GPU ms median (p95) | wall ms | leaves | drawn | high water | it | tiles res/wanted |");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for v in &r.views {
+        let st = &v.settle;
+        let _ = writeln!(
+            s,
+            "| {} | {:.0} | {:.1} | {:.1} ({:.3}) | {}{} / {:.2} | {} / {:.2} | {:.3} ({:.3}) | {:.1} | {} | {} | {} | {} | {}/{} |",
+            v.name, v.alt_m, v.setup_ms, v.first_frame_ms, v.first_frame_gpu_ms, st.frames_to_settled, if st.settled { "" } else { " (cap)" }, st.seconds_to_settled,
+            st.frames_to_still, st.seconds_to_still, v.timed.gpu_median_ms, v.timed.gpu_p95_ms, v.timed.wall_median_ms, v.mesh.leaves, v.mesh.drawn, v.mesh.high_water, v.mesh.iterations,
+            v.tiles.resident, v.tiles.wanted
+        );
+    }
+
+    let names = node_names(&r.views);
+    let _ = writeln!(s, "\n## GPU ms per node (median of the timed frames)\n");
+    let _ = writeln!(s, "| view | frame | {} |", names.join(" | "));
+    let _ = writeln!(s, "|---|---|{}", "---|".repeat(names.len()));
+    for v in &r.views {
+        let cells: Vec<String> = names
+            .iter()
+            .map(|n| {
+                v.nodes
+                    .iter()
+                    .find(|x| &x.name == n)
+                    .map(|x| format!("{:.4}", x.median_ms))
+                    .unwrap_or_else(|| "-".into())
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "| {} | {:.4} | {} |",
+            v.name,
+            v.timed.gpu_median_ms,
+            cells.join(" | ")
+        );
+    }
+
+    let floored: Vec<&String> = names
+        .iter()
+        .filter(|n| {
+            r.views
+                .iter()
+                .flat_map(|v| &v.nodes)
+                .any(|x| &x.name == *n && x.floor_ms.is_some())
+        })
+        .collect();
+    let _ = writeln!(s, "\n## Floors: node ms / floor ms (ratio)\n");
+    let _ = writeln!(
+        s,
+        "| view | triangles | grid ms (Mtri/s) | {} |",
+        floored
+            .iter()
+            .map(|n| n.as_str())
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    let _ = writeln!(s, "|---|---|---|{}", "---|".repeat(floored.len()));
+    for v in &r.views {
+        let cells: Vec<String> = floored
+            .iter()
+            .map(|n| match v.nodes.iter().find(|x| &x.name == *n) {
+                Some(x) => match (x.floor_ms, x.ratio()) {
+                    (Some(f), Some(q)) => format!("{:.4} / {:.4} ({:.1}×)", x.median_ms, f, q),
+                    _ => "-".into(),
+                },
+                None => "-".into(),
+            })
+            .collect();
+        let rf = &v.raster_floor;
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.4} ({:.1}) | {} |",
+            v.name,
+            rf.triangles,
+            rf.grid_ms,
+            rf.tris_per_s * 1e-6,
+            cells.join(" | ")
+        );
+    }
+    let _ = writeln!(s, "\nBytes per node (estimates, see docs/bench.md):\n");
+    for n in &floored {
+        if let Some(x) = r
+            .views
+            .iter()
+            .flat_map(|v| &v.nodes)
+            .find(|x| &x.name == *n)
+        {
+            let _ = writeln!(s, "- `{}`: {}", x.name, x.floor_basis);
+        }
+    }
+
+    let _ = writeln!(
+        s,
+        "\n## Accuracy against the CPU reference (settled frame)\n"
+    );
+    let _ = writeln!(s, "| view | terrain % | see-through % | covers-sky % | depth rel median | depth rel p95 | silhouette px median | silhouette px p95 | incoherent % | non-finite | reference ms |");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
+    for v in &r.views {
+        let a = &v.score;
+        let _ = writeln!(
+            s,
+            "| {} | {:.1} | {} | {} | {:.2e} | {:.2e} | {:.2} | {:.2} | {} | {} | {:.0} |",
+            v.name,
+            100.0 * a.terrain,
+            pct(a.see_through),
+            pct(a.covers_sky),
+            a.depth_rel_median,
+            a.depth_rel_p95,
+            a.silhouette_px_median,
+            a.silhouette_px_p95,
+            pct(a.incoherent),
+            a.non_finite,
+            v.reference_ms
+        );
+    }
+
+    let _ = writeln!(s, "\n## Pop and settling\n");
+    let _ = writeln!(s, "| flight | frames | max px | worst frame | max p99 px | median frame max px | frames > 1 px | coverage changes | wall s |");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|");
+    for f in &r.flights {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.3} | {} | {:.3} | {:.3} | {} | {} | {:.1} |",
+            f.name,
+            f.frames,
+            f.max_px,
+            f.worst_frame,
+            f.p99_max_px,
+            f.frame_max_median_px,
+            f.frames_over_1px,
+            f.coverage_changed,
+            f.wall_s
+        );
+    }
+    for f in &r.flights {
+        let _ = writeln!(s, "\n- {}: {}", f.name, f.description);
+    }
+    if let Some(t) = &r.teleport {
+        let _ = writeln!(
+            s,
+            "- teleport (after the lateral flight, same renderer): settled after {} frames / {:.2} s{}, image still after {} frames / {:.2} s",
+            t.frames_to_settled, t.seconds_to_settled, if t.settled { "" } else { " (cap hit, not settled)" }, t.frames_to_still, t.seconds_to_still
+        );
+    }
+    s
+}

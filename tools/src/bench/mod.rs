@@ -1,0 +1,242 @@
+//! `planetfall bench`: views from `captures/views.txt` on fresh renderers (setup, first frame,
+//! settle, timed frames with per-node GPU times, accuracy against the CPU reference), the
+//! device's limits and each node's floor, pop along scripted flights and settling after a
+//! teleport. Writes `bench-<device>.json`, `bench-<device>.md` and `bench-<device>.png` into one
+//! directory (docs/bench.md).
+
+pub mod accuracy;
+pub mod flights;
+pub mod floors;
+pub mod frame;
+pub mod limits;
+pub mod markdown;
+pub mod pop;
+pub mod report;
+pub mod scene;
+pub mod sheet;
+pub mod stats;
+pub mod view;
+
+use crate::view::bookmarks::Bookmark;
+use anyhow::{Context as _, Result};
+use report::Report;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The resolved settings of one run (full or `--quick`).
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub scene: String,
+    pub views: Vec<Bookmark>,
+    pub width: u32,
+    pub height: u32,
+    /// Timed frames per view.
+    pub frames: u32,
+    /// Frames a view may take to settle before it is scored anyway.
+    pub max_settle_frames: u32,
+    pub plan: flights::FlightPlan,
+    /// Bytes of the device copy and of the upload probe.
+    pub copy_bytes: u64,
+    pub upload_bytes: u64,
+    /// Pixels scored against the reference at most (accuracy.rs windows).
+    pub score_pixels: usize,
+    pub flights: bool,
+    pub quick: bool,
+    pub out: PathBuf,
+    pub command: String,
+}
+
+/// The accuracy bars `--quick` asserts (issue 7): per view, see-through and covers-sky at most
+/// 0.5 % of the pixels, and no non-finite value anywhere.
+pub const QUICK_MAX_MISMATCH: f64 = 0.005;
+
+/// Everything that fails the bars, one line each.
+pub fn bar_failures(r: &Report) -> Vec<String> {
+    let mut out = Vec::new();
+    for v in &r.views {
+        let a = &v.score;
+        if a.see_through > QUICK_MAX_MISMATCH || a.covers_sky > QUICK_MAX_MISMATCH {
+            out.push(format!(
+                "{}: see-through {:.3} %, covers-sky {:.3} % (bar 0.5 %)",
+                v.name,
+                100.0 * a.see_through,
+                100.0 * a.covers_sky
+            ));
+        }
+        if a.non_finite > 0 {
+            out.push(format!("{}: {} non-finite distances", v.name, a.non_finite));
+        }
+        let nums = [
+            a.see_through,
+            a.covers_sky,
+            a.depth_rel_median,
+            a.depth_rel_p95,
+            a.silhouette_px_p95,
+            a.incoherent,
+            v.timed.gpu_median_ms,
+        ];
+        if nums.iter().any(|x| !x.is_finite()) {
+            out.push(format!("{}: a non-finite metric ({nums:?})", v.name));
+        }
+    }
+    for f in &r.flights {
+        if f.per_frame
+            .iter()
+            .any(|p| !p.max_px.is_finite() || !p.p99_px.is_finite())
+        {
+            out.push(format!("flight {}: non-finite pop", f.name));
+        }
+    }
+    out
+}
+
+/// `NVIDIA H200` → `nvidia-h200`.
+pub fn slug(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    s.split('-')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+/// The commit this binary runs from: `PLANETFALL_COMMIT`, else `git describe`, else unknown.
+fn commit() -> String {
+    if let Ok(c) = std::env::var("PLANETFALL_COMMIT") {
+        return c;
+    }
+    std::process::Command::new("git")
+        .args(["describe", "--always", "--dirty", "--abbrev=12"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// Run the benchmark; returns the report and the paths written.
+pub fn run(gpu_args: &crate::gpu::GpuArgs, o: &Options) -> Result<(Report, Vec<PathBuf>)> {
+    let t0 = Instant::now();
+    let scene = scene::Scene::open(&o.scene)?;
+    let mut gpu = frame::Gpu::new(gpu_args.context()?)?;
+    let info = &gpu.ctx.info;
+    let mut r = Report {
+        device: info.name.clone(),
+        driver: info.driver.clone(),
+        commit: commit(),
+        command: o.command.clone(),
+        scene: scene.name().into(),
+        width: o.width,
+        height: o.height,
+        quick: o.quick,
+        timed_frames: o.frames,
+        ..Default::default()
+    };
+    println!(
+        "bench on {} ({}), {} views at {}×{}, scene {}",
+        r.device,
+        r.driver,
+        o.views.len(),
+        o.width,
+        o.height,
+        r.scene
+    );
+    r.limits = limits::measure(&mut gpu, o.copy_bytes, o.upload_bytes)?;
+    println!(
+        "limits: device copy {:.1} GB/s, upload {:.1} GB/s",
+        r.limits.device_gbps, r.limits.upload_gbps
+    );
+    let mut frames = Vec::new();
+    for b in &o.views {
+        let (v, color) = view::run(&mut gpu, &scene, b, o, &r.limits)
+            .with_context(|| format!("view {}", b.name))?;
+        println!(
+            "{:<26} setup {:7.1} ms  first {:8.1} ms  settled {:3} fr {:6.2} s  GPU {:8.3} ms  see-through {:.3} %  covers-sky {:.3} %  sil p95 {:.2} px  leaves {}",
+            v.name, v.setup_ms, v.first_frame_ms, v.settle.frames_to_settled, v.settle.seconds_to_settled, v.timed.gpu_median_ms,
+            100.0 * v.score.see_through, 100.0 * v.score.covers_sky, v.score.silhouette_px_p95, v.mesh.leaves
+        );
+        frames.push((v.name.clone(), color));
+        r.views.push(v);
+    }
+    if o.flights {
+        let (flights, teleport) = flights::run(&mut gpu, &scene, o)?;
+        for f in &flights {
+            println!(
+                "flight {:<8} {} frames: pop max {:.3} px, max p99 {:.3} px, {} frames > 1 px",
+                f.name, f.frames, f.max_px, f.p99_max_px, f.frames_over_1px
+            );
+        }
+        println!(
+            "teleport: settled {} frames / {:.2} s, still {} frames / {:.2} s",
+            teleport.frames_to_settled,
+            teleport.seconds_to_settled,
+            teleport.frames_to_still,
+            teleport.seconds_to_still
+        );
+        r.flights = flights;
+        r.teleport = Some(teleport);
+    }
+    gpu.finish()?;
+    r.wall_s = t0.elapsed().as_secs_f64();
+    let paths = write(&r, &frames, &o.out)?;
+    Ok((r, paths))
+}
+
+/// JSON, Markdown and the contact sheet, named after the device.
+fn write(r: &Report, frames: &[(String, Vec<u8>)], dir: &Path) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let stem = format!("bench-{}", slug(&r.device));
+    let (json, md, png) = (
+        dir.join(format!("{stem}.json")),
+        dir.join(format!("{stem}.md")),
+        dir.join(format!("{stem}.png")),
+    );
+    r.write(&json)?;
+    std::fs::write(&md, markdown::render(r))
+        .with_context(|| format!("writing {}", md.display()))?;
+    let (w, h, img) = sheet::contact_sheet(frames, r.width, r.height);
+    crate::image_out::write_rgba8(&png, w, h, &img)?;
+    Ok(vec![json, md, png])
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::view::bookmarks::{self, Height};
+
+    #[test]
+    fn the_view_file_holds_every_altitude_at_every_pitch() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../captures/views.txt");
+        let views = bookmarks::load(&path).unwrap();
+        let m = |h: &Height| match h {
+            Height::Datum(a) | Height::Ground(a) => *a,
+        };
+        for alt in [2.0e7, 4.0e5, 1.0e4, 1.0e3, 100.0, 2.0] {
+            for pitch in [0.0, -30.0, -60.0, -90.0] {
+                let n = views
+                    .iter()
+                    .filter(|v| m(&v.height) == alt && v.pitch == pitch)
+                    .count();
+                assert_eq!(n, 1, "{alt} m at {pitch}°");
+            }
+        }
+        assert!(views.iter().filter(|v| v.has_tag("quick")).count() >= 3);
+    }
+
+    #[test]
+    fn device_names_become_file_names() {
+        assert_eq!(super::slug("NVIDIA H200"), "nvidia-h200");
+        assert_eq!(
+            super::slug("llvmpipe (LLVM 15.0.6, 256 bits)"),
+            "llvmpipe-llvm-15-0-6-256-bits"
+        );
+    }
+}

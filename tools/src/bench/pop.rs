@@ -1,0 +1,217 @@
+//! Pop-freedom: the per-frame geometric change of the image that camera motion does not
+//! explain (docs/bench.md, "Pop").
+//!
+//! Every terrain pixel of the previous frame is a surface point P (previous eye + distance ×
+//! pixel ray). P is projected into the current camera at sub-pixel position q, where it
+//! should be seen at distance e = |P − eye|. The current distance at q, d(q), is interpolated
+//! bilinearly in 1/distance (exact on planar patches). If the surface did not change,
+//! d(q) = e; otherwise the along-ray change Δ = d(q) − e is read as a radial (height) change of
+//! the surface δh = Δ·|c|, c = ray · up at P (a heightfield moves along the vertical), and the
+//! reported displacement is how far that moves P on screen:
+//!
+//!   pop_px = |Δ| · |c| · √(1 − c²) / (e · pixel_angle)
+//!
+//! (at grazing incidence a large Δ is a small height change; looking straight down a height
+//! change moves nothing sideways). Pixels at depth discontinuities — a sky 4-neighbour, or a
+//! second difference of 1/distance above [`EDGE_TAU`] of its value, in either frame — are
+//! left out: parallax legitimately uncovers and hides surface there. Terrain that turns into
+//! sky (or sky into terrain) away from edges is counted separately as `coverage_changed`.
+
+use engine::cbt::camera::ViewCamera;
+use glam::DVec3;
+
+/// Relative second difference of 1/distance above which a pixel is a depth edge. 1/distance
+/// is affine across a planar patch in screen space, so smooth terrain stays far below; 0.1
+/// flags occlusion steps of ~10 % of the distance and more.
+pub const EDGE_TAU: f64 = 0.1;
+
+/// The change between two frames.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Change {
+    /// Largest and 99th-percentile pop over the compared pixels, px.
+    pub max_px: f64,
+    pub p99_px: f64,
+    /// 99th percentile of |Δ| / e.
+    pub depth_rel_p99: f64,
+    /// Previous-frame surface points compared.
+    pub compared: usize,
+    /// Points left out at depth edges (either frame) or off screen.
+    pub excluded: usize,
+    /// Away from edges: terrain that became sky, plus sky that became terrain.
+    pub coverage_changed: usize,
+}
+
+/// Screen position (index space: pixel i's centre at i) of a camera-relative direction `v`,
+/// or None behind the camera.
+fn project(cam: &ViewCamera, v: DVec3) -> Option<(f64, f64)> {
+    let z = v.dot(cam.forward);
+    if z <= 0.0 {
+        return None;
+    }
+    let t = (0.5 * cam.vfov).tan();
+    let aspect = cam.width as f64 / cam.height as f64;
+    let nx = v.dot(cam.right) / z / (t * aspect);
+    let ny = -v.dot(cam.up) / z / t;
+    Some((
+        (nx + 1.0) * 0.5 * cam.width as f64 - 0.5,
+        (ny + 1.0) * 0.5 * cam.height as f64 - 0.5,
+    ))
+}
+
+/// Depth-edge mask: sky, a sky 4-neighbour, or a large second difference of 1/distance.
+pub fn edges(d: &[Option<f64>], w: usize, h: usize) -> Vec<bool> {
+    let inv = |x: usize, y: usize| d[y * w + x].map(|v| 1.0 / v.max(1e-9));
+    let mut out = vec![true; w * h];
+    for y in 1..h.saturating_sub(1) {
+        for x in 1..w.saturating_sub(1) {
+            let (Some(c), Some(l), Some(r), Some(u), Some(b)) = (
+                inv(x, y),
+                inv(x - 1, y),
+                inv(x + 1, y),
+                inv(x, y - 1),
+                inv(x, y + 1),
+            ) else {
+                continue;
+            };
+            let second = (l + r - 2.0 * c).abs().max((u + b - 2.0 * c).abs());
+            out[y * w + x] = second > EDGE_TAU * c;
+        }
+    }
+    out
+}
+
+/// Change from `(prev_cam, prev)` to `(cur_cam, cur)`: distances per pixel (None = sky),
+/// row-major, y down, both of the cameras' size.
+pub fn change(
+    prev_cam: &ViewCamera,
+    prev: &[Option<f64>],
+    cur_cam: &ViewCamera,
+    cur: &[Option<f64>],
+) -> Change {
+    let (w, h) = (cur_cam.width as usize, cur_cam.height as usize);
+    assert_eq!((prev_cam.width as usize, prev_cam.height as usize), (w, h));
+    assert!(prev.len() == w * h && cur.len() == w * h);
+    let (pe, ce) = (edges(prev, w, h), edges(cur, w, h));
+    let pa = cur_cam.pixel_angle();
+    let mut pops = Vec::new();
+    let mut rels = Vec::new();
+    let mut out = Change::default();
+    for y in 1..h.saturating_sub(1) {
+        for x in 1..w.saturating_sub(1) {
+            let i = y * w + x;
+            let ray = engine::reference::pixel_ray(prev_cam, x as f64 + 0.5, y as f64 + 0.5);
+            // Sky: a direction at infinity; camera translation does not move it.
+            let (v, expected) = match prev[i] {
+                Some(d) if !pe[i] => {
+                    let p = prev_cam.eye + ray * d;
+                    (p - cur_cam.eye, Some(p))
+                }
+                None if !pe[i] => (ray, None),
+                _ => {
+                    out.excluded += prev[i].is_some() as usize;
+                    continue;
+                }
+            };
+            let Some((qx, qy)) = project(cur_cam, v) else {
+                out.excluded += expected.is_some() as usize;
+                continue;
+            };
+            if qx < 0.0 || qy < 0.0 || qx >= (w - 1) as f64 || qy >= (h - 1) as f64 {
+                out.excluded += expected.is_some() as usize;
+                continue;
+            }
+            let (x0, y0) = (qx.floor() as usize, qy.floor() as usize);
+            let (fx, fy) = (qx - x0 as f64, qy - y0 as f64);
+            let quad =
+                [(x0, y0), (x0 + 1, y0), (x0, y0 + 1), (x0 + 1, y0 + 1)].map(|(a, b)| b * w + a);
+            let all_sky = quad.iter().all(|&j| cur[j].is_none());
+            let all_surface = quad.iter().all(|&j| cur[j].is_some() && !ce[j]);
+            let Some(p) = expected else {
+                out.coverage_changed += all_surface as usize;
+                continue;
+            };
+            if all_sky {
+                // A surface point away from any edge now shows sky.
+                out.coverage_changed += 1;
+                continue;
+            }
+            if !all_surface {
+                out.excluded += 1;
+                continue;
+            }
+            let inv = |j: usize| 1.0 / cur[j].unwrap_or(f64::INFINITY).max(1e-9);
+            let top = inv(quad[0]) * (1.0 - fx) + inv(quad[1]) * fx;
+            let bottom = inv(quad[2]) * (1.0 - fx) + inv(quad[3]) * fx;
+            let d_now = 1.0 / (top * (1.0 - fy) + bottom * fy);
+            let e = v.length();
+            let delta = d_now - e;
+            let c = (v / e).dot(p.normalize());
+            pops.push(delta.abs() * c.abs() * (1.0 - c * c).max(0.0).sqrt() / (e * pa));
+            rels.push(delta.abs() / e);
+        }
+    }
+    out.compared = pops.len();
+    out.max_px = pops.iter().copied().fold(0.0, f64::max);
+    out.p99_px = super::stats::quantile(&pops, 0.99);
+    out.depth_rel_p99 = super::stats::quantile(&rels, 0.99);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Distances to a sphere of radius `r` (a smooth planet) seen from `cam`.
+    fn sphere(cam: &ViewCamera, r: f64) -> Vec<Option<f64>> {
+        let (w, h) = (cam.width, cam.height);
+        let mut out = Vec::new();
+        for y in 0..h {
+            for x in 0..w {
+                let d = engine::reference::pixel_ray(cam, x as f64 + 0.5, y as f64 + 0.5);
+                let b = cam.eye.dot(d);
+                let disc = b * b - (cam.eye.length_squared() - r * r);
+                out.push((disc >= 0.0 && -b - disc.sqrt() > 0.0).then(|| -b - disc.sqrt()));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn camera_motion_alone_is_no_pop_and_a_raised_surface_is() {
+        let r = 6_371_000.0;
+        let a = ViewCamera::geo(10.0, 20.0, r + 1500.0, 30.0, -20.0, 60.0, 96, 64);
+        let b = ViewCamera::geo(10.001, 20.002, r + 1450.0, 32.0, -22.0, 60.0, 96, 64);
+        let c = change(&a, &sphere(&a, r), &b, &sphere(&b, r));
+        assert!(c.compared > 2000, "{c:?}");
+        assert!(
+            c.max_px < 0.02 && c.coverage_changed == 0,
+            "motion over a sphere: {c:?}"
+        );
+        // The whole surface 1 m higher in the second frame: ~1 m / distance / pixel angle.
+        let c = change(&a, &sphere(&a, r), &b, &sphere(&b, r + 1.0));
+        let pa = b.pixel_angle();
+        assert!(
+            c.max_px > 0.5 / (10_000.0 * pa) && c.max_px < 1.0 / (1_000.0 * pa),
+            "{c:?}"
+        );
+        // The same frame twice: nothing.
+        let s = sphere(&a, r);
+        assert!(change(&a, &s, &a, &s).max_px < 1e-9);
+    }
+
+    #[test]
+    fn a_hole_is_a_coverage_change() {
+        let r = 6_371_000.0;
+        let a = ViewCamera::geo(0.0, 0.0, r + 5000.0, 0.0, -60.0, 60.0, 48, 32);
+        let s = sphere(&a, r);
+        let mut holed = s.clone();
+        for y in 10..14 {
+            for x in 20..24 {
+                holed[y * 48 + x] = None;
+            }
+        }
+        let c = change(&a, &s, &a, &holed);
+        assert!(c.coverage_changed >= 4, "{c:?}");
+        assert!(!edges(&s, 48, 32)[12 * 48 + 30] && edges(&holed, 48, 32)[12 * 48 + 24]);
+    }
+}

@@ -1,0 +1,267 @@
+//! The benchmark's results as data: written as `bench-<device>.json`, read back by
+//! `--compare`. Units are in the field names (`_ms`, `_px`, `_gbps`).
+
+use anyhow::{Context as _, Result};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Report {
+    pub device: String,
+    pub driver: String,
+    pub commit: String,
+    pub command: String,
+    pub scene: String,
+    pub width: u32,
+    pub height: u32,
+    pub quick: bool,
+    /// Timed frames per view.
+    pub timed_frames: u32,
+    pub limits: Limits,
+    pub views: Vec<ViewResult>,
+    pub flights: Vec<Flight>,
+    pub teleport: Option<Settle>,
+    /// Seconds the whole run took.
+    pub wall_s: f64,
+}
+
+/// Ceilings of the device measured in the same run.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Limits {
+    /// Device-local buffer copy: bytes copied, GPU time, and (read + written) bytes per second.
+    pub copy_bytes: u64,
+    pub copy_ms: f64,
+    pub device_gbps: f64,
+    /// Host-visible → device-local copy (the path `stream.upload` and `cbt.upload` take).
+    pub upload_bytes: u64,
+    pub upload_ms: f64,
+    pub upload_gbps: f64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ViewResult {
+    pub name: String,
+    pub lat: f64,
+    pub lon: f64,
+    /// Camera height above the datum, m (resolved from `agl` with the ground query).
+    pub alt_m: f64,
+    pub heading: f64,
+    pub pitch: f64,
+    pub fov: f64,
+    /// Renderer creation (GPU buffers, no frame), ms.
+    pub setup_ms: f64,
+    /// The first frame, host wall time (synchronous tile loads included) and GPU time.
+    pub first_frame_ms: f64,
+    pub first_frame_gpu_ms: f64,
+    pub settle: Settle,
+    pub timed: Timed,
+    pub nodes: Vec<NodeStat>,
+    pub score: Accuracy,
+    pub mesh: Mesh,
+    pub tiles: Tiles,
+    pub raster_floor: RasterFloor,
+    /// CPU reference ray cast of the scored frame, ms.
+    pub reference_ms: f64,
+}
+
+/// How long a fresh camera takes to stop changing.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Settle {
+    /// Frames (counting the first) until the renderer reports settled (mesh quiet, no tile
+    /// pending or uploaded), and their host wall time; `settled` false if the cap was hit.
+    pub frames_to_settled: u32,
+    pub seconds_to_settled: f64,
+    pub settled: bool,
+    /// The last frame whose image still changed (pop max > `STILL_PX` or any coverage
+    /// change against the frame before), and the wall time up to its end.
+    pub frames_to_still: u32,
+    pub seconds_to_still: f64,
+    pub frames_run: u32,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Timed {
+    pub frames: u32,
+    /// GPU time of the frame: first node start to last node end.
+    pub gpu_median_ms: f64,
+    pub gpu_p95_ms: f64,
+    /// Sum of node durations (equals the span unless queues overlap).
+    pub gpu_sum_median_ms: f64,
+    /// Host wall time per frame (CPU work + wait).
+    pub wall_median_ms: f64,
+    pub wall_p95_ms: f64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct NodeStat {
+    pub name: String,
+    /// Times the node ran per frame (CBT iterations), median.
+    pub instances: u32,
+    pub median_ms: f64,
+    pub p95_ms: f64,
+    /// The floor: what the node must at least cost on this device, and how it was estimated.
+    pub floor_ms: Option<f64>,
+    pub floor_bytes: Option<u64>,
+    pub floor_basis: String,
+}
+
+impl NodeStat {
+    pub fn ratio(&self) -> Option<f64> {
+        self.floor_ms
+            .filter(|f| *f > 0.0)
+            .map(|f| self.median_ms / f)
+    }
+}
+
+/// `engine::score::Score`, as data, over the scored pixels (accuracy.rs). Fractions are of the
+/// scored pixels.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Accuracy {
+    pub pixels: usize,
+    pub see_through: f64,
+    pub covers_sky: f64,
+    pub depth_rel_median: f64,
+    pub depth_rel_p95: f64,
+    pub silhouette_px_median: f64,
+    pub silhouette_px_p95: f64,
+    pub incoherent: f64,
+    pub non_finite: usize,
+    /// Terrain pixels in the reference.
+    pub terrain: f64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Mesh {
+    pub leaves: u32,
+    pub drawn: u32,
+    pub high_water: u32,
+    pub iterations: usize,
+    pub quiet: bool,
+    pub saturated: u32,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Tiles {
+    pub resident: usize,
+    pub wanted: usize,
+    pub pending: usize,
+    pub missing: usize,
+    pub trimmed: usize,
+}
+
+/// The raster floor of `raster.publish`: a full-screen grid of the same triangle count.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct RasterFloor {
+    pub triangles: u64,
+    pub grid_ms: f64,
+    pub tris_per_s: f64,
+}
+
+/// A scripted flight: per-frame pop (pop.rs) after settling at its first pose.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Flight {
+    pub name: String,
+    pub description: String,
+    pub frames: u32,
+    /// Largest pop of any frame, the largest per-frame 99th percentile, the median per-frame
+    /// max, px.
+    pub max_px: f64,
+    pub p99_max_px: f64,
+    pub frame_max_median_px: f64,
+    pub worst_frame: u32,
+    /// Frames whose max pop exceeds 1 px.
+    pub frames_over_1px: u32,
+    pub coverage_changed: usize,
+    pub per_frame: Vec<PopFrame>,
+    pub wall_s: f64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct PopFrame {
+    pub agl_m: f64,
+    pub max_px: f64,
+    pub p99_px: f64,
+    pub compared: usize,
+    pub coverage_changed: usize,
+    pub iterations: usize,
+    pub leaves: u32,
+}
+
+impl Report {
+    pub fn write(&self, path: &Path) -> Result<()> {
+        let text = serde_json::to_string_pretty(self).context("encoding the report")?;
+        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+    }
+
+    pub fn read(path: &Path) -> Result<Report> {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        serde_json::from_str(&text)
+            .with_context(|| format!("{}: not a planetfall bench report", path.display()))
+    }
+}
+
+/// `--compare A B`: per view and node, B's median over A's (below 1: B is faster).
+pub fn compare(a: &Report, b: &Report) -> String {
+    let mut s = format!(
+        "# {} ({}) → {} ({})\n",
+        a.device, a.commit, b.device, b.commit
+    );
+    s += &format!(
+        "{:<28} {:<24} {:>10} {:>10} {:>8}\n",
+        "view", "node", "A ms", "B ms", "B/A"
+    );
+    let ratio = |x: f64, y: f64| {
+        if x > 0.0 {
+            format!("{:.3}", y / x)
+        } else {
+            "-".into()
+        }
+    };
+    for vb in &b.views {
+        let Some(va) = a.views.iter().find(|v| v.name == vb.name) else {
+            s += &format!("{:<28} (not in A)\n", vb.name);
+            continue;
+        };
+        let (x, y) = (va.timed.gpu_median_ms, vb.timed.gpu_median_ms);
+        s += &format!(
+            "{:<28} {:<24} {:>10.4} {:>10.4} {:>8}\n",
+            vb.name,
+            "frame (GPU)",
+            x,
+            y,
+            ratio(x, y)
+        );
+        for nb in &vb.nodes {
+            match va.nodes.iter().find(|n| n.name == nb.name) {
+                Some(na) => {
+                    s += &format!(
+                        "{:<28} {:<24} {:>10.4} {:>10.4} {:>8}\n",
+                        "",
+                        nb.name,
+                        na.median_ms,
+                        nb.median_ms,
+                        ratio(na.median_ms, nb.median_ms)
+                    )
+                }
+                None => {
+                    s += &format!(
+                        "{:<28} {:<24} {:>10} {:>10.4} {:>8}\n",
+                        "", nb.name, "-", nb.median_ms, "new"
+                    )
+                }
+            }
+        }
+        for na in va
+            .nodes
+            .iter()
+            .filter(|n| !vb.nodes.iter().any(|m| m.name == n.name))
+        {
+            s += &format!(
+                "{:<28} {:<24} {:>10.4} {:>10} {:>8}\n",
+                "", na.name, na.median_ms, "-", "gone"
+            );
+        }
+    }
+    s
+}

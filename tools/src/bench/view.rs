@@ -1,0 +1,205 @@
+//! One benchmark view on a fresh renderer: setup, first frame, settle, the scored frame,
+//! timed frames with per-node GPU times, the raster floor.
+
+use super::accuracy;
+use super::floors::{self, FrameShape};
+use super::frame::Gpu;
+use super::pop;
+use super::report::{Limits, Mesh, NodeStat, Settle, Tiles, Timed, ViewResult};
+use super::scene::Scene;
+use super::stats::{frame_span, median, per_node, quantile};
+use super::Options;
+use crate::view::bookmarks::Bookmark;
+use anyhow::Result;
+use engine::cbt::camera::ViewCamera;
+use engine::renderer::{PlanetRenderer, RendererOptions};
+use std::time::Instant;
+
+/// A frame "still changes" when its pop against the previous frame of the same camera
+/// exceeds this (px) or any pixel changes coverage. With an unchanged mesh and tiles the image
+/// repeats exactly; 0.1 px is far above f32 noise and far below a visible step.
+pub const STILL_PX: f64 = 0.1;
+/// Frames run after `settled()` to confirm the image no longer changes.
+const CONFIRM_FRAMES: u32 = 2;
+
+pub fn renderer(gpu: &Gpu, scene: &Scene) -> Result<PlanetRenderer> {
+    let opts = RendererOptions::for_device(&gpu.ctx);
+    Ok(PlanetRenderer::new(
+        &gpu.ctx,
+        scene.source(),
+        opts,
+        gpu.exec.frames_in_flight(),
+    )?)
+}
+
+/// Run `cam` until the renderer settles and the image stops changing (or `max` frames).
+pub fn settle(
+    gpu: &mut Gpu,
+    r: &mut PlanetRenderer,
+    cam: &ViewCamera,
+    max: u32,
+) -> Result<(Settle, f64, f64)> {
+    let mut s = Settle::default();
+    let (mut wall_ms, mut first, mut first_gpu) = (0.0, 0.0, 0.0);
+    let mut prev: Option<Vec<Option<f64>>> = None;
+    let mut settled_at: Option<u32> = None;
+    while s.frames_run < max.max(1) {
+        let f = gpu.frame(r, cam, true, false)?;
+        s.frames_run += 1;
+        wall_ms += f.wall_ms;
+        if s.frames_run == 1 {
+            (first, first_gpu) = (f.wall_ms, frame_span(&f.times).0);
+        }
+        let d = f.distances().unwrap_or_default();
+        let changed = match &prev {
+            None => true,
+            Some(p) => {
+                let c = pop::change(cam, p, cam, &d);
+                c.max_px > STILL_PX || c.coverage_changed > 0
+            }
+        };
+        if changed {
+            s.frames_to_still = s.frames_run;
+            s.seconds_to_still = wall_ms * 1e-3;
+        }
+        prev = Some(d);
+        if settled_at.is_none() && r.settled() {
+            settled_at = Some(s.frames_run);
+            s.frames_to_settled = s.frames_run;
+            s.seconds_to_settled = wall_ms * 1e-3;
+            s.settled = true;
+        }
+        if settled_at.is_some_and(|at| s.frames_run >= at + CONFIRM_FRAMES) {
+            break;
+        }
+    }
+    if !s.settled {
+        (s.frames_to_settled, s.seconds_to_settled) = (s.frames_run, wall_ms * 1e-3);
+    }
+    Ok((s, first, first_gpu))
+}
+
+pub fn camera(b: &Bookmark, alt: f64, radius: f64, w: u32, h: u32) -> ViewCamera {
+    ViewCamera::geo(b.lat, b.lon, radius + alt, b.heading, b.pitch, b.fov, w, h)
+}
+
+/// Measure one view; returns the result and the scored frame's RGBA8 image.
+pub fn run(
+    gpu: &mut Gpu,
+    scene: &Scene,
+    b: &Bookmark,
+    o: &Options,
+    limits: &Limits,
+) -> Result<(ViewResult, Vec<u8>)> {
+    let alt = scene.altitude(b);
+    let t = Instant::now();
+    let mut r = renderer(gpu, scene)?;
+    let setup_ms = t.elapsed().as_secs_f64() * 1e3;
+    let cam = camera(b, alt, r.body.radius, o.width, o.height);
+    let result = measure(gpu, scene, &mut r, &cam, o, limits);
+    r.destroy(&gpu.ctx);
+    let (mut v, color) = result?;
+    v.name = b.name.clone();
+    (v.lat, v.lon, v.alt_m, v.heading, v.pitch, v.fov) =
+        (b.lat, b.lon, alt, b.heading, b.pitch, b.fov);
+    v.setup_ms = setup_ms;
+    Ok((v, color))
+}
+
+fn measure(
+    gpu: &mut Gpu,
+    scene: &Scene,
+    r: &mut PlanetRenderer,
+    cam: &ViewCamera,
+    o: &Options,
+    limits: &Limits,
+) -> Result<(ViewResult, Vec<u8>)> {
+    let mut v = ViewResult::default();
+    (v.settle, v.first_frame_ms, v.first_frame_gpu_ms) = settle(gpu, r, cam, o.max_settle_frames)?;
+
+    // The scored frame (settled: the same image as the last warm-up frame) with its colour.
+    let f = gpu.frame(r, cam, true, true)?;
+    let gpu_d = f.distances().unwrap_or_default();
+    let t = Instant::now();
+    let (w, h) = (cam.width as usize, cam.height as usize);
+    let (lod, relief) = (r.lod_params(cam), scene.source().max_relief());
+    let wins = accuracy::windows(w, h, o.score_pixels);
+    v.score = accuracy::score(&gpu_d, w, &wins, |win| {
+        accuracy::reference(r.residency(), &lod, r.body, cam, relief, win)
+    });
+    v.reference_ms = t.elapsed().as_secs_f64() * 1e3;
+    let st = &r.stats;
+    v.mesh = Mesh {
+        leaves: st.leaves,
+        drawn: st.drawn,
+        high_water: st.high_water,
+        iterations: st.iterations,
+        quiet: st.quiet,
+        saturated: st.saturated,
+    };
+    let rr = &st.residency;
+    v.tiles = Tiles {
+        resident: rr.resident,
+        wanted: rr.wanted,
+        pending: rr.pending,
+        missing: rr.missing,
+        trimmed: rr.trimmed,
+    };
+    let color = f.color.unwrap_or_default();
+
+    // Timed frames: the product frame only (no AOV, no readback).
+    let (mut spans, mut sums, mut walls) = (Vec::new(), Vec::new(), Vec::new());
+    let mut nodes: Vec<(String, Vec<f64>, Vec<f64>)> = Vec::new();
+    let mut shape = FrameShape::default();
+    for _ in 0..o.frames.max(1) {
+        let f = gpu.frame(r, cam, false, false)?;
+        let (span, sum) = frame_span(&f.times);
+        spans.push(span);
+        sums.push(sum);
+        walls.push(f.wall_ms);
+        for (name, ms, n) in per_node(&f.times) {
+            match nodes.iter_mut().find(|e| e.0 == name) {
+                Some(e) => {
+                    e.1.push(ms);
+                    e.2.push(n as f64);
+                }
+                None => nodes.push((name, vec![ms], vec![n as f64])),
+            }
+        }
+        let st = &r.stats;
+        shape = FrameShape {
+            pixels: cam.width as u64 * cam.height as u64,
+            high_water: st.high_water as u64,
+            drawn: st.drawn as u64,
+            resident_tiles: st.residency.resident as u64,
+            uploaded_tiles: st.uploaded_tiles as u64,
+        };
+    }
+    v.timed = Timed {
+        frames: spans.len() as u32,
+        gpu_median_ms: median(&spans),
+        gpu_p95_ms: quantile(&spans, 0.95),
+        gpu_sum_median_ms: median(&sums),
+        wall_median_ms: median(&walls),
+        wall_p95_ms: quantile(&walls, 0.95),
+    };
+    v.raster_floor = super::limits::raster(gpu, shape.drawn, cam.width, cam.height)?;
+    v.nodes = nodes
+        .into_iter()
+        .map(|(name, ms, inst)| {
+            let instances = median(&inst).round() as u32;
+            let (floor_bytes, floor_ms, basis) =
+                floors::floor(&name, instances, &shape, limits, v.raster_floor.grid_ms);
+            NodeStat {
+                instances,
+                median_ms: median(&ms),
+                p95_ms: quantile(&ms, 0.95),
+                floor_ms,
+                floor_bytes,
+                floor_basis: basis.to_string(),
+                name,
+            }
+        })
+        .collect();
+    Ok((v, color))
+}

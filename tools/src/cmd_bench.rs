@@ -1,0 +1,143 @@
+//! `planetfall bench`: the one-command benchmark and reference scorer (docs/bench.md).
+//! No arguments: the full set of `captures/views.txt` on the Earth at 1920×1080. `--quick`:
+//! the views tagged `quick`, on the analytic planet, tiny images, few frames, and a non-zero
+//! exit when an accuracy bar fails. `--compare A.json B.json`: ratios per node and view.
+
+use crate::bench::{self, flights::FlightPlan, report::Report, Options};
+use crate::gpu::GpuArgs;
+use crate::view::bookmarks;
+use anyhow::{bail, Result};
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    gpu: GpuArgs,
+    /// Small lavapipe-friendly run (views tagged `quick`, 96×64, 3 timed frames) that fails
+    /// unless see-through and covers-sky are ≤ 0.5 % in every view and nothing is NaN.
+    #[arg(long)]
+    quick: bool,
+    /// Print B's node times over A's per view and node, and exit.
+    #[arg(long, num_args = 2, value_names = ["A.json", "B.json"])]
+    compare: Option<Vec<PathBuf>>,
+    /// earth or analytic [default: earth; analytic with --quick].
+    #[arg(long)]
+    scene: Option<String>,
+    /// Image size [default: 1920×1080; 96×64 with --quick].
+    #[arg(long)]
+    width: Option<u32>,
+    #[arg(long)]
+    height: Option<u32>,
+    /// View file (bookmark format).
+    #[arg(long, default_value = "captures/views.txt")]
+    views: PathBuf,
+    /// Only these views (comma-separated names).
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
+    /// Timed frames per view [default: 60; 3 with --quick].
+    #[arg(long)]
+    frames: Option<u32>,
+    /// Frames a view may take to settle [default: 300; 60 with --quick].
+    #[arg(long)]
+    max_settle_frames: Option<u32>,
+    /// Frames of the descent [default: 240 (orbit → 2 m); 8 with --quick (orbit → 10 km)].
+    #[arg(long)]
+    descent_frames: Option<u32>,
+    /// Pixels scored against the CPU reference per view at most: larger frames are scored in a
+    /// 4×4 lattice of full-resolution windows.
+    #[arg(long, default_value_t = 1 << 18)]
+    score_pixels: usize,
+    /// Skip the flights (pop) and the teleport.
+    #[arg(long)]
+    no_flights: bool,
+    /// Output directory.
+    #[arg(long, default_value = "captures/bench")]
+    out: PathBuf,
+}
+
+fn options(a: &Args) -> Result<Options> {
+    let q = a.quick;
+    let all = bookmarks::load(&a.views)?;
+    let views: Vec<bookmarks::Bookmark> = if !a.only.is_empty() {
+        a.only
+            .iter()
+            .map(|n| bookmarks::find(&all, n, &a.views).cloned())
+            .collect::<Result<_>>()?
+    } else if q {
+        all.into_iter().filter(|b| b.has_tag("quick")).collect()
+    } else {
+        all
+    };
+    if views.is_empty() {
+        bail!(
+            "{}: no views{}",
+            a.views.display(),
+            if q { " tagged `quick`" } else { "" }
+        );
+    }
+    let (width, height) = (
+        a.width.unwrap_or(if q { 96 } else { 1920 }),
+        a.height.unwrap_or(if q { 64 } else { 1080 }),
+    );
+    if !(8..=16384).contains(&width) || !(8..=16384).contains(&height) {
+        bail!("--width/--height must be 8..=16384 (got {width}×{height})");
+    }
+    let frames = a.frames.unwrap_or(if q { 3 } else { 60 });
+    if frames == 0 {
+        bail!("--frames must be at least 1");
+    }
+    Ok(Options {
+        scene: a
+            .scene
+            .clone()
+            .unwrap_or_else(|| if q { "analytic" } else { "earth" }.into()),
+        views,
+        width,
+        height,
+        frames,
+        max_settle_frames: a.max_settle_frames.unwrap_or(if q { 60 } else { 300 }),
+        plan: {
+            let mut p = if q {
+                FlightPlan::quick()
+            } else {
+                FlightPlan::full()
+            };
+            p.descent_frames = a.descent_frames.unwrap_or(p.descent_frames).max(2);
+            p
+        },
+        copy_bytes: if q { 32 << 20 } else { 1 << 30 },
+        upload_bytes: if q { 16 << 20 } else { 256 << 20 },
+        score_pixels: a.score_pixels.max(1024),
+        flights: !a.no_flights,
+        quick: q,
+        out: a.out.clone(),
+        command: std::env::args()
+            .map(|s| if s.contains(' ') { format!("{s:?}") } else { s })
+            .collect::<Vec<_>>()
+            .join(" "),
+    })
+}
+
+pub fn run(a: Args) -> Result<()> {
+    if let Some(files) = &a.compare {
+        let (x, y) = (Report::read(&files[0])?, Report::read(&files[1])?);
+        print!("{}", bench::report::compare(&x, &y));
+        return Ok(());
+    }
+    let o = options(&a)?;
+    let (report, paths) = bench::run(&a.gpu, &o)?;
+    for p in &paths {
+        println!("wrote {}", p.display());
+    }
+    if o.quick {
+        let failures = bench::bar_failures(&report);
+        if !failures.is_empty() {
+            bail!("accuracy bars failed:\n  {}", failures.join("\n  "));
+        }
+        println!(
+            "quick: accuracy bars met in {} views (see-through and covers-sky ≤ 0.5 %, no NaN)",
+            report.views.len()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,189 @@
+//! `planetfall bench --quick` on lavapipe under validation (issue 7): the quick views of
+//! `captures/views.txt` on the analytic planet meet the accuracy bars (see-through and
+//! covers-sky ≤ 0.5 %, no NaN — the command itself exits non-zero otherwise), and the run
+//! writes its JSON, Markdown and contact sheet with every section filled; `--compare` of a
+//! report with itself gives ratio 1; bad input is reported by name.
+
+use std::path::Path;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_planetfall");
+
+fn repo() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
+#[test]
+fn quick_bench_meets_the_accuracy_bars_and_writes_every_output() {
+    let out = std::env::temp_dir().join(format!("pf-bench-quick-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let run = Command::new(BIN)
+        .current_dir(repo())
+        .args(["bench", "--quick", "--validation", "--out"])
+        .arg(&out)
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    println!("{stdout}");
+    assert!(
+        run.status.success(),
+        "planetfall bench --quick failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(stdout.contains("accuracy bars met"), "{stdout}");
+
+    let find = |ext: &str| {
+        std::fs::read_dir(&out)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|e| e == ext))
+            .unwrap_or_else(|| panic!("no .{ext} in {}", out.display()))
+    };
+    let json = find("json");
+    assert!(
+        json.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("bench-"),
+        "{}",
+        json.display()
+    );
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let views = r["views"].as_array().unwrap();
+    assert!(views.len() >= 3, "{} quick views", views.len());
+    for v in views {
+        let name = v["name"].as_str().unwrap();
+        let num = |path: &[&str]| {
+            path.iter()
+                .fold(v, |x, k| &x[*k])
+                .as_f64()
+                .unwrap_or_else(|| panic!("{name}: {path:?} missing"))
+        };
+        assert!(
+            num(&["score", "see_through"]) <= 0.005 && num(&["score", "covers_sky"]) <= 0.005,
+            "{name}"
+        );
+        assert!(
+            num(&["score", "pixels"]) == 96.0 * 64.0,
+            "{name}: the whole 96×64 frame is scored"
+        );
+        assert!(
+            num(&["timed", "gpu_median_ms"]) > 0.0
+                && num(&["setup_ms"]) > 0.0
+                && num(&["first_frame_ms"]) > 0.0,
+            "{name}"
+        );
+        assert!(
+            num(&["settle", "frames_to_settled"]) >= 1.0
+                && v["settle"]["settled"].as_bool() == Some(true),
+            "{name}: settles"
+        );
+        assert!(
+            num(&["mesh", "leaves"]) > 0.0 && num(&["tiles", "resident"]) >= 6.0,
+            "{name}"
+        );
+        let nodes = v["nodes"].as_array().unwrap();
+        let node = |n: &str| {
+            nodes
+                .iter()
+                .find(|x| x["name"] == n)
+                .unwrap_or_else(|| panic!("{name}: no node {n}"))
+        };
+        assert!(node("raster.publish")["median_ms"].as_f64().unwrap() > 0.0);
+        assert!(
+            node("raster.publish")["floor_ms"].as_f64().unwrap() > 0.0,
+            "{name}: raster floor"
+        );
+        assert!(
+            node("resolve.terrain")["floor_bytes"].as_u64() == Some(20 * 96 * 64),
+            "{name}: resolve floor bytes"
+        );
+        assert!(
+            nodes
+                .iter()
+                .all(|x| !x["name"].as_str().unwrap().starts_with("readback.")),
+            "{name}: timed frames read nothing back"
+        );
+    }
+    assert!(
+        r["limits"]["device_gbps"].as_f64().unwrap() > 0.0
+            && r["limits"]["upload_gbps"].as_f64().unwrap() > 0.0
+    );
+    let flights = r["flights"].as_array().unwrap();
+    assert_eq!(flights.len(), 2, "descent and lateral");
+    for f in flights {
+        assert!(
+            f["frames"].as_u64().unwrap() >= 5 && f["max_px"].as_f64().unwrap().is_finite(),
+            "{f}"
+        );
+        assert!(
+            f["per_frame"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|p| p["compared"].as_u64().unwrap() > 0),
+            "{}: every frame compares pixels",
+            f["name"]
+        );
+    }
+    assert!(r["teleport"]["frames_to_settled"].as_u64().unwrap() >= 1);
+
+    let md = std::fs::read_to_string(find("md")).unwrap();
+    for section in [
+        "## Limits",
+        "## Targets",
+        "## GPU ms per node",
+        "## Floors",
+        "## Accuracy",
+        "## Pop and settling",
+    ] {
+        assert!(md.contains(section), "Markdown lacks {section}");
+    }
+    let png = std::fs::read(find("png")).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+
+    // --compare of a report with itself: every ratio is 1.
+    let cmp = Command::new(BIN)
+        .args(["bench", "--compare"])
+        .arg(&json)
+        .arg(&json)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&cmp.stdout);
+    assert!(
+        cmp.status.success() && text.contains("raster.publish") && text.contains("1.000"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn bad_input_is_named() {
+    let run = |args: &[&str]| {
+        let o = Command::new(BIN)
+            .current_dir(repo())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "{args:?} should fail");
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let e = run(&["bench", "--quick", "--views", "/nonexistent/views.txt"]);
+    assert!(e.contains("/nonexistent/views.txt"), "{e}");
+    let e = run(&["bench", "--quick", "--only", "atlantis"]);
+    assert!(
+        e.contains("atlantis") && e.contains("africa-orbit-p90"),
+        "{e}"
+    );
+    let e = run(&["bench", "--quick", "--scene", "mars"]);
+    assert!(e.contains("mars"), "{e}");
+    let e = run(&[
+        "bench",
+        "--compare",
+        "/nonexistent/a.json",
+        "/nonexistent/b.json",
+    ]);
+    assert!(e.contains("/nonexistent/a.json"), "{e}");
+}
