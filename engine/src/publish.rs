@@ -30,6 +30,10 @@ pub enum View {
     Normal = 3,
     LatLon = 4,
     Water = 5,
+    /// The CBT mesh itself: leaves flat-coloured by depth (`raster.cbt_debug`), no shading.
+    Cbt = 6,
+    /// Shading with the mesh's visible edges drawn over it.
+    Wireframe = 7,
 }
 
 /// Publish options.
@@ -39,8 +43,17 @@ pub struct PublishOptions {
     pub no_correction: bool,
 }
 
-/// Declare `raster.publish` + `publish.resolve`; returns the hit-record image.
-pub fn declare_publish(g: &mut Graph<'_>, extent: [u32; 2], mesh: MeshBindings, tiles: TileBindings, opts: PublishOptions) -> ImageRef {
+/// What the publish leaves for later passes.
+#[derive(Clone, Copy, Debug)]
+pub struct Published {
+    /// Hit records (`shaders/common/hit.glsl`).
+    pub hits: ImageRef,
+    /// The raster's depth (reverse-Z, chords), for overlays that must be depth-tested.
+    pub depth: ImageRef,
+}
+
+/// Declare `raster.publish` + `publish.resolve`.
+pub fn declare_publish(g: &mut Graph<'_>, extent: [u32; 2], mesh: MeshBindings, tiles: TileBindings, opts: PublishOptions) -> Published {
     let [w, h] = extent;
     let mut vis = g.create_buffer("publish.vis", BufferDesc::gpu(8 * w as u64 * h as u64));
     let mut depth = g.create_image("publish.depth", ImageDesc::d2(w, h, vk::Format::D32_SFLOAT));
@@ -70,7 +83,7 @@ pub fn declare_publish(g: &mut Graph<'_>, extent: [u32; 2], mesh: MeshBindings, 
         .write("hits", &mut hits)
         .push(&(opts.no_correction as u32))
         .dispatch_threads([w, h, 1]);
-    hits
+    Published { hits, depth }
 }
 
 /// Declare `resolve.terrain`, shading `hits` into `target` (RGBA8, storage).
@@ -81,7 +94,7 @@ pub fn declare_terrain(g: &mut Graph<'_>, extent: [u32; 2], hits: ImageRef, tile
         .read("tile_heights", tiles.heights)
         .read("hits", hits)
         .write("color", target)
-        .push(&(view as u32))
+        .push(&(view as u32).min(View::Water as u32))
         .dispatch_threads([extent[0], extent[1], 1]);
 }
 

@@ -4,6 +4,7 @@
 
 use crate::cbt::camera::ViewCamera;
 use crate::cbt::params::CbtParams;
+use crate::cbt::gpu::debug::{declare_debug_edges, DebugMode};
 use crate::cbt::gpu::mesh::GpuMesh;
 use crate::gpu::frame::frame_constants;
 use crate::gpu::slots::{Residency, ResidentTile};
@@ -168,9 +169,16 @@ impl PlanetRenderer {
         self.stats.saturated = fs.saturated();
         let mesh = handles.mesh();
         let extent = [cam.width, cam.height];
-        let hits = declare_publish(g, extent, mesh, tb, self.opts.publish);
-        declare_terrain(g, extent, hits, tb, target, view);
-        Ok(aov.then(|| declare_aov(g, extent, hits, tb)))
+        if view == View::Cbt {
+            GpuMesh::declare_debug(g, &handles, &tb, target, extent, DebugMode::Flat);
+            return Ok(None);
+        }
+        let mut p = declare_publish(g, extent, mesh, tb, self.opts.publish);
+        declare_terrain(g, extent, p.hits, tb, target, view);
+        if view == View::Wireframe {
+            declare_debug_edges(g, &handles, &tb, target, &mut p.depth);
+        }
+        Ok(aov.then(|| declare_aov(g, extent, p.hits, tb)))
     }
 
     pub fn destroy(self, ctx: &Context) {

@@ -1,6 +1,7 @@
 #version 460
 // raster.cbt_debug: flat colour by LEB depth (a hue cycle of 12 levels over a brightness ramp
-// toward the deepest leaves); mode 1 darkens a one-pixel band along every edge (wireframe).
+// toward the deepest leaves); mode 1 darkens a one-pixel band along every edge (wireframe);
+// mode 2 draws only that band, over the shaded image (depth-tested against raster.publish).
 
 layout(location = 0) in vec3 bary;
 layout(location = 1) flat in uint leb_depth;
@@ -16,10 +17,16 @@ vec3 hue(float h) {
 void main() {
     float d = float(leb_depth) - 5.0; // 0 at the roots
     vec3 c = hue(d / 12.0) * (0.45 + 0.55 * clamp(d / 60.0, 0.0, 1.0));
-    if (dbg.mode == 1u) {
+    if (dbg.mode >= 1u) {
         vec3 w = fwidth(bary);
         vec3 edge = smoothstep(vec3(0.0), w * 1.5, bary);
-        c *= 0.25 + 0.75 * min(min(edge.x, edge.y), edge.z);
+        float e = min(min(edge.x, edge.y), edge.z);
+        if (dbg.mode == 2u) {
+            if (e > 0.5) discard;
+            c = mix(vec3(0.02), c, 0.35);
+        } else {
+            c *= 0.25 + 0.75 * e;
+        }
     }
     color = vec4(c, 1.0);
 }

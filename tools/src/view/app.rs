@@ -139,6 +139,7 @@ impl App {
             KeyCode::Digit5 => v.debug = debug(4),
             KeyCode::Digit6 => v.debug = debug(5),
             KeyCode::Digit7 => v.debug = debug(6),
+            KeyCode::Digit8 => v.debug = debug(7),
             KeyCode::KeyB => {
                 if let Err(e) = v.jump(None) {
                     v.say(format!("bookmarks: {e:#}"));

@@ -97,7 +97,7 @@ pub fn help() -> Vec<Line> {
         "arrows      turn",
         "wheel       speed x1.25 per notch",
         "B           next bookmark",
-        "1-7         shaded levels slots wire normals latlon water",
+        "1-8         shaded levels slots wire normals latlon water cbt",
         "P           print the render line",
         "R           record camera path (again: save)",
         "L           play the last path",

@@ -40,7 +40,7 @@ pub fn data_lines<'t>(
     })
 }
 
-/// Debug views the viewer requests from the renderer (keys 1–7). A renderer that cannot draw
+/// Debug views the viewer requests from the renderer (keys 1–8). A renderer that cannot draw
 /// one draws `Shaded` instead.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum DebugView {
@@ -58,10 +58,12 @@ pub enum DebugView {
     LatLon,
     /// Water (blue) and land (brown).
     Water,
+    /// The mesh itself: CBT leaves flat-coloured by depth, no shading.
+    Cbt,
 }
 
 impl DebugView {
-    pub const ALL: [DebugView; 7] = [
+    pub const ALL: [DebugView; 8] = [
         DebugView::Shaded,
         DebugView::Levels,
         DebugView::SlotIds,
@@ -69,6 +71,7 @@ impl DebugView {
         DebugView::Normals,
         DebugView::LatLon,
         DebugView::Water,
+        DebugView::Cbt,
     ];
 
     /// Name used on the command line, in scripts and on the HUD.
@@ -81,6 +84,7 @@ impl DebugView {
             DebugView::Normals => "normals",
             DebugView::LatLon => "latlon",
             DebugView::Water => "water",
+            DebugView::Cbt => "cbt",
         }
     }
 

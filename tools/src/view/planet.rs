@@ -80,7 +80,9 @@ impl Drop for PlanetScene {
 
 fn view_of(d: DebugView) -> View {
     match d {
-        DebugView::Shaded | DebugView::Wireframe => View::Shaded,
+        DebugView::Shaded => View::Shaded,
+        DebugView::Wireframe => View::Wireframe,
+        DebugView::Cbt => View::Cbt,
         DebugView::Levels => View::Level,
         DebugView::SlotIds => View::Slot,
         DebugView::Normals => View::Normal,
