@@ -94,7 +94,10 @@ pub fn declare_terrain(g: &mut Graph<'_>, extent: [u32; 2], hits: ImageRef, tile
         .read("tile_heights", tiles.heights)
         .read("hits", hits)
         .write("color", target)
-        .push(&(view as u32).min(View::Water as u32))
+        .push(&(match view {
+            View::Cbt | View::Wireframe => View::Shaded,
+            v => v,
+        } as u32))
         .dispatch_threads([extent[0], extent[1], 1]);
 }
 
