@@ -45,7 +45,7 @@ pub struct Args {
     descent_frames: Option<u32>,
     /// Pixels scored against the CPU reference per view at most: larger frames are scored in a
     /// 4×4 lattice of full-resolution windows.
-    #[arg(long, default_value_t = 1 << 18)]
+    #[arg(long, default_value_t = 1 << 17)]
     score_pixels: usize,
     /// Skip the flights (pop) and the teleport.
     #[arg(long)]
