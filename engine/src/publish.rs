@@ -15,9 +15,12 @@ pub struct MeshBindings {
     pub pool: BufferRef,
     /// Pool indices of the drawn leaves.
     pub draw_list: BufferRef,
-    /// Buffer holding a `VkDrawIndirectCommand` at `draw_args_offset`.
+    /// The CBT control block: a `VkDrawIndirectCommand` of the drawn leaves at
+    /// `draw_args_offset` (`shaders/common/bisector.glsl` `CbtControl`).
     pub draw_args: BufferRef,
     pub draw_args_offset: u64,
+    /// Pool capacity (bounds the draw list).
+    pub capacity: u32,
 }
 
 /// Debug views of `resolve.terrain` (`shaders/resolve/terrain.comp`).
@@ -59,6 +62,23 @@ pub fn declare_publish(g: &mut Graph<'_>, extent: [u32; 2], mesh: MeshBindings, 
     let mut depth = g.create_image("publish.depth", ImageDesc::d2(w, h, vk::Format::D32_SFLOAT));
     let mut hits = g.create_image("publish.hits", ImageDesc::d2(w, h, vk::Format::R32G32B32A32_UINT));
     g.transfer("publish.clear").fill(&mut vis, 0, vk::WHOLE_SIZE, u32::MAX);
+    // Compute rasteriser first; what it cannot take (near-plane crossers, big footprints) goes
+    // to the hardware raster through `raster.big`'s indirect draw.
+    let mut dispatch = g.create_buffer("raster.dispatch", BufferDesc::indirect(1));
+    let mut big = g.create_buffer("raster.big", BufferDesc::gpu(16 + 4 * mesh.capacity as u64));
+    g.compute("raster.args", &shaders::RASTER_ARGS)
+        .read("control", mesh.draw_args)
+        .write("dispatch", &mut dispatch)
+        .write("big", &mut big)
+        .dispatch([1, 1, 1]);
+    g.compute("raster.compute", &shaders::RASTER_COMPUTE)
+        .read("frame", tiles.frame)
+        .read("pool", mesh.pool)
+        .read("draw_list", mesh.draw_list)
+        .read("dispatch", dispatch)
+        .write("big", &mut big)
+        .write("vis", &mut vis)
+        .dispatch_indirect(dispatch, 0);
     let state = RasterState {
         depth_test: true,
         depth_write: true,
@@ -68,11 +88,11 @@ pub fn declare_publish(g: &mut Graph<'_>, extent: [u32; 2], mesh: MeshBindings, 
     g.raster("raster.publish", &shaders::RASTER_PUBLISH_VERT, &shaders::RASTER_PUBLISH_FRAG)
         .read("frame", tiles.frame)
         .read("pool", mesh.pool)
-        .read("draw_list", mesh.draw_list)
+        .read("big", big)
         .write("vis", &mut vis)
         .state(state)
         .depth(&mut depth, LoadOp::Clear([0.0; 4]))
-        .draw_indirect(mesh.draw_args, mesh.draw_args_offset, 1, 16);
+        .draw_indirect(big, 0, 1, 16);
     g.compute("publish.resolve", &shaders::PUBLISH_RESOLVE)
         .read("frame", tiles.frame)
         .read("slots", tiles.slots)

@@ -106,11 +106,13 @@ void main() {
         }
     }
 
-    // Normal from the blended surface around the point (half a texel of the finest tile).
+    // Normal from the blended surface around the point: the point itself and two neighbours
+    // half a texel of the finest tile away (forward differences: two evaluations, not four).
     const float delta = 0.5;
-    vec3 pxp = surface_pos(fs, st + vec2(delta, 0.0), t), pxm = surface_pos(fs, st - vec2(delta, 0.0), t);
-    vec3 pyp = surface_pos(fs, st + vec2(0.0, delta), t), pym = surface_pos(fs, st - vec2(0.0, delta), t);
-    vec3 n = normalize(cross(pxp - pxm, pyp - pym));
+    vec3 pc = surface_pos(fs, st, t);
+    vec3 pxp = surface_pos(fs, st + vec2(delta, 0.0), t);
+    vec3 pyp = surface_pos(fs, st + vec2(0.0, delta), t);
+    vec3 n = normalize(cross(pxp - pc, pyp - pc));
     SlotRecord r = slots.s[fs];
     if (dot(n, local_up(r, chart_inverse(r, st))) < 0.0) n = -n;
     if (water_weight(r.page, st) > 0.5) flags |= HIT_WATER;

@@ -1,16 +1,17 @@
 #version 460
-// raster.publish: pull the drawn leaves' camera-relative corners from the CBT pool.
+// raster.publish: the hardware raster for the leaves raster.compute hands over (crossing the
+// near plane, or large on screen): pull their camera-relative corners from the CBT pool.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #include "common/bisector.glsl"
 #include "common/frame.glsl"
 
 layout(std430, set = 0, binding = 0) readonly buffer Pool { Bisector b[]; } pool;
-layout(std430, set = 0, binding = 1) readonly buffer DrawList { uint leaves[]; } draw_list;
+layout(std430, set = 0, binding = 1) readonly buffer Big { uint draw_args[4]; uint leaves[]; } big;
 
 layout(location = 0) flat out uint v_leaf;
 
 void main() {
-    uint leaf = draw_list.leaves[gl_VertexIndex / 3];
+    uint leaf = big.leaves[gl_VertexIndex / 3];
     uint c = uint(gl_VertexIndex) % 3u;
     vec3 p = vec3(pool.b[leaf].positions[3u * c], pool.b[leaf].positions[3u * c + 1u], pool.b[leaf].positions[3u * c + 2u]);
     gl_Position = frame.view_proj * vec4(p, 1.0);

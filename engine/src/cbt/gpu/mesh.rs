@@ -23,6 +23,7 @@ impl CbtHandles {
             draw_list: self.draw_list,
             draw_args: self.control,
             draw_args_offset: Self::DRAW_ARGS_OFFSET,
+            capacity: self.capacity,
         }
     }
 }

@@ -172,6 +172,7 @@ impl CbtGpu {
             draw_bits: g.import_buffer(&self.draw_bits),
             draw_tree: g.import_buffer(&self.draw_tree),
             draw_list: g.import_buffer(&self.draw_list),
+            capacity: self.capacity,
         };
         if self.needs_init {
             self.declare_init(g, &mut h);

@@ -28,6 +28,8 @@ pub struct CbtHandles {
     pub draw_bits: BufferRef,
     pub draw_tree: BufferRef,
     pub draw_list: BufferRef,
+    /// Pool capacity (entries).
+    pub capacity: u32,
 }
 
 impl CbtHandles {
