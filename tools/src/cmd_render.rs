@@ -47,6 +47,7 @@ pub fn run(a: Args) -> Result<()> {
     }
     let (_, cam) = a.frame.camera()?;
     let mut h = Headless::new(&a.gpu, &a.frame)?;
+    h.renderer.request_depth(a.depth_out.is_some());
     let mut out = h.frame(&cam, &a.frame)?;
     let mut frames = 1;
     while frames < a.max_frames.max(1) && !h.renderer.settled() {

@@ -156,8 +156,12 @@ pub trait SceneRenderer {
         true
     }
 
+    /// Ask for (or stop asking for) per-pixel distances: reading them back costs a copy of the
+    /// whole frame, so renderers only do it on request. Default: nothing to do.
+    fn request_depth(&mut self, _on: bool) {}
+
     /// Distance along the ray per pixel of the last finished frame (metres; 0 = no terrain),
-    /// row-major — for `render --depth-out`. Default: none.
+    /// row-major — for `render --depth-out`, after `request_depth(true)`. Default: none.
     fn depth_m(&self) -> Option<Vec<f32>> {
         None
     }

@@ -24,6 +24,8 @@ pub struct PlanetScene {
     /// persistent objects must exist for the frame to be declared.
     own_ctx: Option<Context>,
     depth: Option<Vec<f32>>,
+    /// Read the per-pixel AOV back (only when asked: it is a copy of the whole frame).
+    want_depth: bool,
 }
 
 /// The Earth: ETOPO5 (`PLANETFALL_ETOPO` or Debian's path), tiles in the data directory
@@ -57,7 +59,7 @@ impl PlanetScene {
     /// With a context, the renderer is built now; without one (name checks, graph dumps) only
     /// when a frame is first declared, on a context of its own.
     pub fn lazy(ctx: Option<&Context>, name: &'static str) -> Result<PlanetScene> {
-        let mut s = PlanetScene { name, renderer: None, own_ctx: None, depth: None };
+        let mut s = PlanetScene { name, renderer: None, own_ctx: None, depth: None, want_depth: false };
         if let Some(ctx) = ctx {
             s.renderer = Some(Self::build(ctx, name)?);
         }
@@ -103,7 +105,7 @@ impl SceneRenderer for PlanetScene {
             self.own_ctx = Some(ctx);
         }
         let r = self.renderer.as_mut().context("the planet renderer was destroyed")?;
-        if let Some(aov) = r.declare(input.ctx, g, input.cam, input.frame_slot, target, view_of(input.debug), true)? {
+        if let Some(aov) = r.declare(input.ctx, g, input.cam, input.frame_slot, target, view_of(input.debug), self.want_depth)? {
             g.readback(AOV, aov);
         }
         Ok(())
@@ -129,6 +131,10 @@ impl SceneRenderer for PlanetScene {
 
     fn settled(&self) -> bool {
         self.renderer.as_ref().map(|r| r.settled()).unwrap_or(true)
+    }
+
+    fn request_depth(&mut self, on: bool) {
+        self.want_depth = on;
     }
 
     fn depth_m(&self) -> Option<Vec<f32>> {
