@@ -47,6 +47,10 @@ pub struct Args {
     /// 4×4 lattice of full-resolution windows.
     #[arg(long, default_value_t = 1 << 17)]
     score_pixels: usize,
+    /// Do not derive the run's tiles on every core first: first frames then include their own
+    /// (single-threaded) tile derivation.
+    #[arg(long)]
+    no_prefetch: bool,
     /// Skip the flights (pop) and the teleport.
     #[arg(long)]
     no_flights: bool,
@@ -109,6 +113,7 @@ fn options(a: &Args) -> Result<Options> {
         upload_bytes: if q { 16 << 20 } else { 256 << 20 },
         score_pixels: a.score_pixels.max(1024),
         flights: !a.no_flights,
+        prefetch: !a.no_prefetch,
         quick: q,
         out: a.out.clone(),
         command: std::env::args()

@@ -143,7 +143,7 @@ fn summarise(name: &str, description: String, frames: Vec<PopFrame>, wall_s: f64
 
 /// Down from the top to the bottom height in `frames` frames, the height above the ground
 /// falling geometrically (the same factor every frame), the pitch changing linearly.
-fn descent(scene: &Scene, r: &PlanetRenderer, o: &Options) -> Vec<(ViewCamera, f64)> {
+fn descent(scene: &Scene, radius: f64, o: &Options) -> Vec<(ViewCamera, f64)> {
     let p = &o.plan;
     let (lat, lon) = p.descent_at;
     let ground = scene.ground(lat, lon);
@@ -161,7 +161,7 @@ fn descent(scene: &Scene, r: &PlanetRenderer, o: &Options) -> Vec<(ViewCamera, f
                 ViewCamera::geo(
                     lat,
                     lon,
-                    r.body.radius + ground + agl,
+                    radius + ground + agl,
                     10.0,
                     pitch,
                     60.0,
@@ -175,11 +175,11 @@ fn descent(scene: &Scene, r: &PlanetRenderer, o: &Options) -> Vec<(ViewCamera, f
 }
 
 /// Level flight east at a fixed height above the start's ground.
-fn lateral(scene: &Scene, r: &PlanetRenderer, o: &Options) -> Vec<(ViewCamera, f64)> {
+fn lateral(scene: &Scene, radius: f64, o: &Options) -> Vec<(ViewCamera, f64)> {
     let p = &o.plan;
     let (lat, lon) = p.lateral_at;
     let alt = scene.ground(lat, lon) + p.lateral_agl_m;
-    let metres_per_degree = r.body.radius * lat.to_radians().cos() * std::f64::consts::PI / 180.0;
+    let metres_per_degree = radius * lat.to_radians().cos() * std::f64::consts::PI / 180.0;
     (0..p.lateral_frames.max(2))
         .map(|i| {
             let lon_i = lon + i as f64 * p.lateral_step_m / metres_per_degree;
@@ -187,7 +187,7 @@ fn lateral(scene: &Scene, r: &PlanetRenderer, o: &Options) -> Vec<(ViewCamera, f
                 ViewCamera::geo(
                     lat,
                     lon_i,
-                    r.body.radius + alt,
+                    radius + alt,
                     90.0,
                     p.lateral_pitch,
                     60.0,
@@ -200,12 +200,40 @@ fn lateral(scene: &Scene, r: &PlanetRenderer, o: &Options) -> Vec<(ViewCamera, f
         .collect()
 }
 
+/// Where the teleport lands.
+fn teleport(scene: &Scene, radius: f64, o: &Options) -> ViewCamera {
+    let p = &o.plan;
+    let (lat, lon) = p.teleport_to;
+    let alt = scene.ground(lat, lon) + p.teleport_agl_m;
+    ViewCamera::geo(
+        lat,
+        lon,
+        radius + alt,
+        0.0,
+        p.teleport_pitch,
+        60.0,
+        o.width,
+        o.height,
+    )
+}
+
+/// Every camera the flights will use (tile preparation).
+pub fn cameras(scene: &Scene, radius: f64, o: &Options) -> Vec<ViewCamera> {
+    let mut cams: Vec<ViewCamera> = descent(scene, radius, o)
+        .into_iter()
+        .chain(lateral(scene, radius, o))
+        .map(|c| c.0)
+        .collect();
+    cams.push(teleport(scene, radius, o));
+    cams
+}
+
 /// The descent, the lateral flight and then a teleport on the lateral flight's renderer.
 pub fn run(gpu: &mut Gpu, scene: &Scene, o: &Options) -> Result<(Vec<Flight>, Settle)> {
     let p = &o.plan;
     let mut flights = Vec::new();
     let mut r = renderer(gpu, scene)?;
-    let cams = descent(scene, &r, o);
+    let cams = descent(scene, r.body.radius, o);
     let res = fly(gpu, &mut r, &cams, o);
     r.destroy(&gpu.ctx);
     let (frames, wall) = res?;
@@ -216,20 +244,9 @@ pub fn run(gpu: &mut Gpu, scene: &Scene, o: &Options) -> Result<(Vec<Flight>, Se
     flights.push(summarise("descent", d, frames, wall));
 
     let mut r = renderer(gpu, scene)?;
-    let cams = lateral(scene, &r, o);
+    let cams = lateral(scene, r.body.radius, o);
     let res = fly(gpu, &mut r, &cams, o).and_then(|(frames, wall)| {
-        let (lat, lon) = p.teleport_to;
-        let alt = scene.ground(lat, lon) + p.teleport_agl_m;
-        let cam = ViewCamera::geo(
-            lat,
-            lon,
-            r.body.radius + alt,
-            0.0,
-            p.teleport_pitch,
-            60.0,
-            o.width,
-            o.height,
-        );
+        let cam = teleport(scene, r.body.radius, o);
         let (s, _, _) = settle(gpu, &mut r, &cam, o.max_settle_frames)?;
         Ok((frames, wall, s))
     });

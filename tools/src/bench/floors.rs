@@ -77,6 +77,22 @@ pub fn basis(node: &str) -> (Basis, &'static str) {
     }
 }
 
+/// Nodes recorded once per CBT iteration (or per sum-tree pass of one): of the recorded
+/// iterations only those the frame needed do work.
+pub fn per_iteration(node: &str) -> bool {
+    matches!(
+        node,
+        "cbt.eval"
+            | "cbt.decide"
+            | "cbt.resolve"
+            | "cbt.reserve"
+            | "cbt.reserve.reduce"
+            | "cbt.neighbours"
+            | "cbt.commit"
+            | "cbt.reduce"
+    )
+}
+
 /// Bytes the node moves per run and its floor (ms) for `instances` runs in a frame.
 pub fn floor(
     node: &str,

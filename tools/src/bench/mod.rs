@@ -11,6 +11,7 @@ pub mod frame;
 pub mod limits;
 pub mod markdown;
 pub mod pop;
+pub mod prefetch;
 pub mod report;
 pub mod scene;
 pub mod sheet;
@@ -41,6 +42,8 @@ pub struct Options {
     /// Pixels scored against the reference at most (accuracy.rs windows).
     pub score_pixels: usize,
     pub flights: bool,
+    /// Derive every tile the run wants on all cores first.
+    pub prefetch: bool,
     pub quick: bool,
     pub out: PathBuf,
     pub command: String,
@@ -155,17 +158,38 @@ pub fn run(gpu_args: &crate::gpu::GpuArgs, o: &Options) -> Result<(Report, Vec<P
         "limits: device copy {:.1} GB/s, upload {:.1} GB/s",
         r.limits.device_gbps, r.limits.upload_gbps
     );
+    if o.prefetch {
+        let radius = scene.source().body().radius;
+        let mut cams: Vec<_> = o
+            .views
+            .iter()
+            .map(|b| view::camera(b, scene.altitude(b), radius, o.width, o.height))
+            .collect();
+        if o.flights {
+            cams.extend(flights::cameras(&scene, radius, o));
+        }
+        let ids = prefetch::wanted(&scene, &cams, engine::params::STREAM_SLOTS);
+        r.prefetch_tiles = ids.len();
+        r.prefetch_s = prefetch::derive(&scene, &ids);
+        println!(
+            "prefetch: {} tiles wanted by the run ready in {:.1} s",
+            r.prefetch_tiles, r.prefetch_s
+        );
+    }
     let mut frames = Vec::new();
     for b in &o.views {
         let (v, color) = view::run(&mut gpu, &scene, b, o, &r.limits)
             .with_context(|| format!("view {}", b.name))?;
         println!(
-            "{:<26} setup {:7.1} ms  first {:8.1} ms  settled {:3} fr {:6.2} s  GPU {:8.3} ms  see-through {:.3} %  covers-sky {:.3} %  sil p95 {:.2} px  leaves {}",
-            v.name, v.setup_ms, v.first_frame_ms, v.settle.frames_to_settled, v.settle.seconds_to_settled, v.timed.gpu_median_ms,
+            "{:6.1} s {:<26} setup {:7.1} ms  first {:8.1} ms  settled {:3} fr {:6.2} s  GPU {:8.3} ms  see-through {:.3} %  covers-sky {:.3} %  sil p95 {:.2} px  leaves {}",
+            t0.elapsed().as_secs_f64(), v.name, v.setup_ms, v.first_frame_ms, v.settle.frames_to_settled, v.settle.seconds_to_settled, v.timed.gpu_median_ms,
             100.0 * v.score.see_through, 100.0 * v.score.covers_sky, v.score.silhouette_px_p95, v.mesh.leaves
         );
         frames.push((v.name.clone(), color));
         r.views.push(v);
+        // Results so far, so a run cut short still leaves its numbers.
+        r.wall_s = t0.elapsed().as_secs_f64();
+        write(&r, &frames, &o.out)?;
     }
     if o.flights {
         let (flights, teleport) = flights::run(&mut gpu, &scene, o)?;

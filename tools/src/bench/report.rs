@@ -18,6 +18,10 @@ pub struct Report {
     /// Timed frames per view.
     pub timed_frames: u32,
     pub limits: Limits,
+    /// Tiles derived on every core before the views (prefetch.rs), and the seconds it took;
+    /// 0 with `--no-prefetch` (first frames then derive their own, one at a time).
+    pub prefetch_tiles: usize,
+    pub prefetch_s: f64,
     pub views: Vec<ViewResult>,
     pub flights: Vec<Flight>,
     pub teleport: Option<Settle>,
@@ -95,7 +99,8 @@ pub struct Timed {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct NodeStat {
     pub name: String,
-    /// Times the node ran per frame (CBT iterations), median.
+    /// Times the node did work per frame, median (recorded CBT iterations beyond those the
+    /// frame needed dispatch nothing and are not counted).
     pub instances: u32,
     pub median_ms: f64,
     pub p95_ms: f64,

@@ -184,10 +184,22 @@ fn measure(
         wall_p95_ms: quantile(&walls, 0.95),
     };
     v.raster_floor = super::limits::raster(gpu, shape.drawn, cam.width, cam.height)?;
+    // Iterations recorded per frame (the GPU CBT records up to 4 and runs the ones it needs:
+    // a quiet frame's later iterations dispatch nothing) against those that did work.
+    let recorded = nodes
+        .iter()
+        .find(|n| n.0 == "cbt.eval")
+        .map(|n| median(&n.2).round() as u32)
+        .unwrap_or(1)
+        .max(1);
+    let worked = (r.stats.iterations as u32).clamp(1, recorded);
     v.nodes = nodes
         .into_iter()
         .map(|(name, ms, inst)| {
-            let instances = median(&inst).round() as u32;
+            let mut instances = median(&inst).round() as u32;
+            if floors::per_iteration(&name) {
+                instances = (instances * worked).div_ceil(recorded);
+            }
             let (floor_bytes, floor_ms, basis) =
                 floors::floor(&name, instances, &shape, limits, v.raster_floor.grid_ms);
             NodeStat {
