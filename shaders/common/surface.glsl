@@ -50,6 +50,43 @@ Blend blend_chain(uint slot, vec2 st) {
     return b;
 }
 
+// blend_chain with gradients: (height, d/ds, d/dt) of the first tile and of the parents'
+// blend, all per texel of the first tile (a parent's texel is two of its child's). The spatial
+// weights' own variation is left out: this feeds shading normals.
+struct BlendGrad {
+    vec3 first;
+    float ws;
+    vec3 rest;
+    uint level;
+};
+
+BlendGrad blend_chain_grad(uint slot, vec2 st) {
+    BlendGrad b;
+    SlotRecord r = slots.s[slot];
+    b.level = r.level;
+    b.first = tile_height_grad(r, st);
+    b.ws = r.level == 0u ? 1.0 : spatial_weight(r, st);
+    b.rest = b.first;
+    if (r.level == 0u || r.parent == NO_SLOT) return b;
+    vec3 h = vec3(0.0);
+    float rem = 1.0, scale = 0.5;
+    st = st_in_parent(r, st);
+    uint s = r.parent;
+    for (int k = 0; k < int(MAX_LEVEL) + 1; ++k) {
+        SlotRecord p = slots.s[s];
+        float w = (p.level == 0u || p.parent == NO_SLOT) ? 1.0 : spatial_weight(p, st);
+        vec3 hp = tile_height_grad(p, st);
+        h += rem * w * vec3(hp.x, hp.yz * scale);
+        rem *= 1.0 - w;
+        if (rem <= 0.0 || p.parent == NO_SLOT) break;
+        st = st_in_parent(p, st);
+        s = p.parent;
+        scale *= 0.5;
+    }
+    b.rest = h;
+    return b;
+}
+
 // Level L and its weight w over the parent for lod lc, given the finest resident level fl.
 void select_level(float lc, uint fl, out uint L, out float w) {
     int Lw = int(ceil(lc));
@@ -92,6 +129,23 @@ float height_at(uint fs, vec2 st, float t, out uint level) {
     vec2 stl = st;
     uint sl = ancestor_at(fs, stl, level);
     return blend_height(blend_chain(sl, stl), w);
+}
+
+// Blended height and gradient (per texel of `fs`) for ray distance t at (fs, st).
+vec3 height_grad_at(uint fs, vec2 st, float t) {
+    float lc = level_lod(t);
+    uint level;
+    float w;
+    select_level(lc, slots.s[fs].level, level, w);
+    vec2 stl = st;
+    uint sl = ancestor_at(fs, stl, level);
+    BlendGrad b = blend_chain_grad(sl, stl);
+    // Gradients of the chain start at `sl`, whose texels are 2^(fs.level − level) of fs's.
+    float to_fs = exp2(float(int(level)) - float(int(slots.s[fs].level)));
+    vec3 first = vec3(b.first.x, b.first.yz * to_fs), rest = vec3(b.rest.x, b.rest.yz * to_fs);
+    if (b.level == 0u) return first;
+    float wf = w * b.ws;
+    return wf * first + (1.0 - wf) * rest;
 }
 
 // The surface at a CBT vertex (fixed-point face coordinates). Two-pass distance ↔ level: the

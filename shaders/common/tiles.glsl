@@ -188,6 +188,27 @@ float gather_height(uint page, vec2 st) {
     return mix(mix(h00, h10, f.x), mix(h01, h11, f.x), f.y);
 }
 
+// Height and its gradient (per texel, d/ds and d/dt) of the bilinear interpolant.
+vec3 gather_height_grad(uint page, vec2 st) {
+    vec2 g = st - 0.5;
+    ivec2 i = clamp(ivec2(floor(g)), ivec2(-TILE_APRON), ivec2(TILE_STRIDE - TILE_APRON - 2));
+    vec2 f = g - vec2(i);
+    ivec2 b = i + TILE_APRON;
+    float h00 = dequantise(texelFetch(tile_heights, ivec3(b, page), 0).r);
+    float h10 = dequantise(texelFetch(tile_heights, ivec3(b + ivec2(1, 0), page), 0).r);
+    float h01 = dequantise(texelFetch(tile_heights, ivec3(b + ivec2(0, 1), page), 0).r);
+    float h11 = dequantise(texelFetch(tile_heights, ivec3(b + ivec2(1, 1), page), 0).r);
+    return vec3(mix(mix(h00, h10, f.x), mix(h01, h11, f.x), f.y), mix(h10 - h00, h11 - h01, f.y), mix(h01 - h00, h11 - h10, f.x));
+}
+
+vec3 tile_height_grad(SlotRecord r, vec2 st) {
+    vec3 h = gather_height_grad(r.page, st);
+    if (r.page_from != NO_SLOT && r.xfade < 1.0) {
+        h = mix(gather_height_grad(r.page_from, st), h, r.xfade);
+    }
+    return h;
+}
+
 // Height of one tile's payload, cross-faded with the previous payload during a replacement.
 float tile_height(SlotRecord r, vec2 st) {
     float h = gather_height(r.page, st);

@@ -106,15 +106,24 @@ void main() {
         }
     }
 
-    // Normal from the blended surface around the point: the point itself and two neighbours
-    // half a texel of the finest tile away (forward differences: two evaluations, not four).
-    const float delta = 0.5;
-    vec3 pc = surface_pos(fs, st, t);
-    vec3 pxp = surface_pos(fs, st + vec2(delta, 0.0), t);
-    vec3 pyp = surface_pos(fs, st + vec2(0.0, delta), t);
-    vec3 n = normalize(cross(pxp - pc, pyp - pc));
+    // Normal from the blended surface's gradient (per texel of the finest tile) carried into 3D
+    // through the chart's Jacobian, measured with two forward evaluations (no Newton steps):
+    // ∂p/∂a = (R+h)·(e1 − up·(up·e1))/S + (∂h/∂a)·up, likewise b.
     SlotRecord r = slots.s[fs];
-    if (dot(n, local_up(r, chart_inverse(r, st))) < 0.0) n = -n;
+    vec3 hg = height_grad_at(fs, st, t);
+    vec2 ab = chart_inverse(r, st);
+    const float eps = 1e-3;
+    float da = eps * r.chart_inv_scale;
+    vec2 js_a = (chart_forward(r, ab + vec2(da, 0.0)) - st) / da;   // ∂(s,t)/∂a
+    vec2 js_b = (chart_forward(r, ab + vec2(0.0, da)) - st) / da;   // ∂(s,t)/∂b
+    float dh_da = dot(hg.yz, js_a), dh_db = dot(hg.yz, js_b);
+    vec3 up = local_up(r, ab);
+    float S = sqrt(1.0 + dot(ab, ab));
+    float Rh = frame.planet_center.w + hg.x;
+    vec3 ta = Rh * (r.e1.xyz - up * dot(up, r.e1.xyz)) / S + dh_da * up;
+    vec3 tb = Rh * (r.e2.xyz - up * dot(up, r.e2.xyz)) / S + dh_db * up;
+    vec3 n = normalize(cross(ta, tb));
+    if (dot(n, up) < 0.0) n = -n;
     if (water_weight(r.page, st) > 0.5) flags |= HIT_WATER;
     imageStore(hits, ivec2(px), pack_hit(t, n, fs, level, flags, st));
 }
