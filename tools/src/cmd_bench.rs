@@ -40,7 +40,7 @@ pub struct Args {
     /// Frames a view may take to settle [default: 300; 60 with --quick].
     #[arg(long)]
     max_settle_frames: Option<u32>,
-    /// Frames of the descent [default: 240 (orbit → 2 m); 8 with --quick (orbit → 10 km)].
+    /// Frames of the descent [default: 120 (orbit → 2 m); 8 with --quick (orbit → 10 km)].
     #[arg(long)]
     descent_frames: Option<u32>,
     /// Pixels scored against the CPU reference per view at most: larger frames are scored in a

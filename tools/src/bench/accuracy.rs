@@ -2,7 +2,10 @@
 //! The reference costs a ray march per pixel (~1 ms per grazing pixel on one core), so a large
 //! frame is scored in full-resolution windows spread over the image (a 4×4 lattice from edge to
 //! edge by default): inside a window every metric is exact; the view's fractions are
-//! pixel-weighted over the windows, its percentiles the pixel-weighted mean of the windows'.
+//! pixel-weighted over the windows, its depth percentiles the pixel-weighted mean of the
+//! windows', its silhouette percentiles the mean over windows holding a reference silhouette
+//! weighted by their mismatched pixels (mismatches in windows of all terrain or all sky are
+//! `isolated`: holes or specks with no silhouette in sight).
 
 use super::report::Accuracy;
 use engine::cbt::camera::ViewCamera;
@@ -77,7 +80,7 @@ pub fn score(
     mut reference: impl FnMut(Window) -> Vec<RefPixel>,
 ) -> Accuracy {
     let mut acc = Accuracy::default();
-    let (mut terrain, mut total) = (0usize, 0usize);
+    let (mut terrain, mut total, mut isolated, mut sil_weight) = (0usize, 0usize, 0usize, 0.0);
     for &win in wins {
         let r = reference(win);
         let g: Vec<Option<f64>> = (0..win.h)
@@ -92,8 +95,17 @@ pub fn score(
         acc.covers_sky += s.covers_sky * n;
         acc.depth_rel_median += s.depth_rel_median * n;
         acc.depth_rel_p95 += s.depth_rel_p95 * n;
-        acc.silhouette_px_median += s.silhouette_px_median * n;
-        acc.silhouette_px_p95 += s.silhouette_px_p95 * n;
+        // Silhouette distances only where the window holds a reference silhouette (else
+        // engine::score falls back to w + h): weighted by the window's mismatched pixels.
+        let mismatched = ((s.see_through + s.covers_sky) * n).round();
+        let ref_terrain = r.iter().filter(|p| p.is_some()).count();
+        if ref_terrain == 0 || ref_terrain == r.len() {
+            isolated += mismatched as usize;
+        } else {
+            acc.silhouette_px_median += s.silhouette_px_median * mismatched;
+            acc.silhouette_px_p95 += s.silhouette_px_p95 * mismatched;
+            sil_weight += mismatched;
+        }
         acc.incoherent += s.incoherent * n;
         acc.non_finite += s.non_finite;
     }
@@ -103,12 +115,15 @@ pub fn score(
         &mut acc.covers_sky,
         &mut acc.depth_rel_median,
         &mut acc.depth_rel_p95,
-        &mut acc.silhouette_px_median,
-        &mut acc.silhouette_px_p95,
         &mut acc.incoherent,
     ] {
         *v /= n;
     }
+    if sil_weight > 0.0 {
+        acc.silhouette_px_median /= sil_weight;
+        acc.silhouette_px_p95 /= sil_weight;
+    }
+    acc.isolated = isolated as f64 / n;
     acc.pixels = total;
     acc.terrain = terrain as f64 / n;
     acc
@@ -173,5 +188,20 @@ mod tests {
         };
         let split = score(&gpu, w, &halves, cut);
         assert!((split.see_through - whole.see_through).abs() < 1e-12 && split.pixels == 1200);
+        // A window of terrain only: its hole has no silhouette in sight and is `isolated`.
+        let low = [Window {
+            x0: 0,
+            y0: 14,
+            w: 40,
+            h: 16,
+        }];
+        let below = score(&gpu, w, &low, |win| {
+            (0..win.w * win.h).map(|_| Some(100.0)).collect()
+        });
+        assert_eq!(
+            (below.silhouette_px_p95, below.isolated),
+            (0.0, 1.0 / 640.0)
+        );
+        assert!(whole.isolated == 0.0 && whole.silhouette_px_p95 > 0.0);
     }
 }

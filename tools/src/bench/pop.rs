@@ -93,10 +93,58 @@ pub fn change(
     assert!(prev.len() == w * h && cur.len() == w * h);
     let (pe, ce) = (edges(prev, w, h), edges(cur, w, h));
     let pa = cur_cam.pixel_angle();
+    // Rows in bands over the machine's threads (a 1080p frame is 2 M points).
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2);
+    let band = h.div_ceil(threads).max(1);
+    let parts: Vec<(Change, Vec<f64>, Vec<f64>)> = std::thread::scope(|s| {
+        let (pe, ce) = (&pe, &ce);
+        let jobs: Vec<_> = (0..h)
+            .step_by(band)
+            .map(|y0| {
+                s.spawn(move || {
+                    let rows = y0.max(1)..(y0 + band).min(h.saturating_sub(1));
+                    compare_rows(rows, prev_cam, prev, pe, cur_cam, cur, ce, pa)
+                })
+            })
+            .collect();
+        jobs.into_iter()
+            .map(|j| j.join().unwrap_or_default())
+            .collect()
+    });
+    let mut out = Change::default();
+    let (mut pops, mut rels) = (Vec::new(), Vec::new());
+    for (c, p, r) in parts {
+        out.excluded += c.excluded;
+        out.coverage_changed += c.coverage_changed;
+        pops.extend(p);
+        rels.extend(r);
+    }
+    out.compared = pops.len();
+    out.max_px = pops.iter().copied().fold(0.0, f64::max);
+    out.p99_px = super::stats::quantile(&pops, 0.99);
+    out.depth_rel_p99 = super::stats::quantile(&rels, 0.99);
+    out
+}
+
+/// The comparison over `rows` (pop.rs header): counts, pops (px) and relative depth changes.
+#[allow(clippy::too_many_arguments)]
+fn compare_rows(
+    rows: std::ops::Range<usize>,
+    prev_cam: &ViewCamera,
+    prev: &[Option<f64>],
+    pe: &[bool],
+    cur_cam: &ViewCamera,
+    cur: &[Option<f64>],
+    ce: &[bool],
+    pa: f64,
+) -> (Change, Vec<f64>, Vec<f64>) {
+    let (w, h) = (cur_cam.width as usize, cur_cam.height as usize);
     let mut pops = Vec::new();
     let mut rels = Vec::new();
     let mut out = Change::default();
-    for y in 1..h.saturating_sub(1) {
+    for y in rows {
         for x in 1..w.saturating_sub(1) {
             let i = y * w + x;
             let ray = engine::reference::pixel_ray(prev_cam, x as f64 + 0.5, y as f64 + 0.5);
@@ -150,11 +198,7 @@ pub fn change(
             rels.push(delta.abs() / e);
         }
     }
-    out.compared = pops.len();
-    out.max_px = pops.iter().copied().fold(0.0, f64::max);
-    out.p99_px = super::stats::quantile(&pops, 0.99);
-    out.depth_rel_p99 = super::stats::quantile(&rels, 0.99);
-    out
+    (out, pops, rels)
 }
 
 #[cfg(test)]

@@ -131,6 +131,8 @@ pub struct Accuracy {
     pub silhouette_px_p95: f64,
     pub incoherent: f64,
     pub non_finite: usize,
+    /// Mismatched pixels in windows without a reference silhouette (holes, specks).
+    pub isolated: f64,
     /// Terrain pixels in the reference.
     pub terrain: f64,
 }

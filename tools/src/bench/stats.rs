@@ -9,8 +9,8 @@ pub fn quantile(v: &[f64], p: f64) -> f64 {
         return 0.0;
     }
     let mut s = v.to_vec();
-    s.sort_by(|a, b| a.total_cmp(b));
-    s[((s.len() - 1) as f64 * p).round() as usize]
+    let k = ((s.len() - 1) as f64 * p).round() as usize;
+    *s.select_nth_unstable_by(k, |a, b| a.total_cmp(b)).1
 }
 
 pub fn median(v: &[f64]) -> f64 {
