@@ -110,6 +110,7 @@ fn fly(
             p99_px: c.p99_px,
             compared: c.compared,
             coverage_changed: c.coverage_changed,
+            over_1px: c.over_1px,
             iterations: r.stats.iterations,
             leaves: r.stats.leaves,
         });
@@ -136,6 +137,7 @@ fn summarise(name: &str, description: String, frames: Vec<PopFrame>, wall_s: f64
         worst_frame: worst,
         frames_over_1px: maxes.iter().filter(|m| **m > 1.0).count() as u32,
         coverage_changed: frames.iter().map(|f| f.coverage_changed).sum(),
+        max_points_over_1px: frames.iter().map(|f| f.over_1px).max().unwrap_or(0),
         per_frame: frames,
         wall_s,
     }

@@ -214,12 +214,12 @@ pub fn render(r: &Report) -> String {
     }
 
     let _ = writeln!(s, "\n## Pop and settling\n");
-    let _ = writeln!(s, "| flight | frames | max px | worst frame | max p99 px | median frame max px | frames > 1 px | coverage changes | wall s |");
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(s, "| flight | frames | max px | worst frame | max p99 px | median frame max px | frames > 1 px | most points > 1 px in a frame | coverage changes | wall s |");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
     for f in &r.flights {
         let _ = writeln!(
             s,
-            "| {} | {} | {:.3} | {} | {:.3} | {:.3} | {} | {} | {:.1} |",
+            "| {} | {} | {:.3} | {} | {:.3} | {:.3} | {} | {} | {} | {:.1} |",
             f.name,
             f.frames,
             f.max_px,
@@ -227,6 +227,7 @@ pub fn render(r: &Report) -> String {
             f.p99_max_px,
             f.frame_max_median_px,
             f.frames_over_1px,
+            f.max_points_over_1px,
             f.coverage_changed,
             f.wall_s
         );

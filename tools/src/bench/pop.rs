@@ -39,6 +39,8 @@ pub struct Change {
     pub excluded: usize,
     /// Away from edges: terrain that became sky, plus sky that became terrain.
     pub coverage_changed: usize,
+    /// Compared points whose pop exceeds 1 px (is a large max a speck or an area?).
+    pub over_1px: usize,
 }
 
 /// Screen position (index space: pixel i's centre at i) of a camera-relative direction `v`,
@@ -122,6 +124,7 @@ pub fn change(
         rels.extend(r);
     }
     out.compared = pops.len();
+    out.over_1px = pops.iter().filter(|p| **p > 1.0).count();
     out.max_px = pops.iter().copied().fold(0.0, f64::max);
     out.p99_px = super::stats::quantile(&pops, 0.99);
     out.depth_rel_p99 = super::stats::quantile(&rels, 0.99);

@@ -179,6 +179,9 @@ pub struct Flight {
     /// Frames whose max pop exceeds 1 px.
     pub frames_over_1px: u32,
     pub coverage_changed: usize,
+    /// Most points over 1 px in any frame.
+    #[serde(default)]
+    pub max_points_over_1px: usize,
     pub per_frame: Vec<PopFrame>,
     pub wall_s: f64,
 }
@@ -190,6 +193,9 @@ pub struct PopFrame {
     pub p99_px: f64,
     pub compared: usize,
     pub coverage_changed: usize,
+    /// Points whose pop exceeds 1 px.
+    #[serde(default)]
+    pub over_1px: usize,
     pub iterations: usize,
     pub leaves: u32,
 }
