@@ -31,9 +31,38 @@ fn clearance(res: &Residency, lod: &LodParams, body: Body, p: DVec3, t: f64) -> 
     p.length() - body.radius - h
 }
 
-/// March one ray: steps bounded by the clearance over a slope bound, then bisection to 1 mm
-/// (or 1e-7 of the distance) once the ray is below the surface.
+/// The first hit of the terrain or of the ocean: the datum sphere where the blended terrain
+/// under it is water (the sea floor is hidden by the sea, as `publish.resolve` draws it).
 pub fn cast(res: &Residency, lod: &LodParams, body: Body, eye: DVec3, d: DVec3, max_relief: f64) -> RefPixel {
+    let t_ocean = datum_distance(eye, d, body.radius);
+    match (march(res, lod, body, eye, d, max_relief, t_ocean.unwrap_or(f64::INFINITY)), t_ocean) {
+        (Some(t), _) => Some(t),
+        (None, Some(to)) => {
+            let p = eye + d * to;
+            if clearance(res, lod, body, p, to) > 0.0 {
+                // Water under the datum here: the ocean surface.
+                Some(to)
+            } else {
+                // Land at the datum crossing: the terrain continues past it.
+                march(res, lod, body, eye, d, max_relief, f64::INFINITY)
+            }
+        }
+        (None, None) => None,
+    }
+}
+
+/// Distance along `d` from `eye` to the datum sphere, if the ray meets it in front.
+fn datum_distance(eye: DVec3, d: DVec3, radius: f64) -> Option<f64> {
+    let b = eye.dot(d);
+    let alt = eye.length() - radius;
+    let c = alt * (eye.length() + radius);
+    let disc = b * b - c;
+    (disc >= 0.0 && b < 0.0 && alt > 0.0).then(|| c / (-b + disc.sqrt()))
+}
+
+/// March one ray up to `t_max`: steps bounded by the clearance over a slope bound, then
+/// bisection to 1 mm (or 1e-7 of the distance) once the ray is below the surface.
+fn march(res: &Residency, lod: &LodParams, body: Body, eye: DVec3, d: DVec3, max_relief: f64, t_max: f64) -> RefPixel {
     // Skip to the shell [R − relief, R + relief]; miss if the ray never enters it.
     let top = body.radius + max_relief;
     let b = eye.dot(d);
@@ -43,10 +72,14 @@ pub fn cast(res: &Residency, lod: &LodParams, body: Body, eye: DVec3, d: DVec3, 
         return None;
     }
     let (t_in, t_out) = (-b - disc.sqrt(), -b + disc.sqrt());
+    let t_out = t_out.min(t_max);
     if t_out < 0.0 {
         return None;
     }
     let mut t = t_in.max(0.0);
+    if t > t_out {
+        return None;
+    }
     let mut prev_t = t;
     let mut prev_c = clearance(res, lod, body, eye + d * t, t.max(1e-3));
     if prev_c <= 0.0 {

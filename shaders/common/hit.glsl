@@ -1,13 +1,15 @@
 // Hit records (publish.resolve → resolve.*): 16 bytes per pixel, uvec4.
 //   x: distance along the ray (f32 bits, metres); 0 = no terrain (sky/background)
 //   y: normal, octahedral 2×16-bit unorm
-//   z: slot (low 16 bits) | level (bits 16–20) | water (bit 21) | corrected (bit 22)
+//   z: slot (low 16 bits) | level (bits 16–20) | water (bit 21) | corrected (bit 22) |
+//      ocean surface (bit 23: the hit is the datum over water, not the sea floor)
 //   w: texel (s, t) in the slot, 2×16-bit fixed point (1/64 texel, range [−8, 1016))
 #ifndef HIT_GLSL
 #define HIT_GLSL
 
 #define HIT_WATER (1u << 21)
 #define HIT_CORRECTED (1u << 22)
+#define HIT_OCEAN (1u << 23)
 
 vec2 oct_encode(vec3 n) {
     n /= abs(n.x) + abs(n.y) + abs(n.z);

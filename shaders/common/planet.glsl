@@ -84,6 +84,19 @@ void canonical_vertex(inout uint face, inout uvec2 X) {
     }
 }
 
+// Owning face and fixed-point face coordinates of a unit direction (f32: a hint to be refined
+// through a tile frame, not an exact address).
+void dir_to_face_fixed(vec3 dir, out uint face, out ivec2 X) {
+    face = 0u;
+    float best = -2.0;
+    for (uint f = 0u; f < 6u; ++f) {
+        float a = dot(dir, FACE_AXIS[f]);
+        if (a > best) { best = a; face = f; }
+    }
+    vec2 uv = vec2(atan_p(dot(dir, FACE_U[face]) / best), atan_p(dot(dir, FACE_V[face]) / best)) / (PI * 0.25);
+    X = ivec2(clamp((uv + 1.0) * float(1u << 29), vec2(0.0), vec2(float(FIXED_ONE))));
+}
+
 float dequantise(uint code) { return HEIGHT_Q_MIN + float(code) * HEIGHT_Q_STEP; }
 
 #endif

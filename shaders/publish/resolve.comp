@@ -3,7 +3,8 @@
 // Intersect the pixel's ray with the leaf that won the visibility buffer, find the point's tile
 // and texel (re-addressed to the tile — or past a face edge, the folded apron — that holds it),
 // read the blended surface and make the published hit follow the surface, not the chord: where
-// chord and surface disagree by more than 1 m (or 0.01% of the distance), move the hit along
+// chord and surface disagree by more than 1 m, or by 0.01% of the distance when that is less
+// (so near the camera every visible discrepancy is corrected), move the hit along
 // the ray onto the R + h shell — at most 10% of the distance, else keep the chord (grazing rays
 // are ill-conditioned) — then write the packed hit record.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
@@ -35,18 +36,55 @@ vec3 surface_pos(uint fs, vec2 st, float t) {
     return r.origin.xyz + plane_to_offset(r, chart_inverse(r, st), h);
 }
 
+// Distance along `d` to the datum sphere (the ocean surface), or 1e30: the stable form of
+// the ray–sphere root, from the camera's altitude (precise near the ground) rather than from
+// planet-sized coordinates.
+float ocean_distance(vec3 d) {
+    float alt = frame.sun.w;
+    float R = frame.planet_center.w;
+    if (alt <= 0.0) return 1e30;
+    vec3 up = normalize(-frame.planet_center.xyz);
+    float b = (R + alt) * dot(d, up);      // −(d·c), c = centre relative to the camera
+    float c = alt * (2.0 * R + alt);       // |c|² − R²
+    float disc = b * b - c;
+    if (disc < 0.0 || b >= 0.0) return 1e30;
+    return c / (-b + sqrt(disc));
+}
+
+// Publish the ocean surface at distance t_o if the blended terrain below it is water.
+bool try_ocean(vec3 d, float t_o, uint face, ivec2 X, uvec2 px) {
+    uint fs;
+    vec2 st;
+    float h_point;
+    locate(d * t_o, face, X, fs, st, h_point);
+    uint level;
+    float h_floor = height_at(fs, st, t_o, level);
+    if (h_floor >= 0.0) return false;
+    SlotRecord r = slots.s[fs];
+    vec3 up = local_up(r, chart_inverse(r, st));
+    imageStore(hits, ivec2(px), pack_hit(t_o, up, fs, level, HIT_WATER | HIT_OCEAN, st));
+    return true;
+}
+
 void main() {
     uvec2 px = gl_GlobalInvocationID.xy;
     if (px.x >= uint(frame.viewport.x) || px.y >= uint(frame.viewport.y)) return;
     uint64_t key = vis.v[px.y * uint(frame.viewport.x) + px.x];
+    vec3 d = pixel_ray(vec2(px) + 0.5);
+    float t_ocean = ocean_distance(d);
     if (key == 0xffffffffffffffffUL) {
+        // No terrain drawn: the ocean surface where the ray meets the datum over water (the
+        // sea floor beyond the datum horizon was culled — the ocean hides it), else sky.
+        uint face;
+        ivec2 X;
+        dir_to_face_fixed(normalize(d * t_ocean - frame.planet_center.xyz), face, X);
+        if (t_ocean < 1e30 && try_ocean(d, t_ocean, face, X, px)) return;
         imageStore(hits, ivec2(px), uvec4(0u));
         return;
     }
     uint leaf = uint(key & 0xffffffffUL);
     Bisector b = pool.b[leaf];
     vec3 p0 = corner(b, 0u), p1 = corner(b, 1u), p2 = corner(b, 2u);
-    vec3 d = pixel_ray(vec2(px) + 0.5);
 
     // Ray–plane of the chord triangle; barycentrics clamped into the triangle (a pixel centre
     // can sit just outside the triangle that covered it).
@@ -69,6 +107,9 @@ void main() {
     ivec2 c2 = ivec2(b.corners[4], b.corners[5]);
     ivec2 X = c0 + ivec2(round(b1 * vec2(c1 - c0) + b2 * vec2(c2 - c0)));
 
+    // The ocean surface in front of the terrain hides it (water only).
+    if (t_ocean < t && try_ocean(d, t_ocean, face, X, px)) return;
+
     uint fs;
     vec2 st;
     float h_chord;
@@ -77,7 +118,7 @@ void main() {
     uint level;
     float h_surf = height_at(fs, st, t, level);
     uint flags = 0u;
-    if ((pc.flags & 1u) == 0u && abs(h_chord - h_surf) > max(CORRECT_ABS_M, CORRECT_REL * t)) {
+    if ((pc.flags & 1u) == 0u && abs(h_chord - h_surf) > min(CORRECT_ABS_M, CORRECT_REL * t)) {
         // Newton along the ray on height(t') = surface(t'), in the tile frame (no planet-sized
         // subtraction); rejected, not clamped, beyond 10% of the distance.
         float tn = t;
