@@ -59,6 +59,8 @@ pub struct RenderStats {
     pub iterations: usize,
     pub quiet: bool,
     pub saturated: u32,
+    /// Resident tiles still fading in.
+    pub fading: u32,
 }
 
 pub struct PlanetRenderer {
@@ -101,9 +103,10 @@ impl PlanetRenderer {
         })
     }
 
-    /// Whether the last frame left nothing to do: the mesh quiet and every wanted tile resident.
+    /// Whether the last frame left nothing to do: the mesh quiet, every wanted tile resident and
+    /// faded in.
     pub fn settled(&self) -> bool {
-        self.stats.quiet && self.stats.residency.pending == 0 && self.stats.uploaded_tiles == 0
+        self.stats.quiet && self.stats.residency.pending == 0 && self.stats.uploaded_tiles == 0 && self.stats.fading == 0
     }
 
     pub fn residency(&self) -> &Residency {
@@ -126,10 +129,14 @@ impl PlanetRenderer {
             self.resident.insert(u.tile, t);
         }
         let table = self.stream.table();
+        let mut fading = 0;
         for t in self.resident.values_mut() {
-            // Synchronous mode shows tiles at once; streaming fades them in over 0.5 s.
-            t.fade = if self.opts.wait_for_tiles { 1.0 } else { table.fade(t.slot, now) as f32 };
+            // Arrivals fade in over 0.5 s against their parent (TERRAIN.md §5), also when the
+            // frame waited for them: a tile appearing at full weight is a pop.
+            t.fade = if t.id.level == 0 { 1.0 } else { table.fade(t.slot, now) as f32 };
+            fading += (t.fade < 1.0) as u32;
         }
+        self.stats.fading = fading;
         let mut tiles: Vec<ResidentTile> = self.resident.values().cloned().collect();
         tiles.sort_by_key(|t| t.slot);
         self.residency = Residency::new(tiles);
