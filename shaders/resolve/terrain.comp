@@ -27,11 +27,15 @@ vec3 hue(float h) {
 vec3 sky(vec3 d) {
     vec3 up = normalize(-frame.planet_center.xyz);
     float e = dot(d, up);
-    return mix(vec3(0.62, 0.74, 0.90), vec3(0.22, 0.40, 0.78), clamp(e * 3.0 + 0.3, 0.0, 1.0));
+    vec3 day = mix(vec3(0.62, 0.74, 0.90), vec3(0.22, 0.40, 0.78), clamp(e * 3.0 + 0.3, 0.0, 1.0));
+    // Until the atmosphere lands: the sky darkens to space with altitude (scale height ~8 km,
+    // black above ~100 km), brightest toward the horizon.
+    float air = exp(-max(frame.sun.w, 0.0) / 25000.0);
+    return mix(vec3(0.004, 0.005, 0.012), day, clamp(air * (1.5 - e), 0.0, 1.0));
 }
 
 vec3 material(float h, float slope, float lat, bool water) {
-    if (water) return mix(vec3(0.05, 0.16, 0.30), vec3(0.02, 0.06, 0.16), clamp(-h / 4000.0, 0.0, 1.0));
+    if (water) return mix(vec3(0.08, 0.24, 0.38), vec3(0.03, 0.10, 0.24), clamp(-h / 4000.0, 0.0, 1.0));
     float alat = abs(lat);
     // Permanent snow: ~5,600 m in the tropics falling to sea level near the poles.
     float snowline = mix(5600.0, 0.0, clamp((alat - 25.0) / 50.0, 0.0, 1.0));
@@ -91,7 +95,8 @@ void main() {
         vec3 lit = albedo * (vec3(1.0, 0.95, 0.86) * sun * 1.25 + sky(up) * ambient);
         // Haze until the atmosphere lands: thicker low, thinner from orbit.
         float haze = 1.0 - exp(-dist / (80000.0 + 4.0 * max(frame.sun.w, 0.0)));
-        c = mix(lit, sky(d), haze * 0.8);
+        // The haze is lit air: pale blue even where the sky above is space.
+        c = mix(lit, vec3(0.62, 0.72, 0.88), haze * 0.8);
         // Filmic-ish shoulder so snow in full sun keeps detail.
         c = c / (1.0 + 0.35 * c);
         c = pow(c * 1.2, vec3(1.0 / 1.1));
