@@ -8,22 +8,30 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
     entries.sort();
     for p in entries {
         if p.is_dir() {
-            if p.file_name().and_then(|n| n.to_str()) != Some("common") && p.file_name().and_then(|n| n.to_str()) != Some("src") {
+            if p.file_name().and_then(|n| n.to_str()) != Some("common")
+                && p.file_name().and_then(|n| n.to_str()) != Some("src")
+            {
                 collect(&p, out);
             }
-        } else if matches!(p.extension().and_then(|e| e.to_str()), Some("comp" | "vert" | "frag")) {
+        } else if matches!(
+            p.extension().and_then(|e| e.to_str()),
+            Some("comp" | "vert" | "frag")
+        ) {
             out.push(p);
         }
     }
 }
 
 fn main() {
-    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let root =
+        PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     println!("cargo:rerun-if-changed={}", root.display());
     let mut files = Vec::new();
@@ -63,7 +71,9 @@ fn main() {
             .output();
         match out {
             Err(e) => panic!("could not run `{glslc}` ({e}); install it: apt-get install glslc"),
-            Ok(o) if !o.status.success() => failures.push(String::from_utf8_lossy(&o.stderr).into_owned()),
+            Ok(o) if !o.status.success() => {
+                failures.push(String::from_utf8_lossy(&o.stderr).into_owned())
+            }
             Ok(_) => {
                 let stem = rel.with_extension("");
                 let dotted = stem.to_string_lossy().replace(['/', '\\'], ".");
@@ -87,6 +97,13 @@ fn main() {
         // glslc's messages start with `file:line: error:`.
         panic!("shader compilation failed:\n{}", failures.join("\n"));
     }
-    let _ = writeln!(generated, "/// Every shader, for tests and tools.\npub static ALL: &[&Shader] = &[{}];", all.iter().map(|i| format!("&{i}")).collect::<Vec<_>>().join(", "));
+    let _ = writeln!(
+        generated,
+        "/// Every shader, for tests and tools.\npub static ALL: &[&Shader] = &[{}];",
+        all.iter()
+            .map(|i| format!("&{i}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     std::fs::write(out_dir.join("shaders.rs"), generated).expect("write shaders.rs");
 }

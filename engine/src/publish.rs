@@ -56,12 +56,22 @@ pub struct Published {
 }
 
 /// Declare `raster.publish` + `publish.resolve`.
-pub fn declare_publish(g: &mut Graph<'_>, extent: [u32; 2], mesh: MeshBindings, tiles: TileBindings, opts: PublishOptions) -> Published {
+pub fn declare_publish(
+    g: &mut Graph<'_>,
+    extent: [u32; 2],
+    mesh: MeshBindings,
+    tiles: TileBindings,
+    opts: PublishOptions,
+) -> Published {
     let [w, h] = extent;
     let mut vis = g.create_buffer("publish.vis", BufferDesc::gpu(8 * w as u64 * h as u64));
     let mut depth = g.create_image("publish.depth", ImageDesc::d2(w, h, vk::Format::D32_SFLOAT));
-    let mut hits = g.create_image("publish.hits", ImageDesc::d2(w, h, vk::Format::R32G32B32A32_UINT));
-    g.transfer("publish.clear").fill(&mut vis, 0, vk::WHOLE_SIZE, u32::MAX);
+    let mut hits = g.create_image(
+        "publish.hits",
+        ImageDesc::d2(w, h, vk::Format::R32G32B32A32_UINT),
+    );
+    g.transfer("publish.clear")
+        .fill(&mut vis, 0, vk::WHOLE_SIZE, u32::MAX);
     // Compute rasteriser first; what it cannot take (near-plane crossers, big footprints) goes
     // to the hardware raster through `raster.big`'s indirect draw.
     let mut dispatch = g.create_buffer("raster.dispatch", BufferDesc::indirect(1));
@@ -85,14 +95,18 @@ pub fn declare_publish(g: &mut Graph<'_>, extent: [u32; 2], mesh: MeshBindings, 
         depth_compare: vk::CompareOp::GREATER,
         ..Default::default()
     };
-    g.raster("raster.publish", &shaders::RASTER_PUBLISH_VERT, &shaders::RASTER_PUBLISH_FRAG)
-        .read("frame", tiles.frame)
-        .read("pool", mesh.pool)
-        .read("big", big)
-        .write("vis", &mut vis)
-        .state(state)
-        .depth(&mut depth, LoadOp::Clear([0.0; 4]))
-        .draw_indirect(big, 0, 1, 16);
+    g.raster(
+        "raster.publish",
+        &shaders::RASTER_PUBLISH_VERT,
+        &shaders::RASTER_PUBLISH_FRAG,
+    )
+    .read("frame", tiles.frame)
+    .read("pool", mesh.pool)
+    .read("big", big)
+    .write("vis", &mut vis)
+    .state(state)
+    .depth(&mut depth, LoadOp::Clear([0.0; 4]))
+    .draw_indirect(big, 0, 1, 16);
     g.compute("publish.resolve", &shaders::PUBLISH_RESOLVE)
         .read("frame", tiles.frame)
         .read("slots", tiles.slots)
@@ -107,17 +121,26 @@ pub fn declare_publish(g: &mut Graph<'_>, extent: [u32; 2], mesh: MeshBindings, 
 }
 
 /// Declare `resolve.terrain`, shading `hits` into `target` (RGBA8, storage).
-pub fn declare_terrain(g: &mut Graph<'_>, extent: [u32; 2], hits: ImageRef, tiles: TileBindings, target: &mut ImageRef, view: View) {
+pub fn declare_terrain(
+    g: &mut Graph<'_>,
+    extent: [u32; 2],
+    hits: ImageRef,
+    tiles: TileBindings,
+    target: &mut ImageRef,
+    view: View,
+) {
     g.compute("resolve.terrain", &shaders::RESOLVE_TERRAIN)
         .read("frame", tiles.frame)
         .read("slots", tiles.slots)
         .read("tile_heights", tiles.heights)
         .read("hits", hits)
         .write("color", target)
-        .push(&(match view {
-            View::Cbt | View::Wireframe => View::Shaded,
-            v => v,
-        } as u32))
+        .push(
+            &(match view {
+                View::Cbt | View::Wireframe => View::Shaded,
+                v => v,
+            } as u32),
+        )
         .dispatch_threads([extent[0], extent[1], 1]);
 }
 
@@ -153,8 +176,16 @@ impl AovPixel {
 }
 
 /// Declare `resolve.aov` (per pixel: an [`AovPixel`]).
-pub fn declare_aov(g: &mut Graph<'_>, extent: [u32; 2], hits: ImageRef, tiles: TileBindings) -> BufferRef {
-    let mut aov = g.create_buffer("resolve.aov", BufferDesc::gpu(32 * extent[0] as u64 * extent[1] as u64));
+pub fn declare_aov(
+    g: &mut Graph<'_>,
+    extent: [u32; 2],
+    hits: ImageRef,
+    tiles: TileBindings,
+) -> BufferRef {
+    let mut aov = g.create_buffer(
+        "resolve.aov",
+        BufferDesc::gpu(32 * extent[0] as u64 * extent[1] as u64),
+    );
     g.compute("resolve.aov", &shaders::RESOLVE_AOV)
         .read("frame", tiles.frame)
         .read("slots", tiles.slots)

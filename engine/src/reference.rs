@@ -33,9 +33,27 @@ fn clearance(res: &Residency, lod: &LodParams, body: Body, p: DVec3, t: f64) -> 
 
 /// The first hit of the terrain or of the ocean: the datum sphere where the blended terrain
 /// under it is water (the sea floor is hidden by the sea, as `publish.resolve` draws it).
-pub fn cast(res: &Residency, lod: &LodParams, body: Body, eye: DVec3, d: DVec3, max_relief: f64) -> RefPixel {
+pub fn cast(
+    res: &Residency,
+    lod: &LodParams,
+    body: Body,
+    eye: DVec3,
+    d: DVec3,
+    max_relief: f64,
+) -> RefPixel {
     let t_ocean = datum_distance(eye, d, body.radius);
-    match (march(res, lod, body, eye, d, max_relief, t_ocean.unwrap_or(f64::INFINITY)), t_ocean) {
+    match (
+        march(
+            res,
+            lod,
+            body,
+            eye,
+            d,
+            max_relief,
+            t_ocean.unwrap_or(f64::INFINITY),
+        ),
+        t_ocean,
+    ) {
         (Some(t), _) => Some(t),
         (None, Some(to)) => {
             let p = eye + d * to;
@@ -62,7 +80,15 @@ fn datum_distance(eye: DVec3, d: DVec3, radius: f64) -> Option<f64> {
 
 /// March one ray up to `t_max`: steps bounded by the clearance over a slope bound, then
 /// bisection to 1 mm (or 1e-7 of the distance) once the ray is below the surface.
-fn march(res: &Residency, lod: &LodParams, body: Body, eye: DVec3, d: DVec3, max_relief: f64, t_max: f64) -> RefPixel {
+fn march(
+    res: &Residency,
+    lod: &LodParams,
+    body: Body,
+    eye: DVec3,
+    d: DVec3,
+    max_relief: f64,
+    t_max: f64,
+) -> RefPixel {
     // Skip to the shell [R − relief, R + relief]; miss if the ray never enters it.
     let top = body.radius + max_relief;
     let b = eye.dot(d);
@@ -116,10 +142,19 @@ fn march(res: &Residency, lod: &LodParams, body: Body, eye: DVec3, d: DVec3, max
 }
 
 /// The whole image, rows spread over the machine's threads. Row-major, y down.
-pub fn render(res: &Residency, lod: &LodParams, body: Body, cam: &ViewCamera, max_relief: f64) -> Vec<RefPixel> {
+pub fn render(
+    res: &Residency,
+    lod: &LodParams,
+    body: Body,
+    cam: &ViewCamera,
+    max_relief: f64,
+) -> Vec<RefPixel> {
     let (w, h) = (cam.width as usize, cam.height as usize);
     let mut out = vec![None; w * h];
-    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).min(h.max(1));
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .min(h.max(1));
     let rows_per = h.div_ceil(threads);
     std::thread::scope(|s| {
         for (k, chunk) in out.chunks_mut(rows_per * w).enumerate() {

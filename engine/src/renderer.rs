@@ -3,9 +3,9 @@
 //! graph each frame. Owns every persistent GPU resource of the planet.
 
 use crate::cbt::camera::ViewCamera;
-use crate::cbt::params::CbtParams;
 use crate::cbt::gpu::debug::{declare_debug_edges, DebugMode};
 use crate::cbt::gpu::mesh::GpuMesh;
+use crate::cbt::params::CbtParams;
 use crate::gpu::frame::frame_constants;
 use crate::gpu::slots::{Residency, ResidentTile};
 use crate::gpu::tiles::{GpuTiles, TileBindings};
@@ -81,12 +81,19 @@ pub struct PlanetRenderer {
 }
 
 impl PlanetRenderer {
-    pub fn new(ctx: &Context, source: Arc<dyn TileSource>, opts: RendererOptions, frames_in_flight: usize) -> Result<PlanetRenderer> {
+    pub fn new(
+        ctx: &Context,
+        source: Arc<dyn TileSource>,
+        opts: RendererOptions,
+        frames_in_flight: usize,
+    ) -> Result<PlanetRenderer> {
         let body = source.body();
-        let stream = TileStream::for_source(source.as_ref(), opts.slots as usize, opts.wait_for_tiles);
+        let stream =
+            TileStream::for_source(source.as_ref(), opts.slots as usize, opts.wait_for_tiles);
         let pages = opts.slots + crate::params::STREAM_RESERVED_PAGES as u32;
         let tiles = GpuTiles::new(ctx, opts.slots, pages, frames_in_flight)?;
-        let mesh = GpuMesh::new(ctx, Some(opts.pool_capacity), opts.cbt, frames_in_flight).map_err(|e| RenderError::Setup(e.to_string()))?;
+        let mesh = GpuMesh::new(ctx, Some(opts.pool_capacity), opts.cbt, frames_in_flight)
+            .map_err(|e| RenderError::Setup(e.to_string()))?;
         Ok(PlanetRenderer {
             body,
             source,
@@ -106,7 +113,10 @@ impl PlanetRenderer {
     /// Whether the last frame left nothing to do: the mesh quiet, every wanted tile resident and
     /// faded in.
     pub fn settled(&self) -> bool {
-        self.stats.quiet && self.stats.residency.pending == 0 && self.stats.uploaded_tiles == 0 && self.stats.fading == 0
+        self.stats.quiet
+            && self.stats.residency.pending == 0
+            && self.stats.uploaded_tiles == 0
+            && self.stats.fading == 0
     }
 
     pub fn residency(&self) -> &Residency {
@@ -114,7 +124,12 @@ impl PlanetRenderer {
     }
 
     pub fn lod_params(&self, cam: &ViewCamera) -> LodParams {
-        LodParams { texel0: self.body.texel0(), pixel_angle: cam.pixel_angle(), lod_bias: 0.0, max_level: crate::params::MAX_LEVEL }
+        LodParams {
+            texel0: self.body.texel0(),
+            pixel_angle: cam.pixel_angle(),
+            lod_bias: 0.0,
+            max_level: crate::params::MAX_LEVEL,
+        }
     }
 
     /// Streaming for this camera: evictions, then uploads; fades from arrival times.
@@ -133,7 +148,11 @@ impl PlanetRenderer {
         for t in self.resident.values_mut() {
             // Arrivals fade in over 0.5 s against their parent (TERRAIN.md §5), also when the
             // frame waited for them: a tile appearing at full weight is a pop.
-            t.fade = if t.id.level == 0 { 1.0 } else { table.fade(t.slot, now) as f32 };
+            t.fade = if t.id.level == 0 {
+                1.0
+            } else {
+                table.fade(t.slot, now) as f32
+            };
             fading += (t.fade < 1.0) as u32;
         }
         self.stats.fading = fading;
@@ -162,9 +181,18 @@ impl PlanetRenderer {
             self.update_residency(cam);
         }
         let sun = self.sun.unwrap_or_else(|| local_sun(cam.eye, 135.0, 30.0));
-        let consts = frame_constants(cam, self.body.radius, self.body.texel0(), sun, self.start.elapsed().as_secs_f32(), self.frame);
+        let consts = frame_constants(
+            cam,
+            self.body.radius,
+            self.body.texel0(),
+            sun,
+            self.start.elapsed().as_secs_f32(),
+            self.frame,
+        );
         self.frame += 1;
-        let tb: TileBindings = self.tiles.declare(ctx, g, frame_slot, &self.residency, cam.eye, consts)?;
+        let tb: TileBindings =
+            self.tiles
+                .declare(ctx, g, frame_slot, &self.residency, cam.eye, consts)?;
         self.stats.uploaded_tiles = self.tiles.uploaded_tiles;
         let handles = self.mesh.declare(g, &tb, frame_slot);
         let fs = &self.mesh.stats;
@@ -199,7 +227,11 @@ impl PlanetRenderer {
 pub fn local_sun(eye: DVec3, azimuth_deg: f64, elevation_deg: f64) -> DVec3 {
     let up = eye.normalize();
     let east = DVec3::Z.cross(up);
-    let east = if east.length() < 1e-9 { DVec3::Y } else { east.normalize() };
+    let east = if east.length() < 1e-9 {
+        DVec3::Y
+    } else {
+        east.normalize()
+    };
     let north = up.cross(east);
     let (az, el) = (azimuth_deg.to_radians(), elevation_deg.to_radians());
     (el.cos() * (az.cos() * north + az.sin() * east) + el.sin() * up).normalize()

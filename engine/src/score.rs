@@ -80,10 +80,16 @@ pub fn score(gpu: &[Option<f64>], reference: &[RefPixel], w: usize, h: usize) ->
     for y in 0..h {
         for x in 0..w {
             let i = y * w + x;
-            let edge = [(1i64, 0i64), (-1, 0), (0, 1), (0, -1)].iter().any(|&(dx, dy)| {
-                let (xx, yy) = (x as i64 + dx, y as i64 + dy);
-                xx >= 0 && yy >= 0 && (xx as usize) < w && (yy as usize) < h && is_t(yy as usize * w + xx as usize) != is_t(i)
-            });
+            let edge = [(1i64, 0i64), (-1, 0), (0, 1), (0, -1)]
+                .iter()
+                .any(|&(dx, dy)| {
+                    let (xx, yy) = (x as i64 + dx, y as i64 + dy);
+                    xx >= 0
+                        && yy >= 0
+                        && (xx as usize) < w
+                        && (yy as usize) < h
+                        && is_t(yy as usize * w + xx as usize) != is_t(i)
+                });
             if edge {
                 sil.push((x as f64, y as f64));
             }
@@ -93,7 +99,9 @@ pub fn score(gpu: &[Option<f64>], reference: &[RefPixel], w: usize, h: usize) ->
         .iter()
         .map(|&i| {
             let (x, y) = ((i % w) as f64, (i / w) as f64);
-            sil.iter().map(|&(sx, sy)| ((sx - x).powi(2) + (sy - y).powi(2)).sqrt()).fold(f64::INFINITY, f64::min)
+            sil.iter()
+                .map(|&(sx, sy)| ((sx - x).powi(2) + (sy - y).powi(2)).sqrt())
+                .fold(f64::INFINITY, f64::min)
         })
         .map(|d| if d.is_finite() { d } else { (w + h) as f64 })
         .collect();
@@ -129,9 +137,20 @@ mod tests {
     #[test]
     fn identical_images_score_perfectly_and_a_hole_is_counted() {
         let (w, h) = (8, 6);
-        let reference: Vec<RefPixel> = (0..w * h).map(|i| if i / w >= 3 { Some(100.0 + i as f64) } else { None }).collect();
+        let reference: Vec<RefPixel> = (0..w * h)
+            .map(|i| {
+                if i / w >= 3 {
+                    Some(100.0 + i as f64)
+                } else {
+                    None
+                }
+            })
+            .collect();
         let s = score(&reference, &reference, w, h);
-        assert_eq!((s.see_through, s.covers_sky, s.depth_rel_p95, s.non_finite), (0.0, 0.0, 0.0, 0));
+        assert_eq!(
+            (s.see_through, s.covers_sky, s.depth_rel_p95, s.non_finite),
+            (0.0, 0.0, 0.0, 0)
+        );
         let mut holed = reference.clone();
         holed[4 * w + 3] = None;
         let s = score(&holed, &reference, w, h);

@@ -57,8 +57,19 @@ pub struct AnalyticSource {
 }
 
 impl AnalyticSource {
-    pub fn new(body: Body, finest: u8, relief: f64, height: impl Fn(DVec3) -> f64 + Send + Sync + 'static) -> Self {
-        AnalyticSource { body, finest, height: Box::new(height), relief, cache: Mutex::new(HashMap::new()) }
+    pub fn new(
+        body: Body,
+        finest: u8,
+        relief: f64,
+        height: impl Fn(DVec3) -> f64 + Send + Sync + 'static,
+    ) -> Self {
+        AnalyticSource {
+            body,
+            finest,
+            height: Box::new(height),
+            relief,
+            cache: Mutex::new(HashMap::new()),
+        }
     }
 
     /// The CBT's analytic test planet (sum of band-limited sines) as tiles.
@@ -71,7 +82,12 @@ impl AnalyticSource {
 
     fn sample_height(&self, level: u8, face: Face, i: i64, j: i64) -> f64 {
         let at = |f: Face, i: i64, j: i64| {
-            let t = TileId { level, face: f, x: 0, y: 0 };
+            let t = TileId {
+                level,
+                face: f,
+                x: 0,
+                y: 0,
+            };
             let (u, v) = t.sample_uv(i, j);
             (self.height)(f.direction(u, v))
         };
@@ -89,8 +105,16 @@ impl AnalyticSource {
         let a = TILE_APRON as i64;
         for row in 0..TILE_STRIDE as i64 {
             for col in 0..TILE_STRIDE as i64 {
-                let h = self.sample_height(id.level, id.face, id.global_i(col - a), id.global_j(row - a));
-                tile.set((row * TILE_STRIDE as i64 + col) as usize, quantise(h, h < 0.0));
+                let h = self.sample_height(
+                    id.level,
+                    id.face,
+                    id.global_i(col - a),
+                    id.global_j(row - a),
+                );
+                tile.set(
+                    (row * TILE_STRIDE as i64 + col) as usize,
+                    quantise(h, h < 0.0),
+                );
             }
         }
         tile
@@ -123,7 +147,9 @@ mod tests {
 
     #[test]
     fn analytic_tiles_agree_across_tile_and_face_edges() {
-        let src = AnalyticSource::new(Body { radius: 1.0e6 }, 6, 100.0, |d| 100.0 * (d.x * 3.0).sin() * (d.y * 2.0 + d.z).cos());
+        let src = AnalyticSource::new(Body { radius: 1.0e6 }, 6, 100.0, |d| {
+            100.0 * (d.x * 3.0).sin() * (d.y * 2.0 + d.z).cos()
+        });
         // Inside a face: the +u neighbour's first interior column is this tile's apron column 512.
         let t = TileId::new(3, Face(2), 4, 5);
         let n = t.neighbour(1, 0).unwrap();
@@ -137,7 +163,9 @@ mod tests {
         assert_ne!(across.face, edge.face);
         let (e, x) = (src.tile(edge), src.tile(across));
         for j in 0..512 {
-            let SampleRef::Owned(f, gi, gj) = canonical_sample(2, Face(0), edge.global_i(512), edge.global_j(j)) else {
+            let SampleRef::Owned(f, gi, gj) =
+                canonical_sample(2, Face(0), edge.global_i(512), edge.global_j(j))
+            else {
                 panic!("an edge apron sample has an owner");
             };
             assert_eq!(f, across.face);

@@ -43,13 +43,19 @@ pub fn select_level(lc: f64, fl: u8) -> (u8, f64) {
 pub fn fixed_to_st(t: &ResidentTile, x: i64, y: i64) -> (f64, f64) {
     let shift = 30 - t.id.level as u32;
     let scale = 2f64.powi(t.id.level as i32 - 21);
-    ((x - ((t.id.x as i64) << shift)) as f64 * scale, (y - ((t.id.y as i64) << shift)) as f64 * scale)
+    (
+        (x - ((t.id.x as i64) << shift)) as f64 * scale,
+        (y - ((t.id.y as i64) << shift)) as f64 * scale,
+    )
 }
 
 /// Explicit bilinear gather of the stored samples (sample i at s = i + 0.5).
 pub fn tile_height(t: &ResidentTile, s: f64, tt: f64) -> f64 {
     let (gx, gy) = (s - 0.5, tt - 0.5);
-    let (ix, iy) = ((gx.floor() as i64).clamp(-4, 514), (gy.floor() as i64).clamp(-4, 514));
+    let (ix, iy) = (
+        (gx.floor() as i64).clamp(-4, 514),
+        (gy.floor() as i64).clamp(-4, 514),
+    );
     let (fx, fy) = (gx - ix as f64, gy - iy as f64);
     let h = |i: i64, j: i64| t.tile.height(i, j) as f64;
     let a = h(ix, iy) + (h(ix + 1, iy) - h(ix, iy)) * fx;
@@ -78,14 +84,25 @@ pub fn spatial_weight(res: &Residency, t: &ResidentTile, s: f64, tt: f64) -> f64
     let inner = t.fade as f64;
     let mix = |a: f64, b: f64, x: f64| a + (b - a) * x.clamp(0.0, 1.0);
     let wl = mix(edge_profile(tt, c[0], e[0], c[2]), inner, s / EDGE_BAND);
-    let wr = mix(edge_profile(tt, c[1], e[1], c[3]), inner, (512.0 - s) / EDGE_BAND);
+    let wr = mix(
+        edge_profile(tt, c[1], e[1], c[3]),
+        inner,
+        (512.0 - s) / EDGE_BAND,
+    );
     let wb = mix(edge_profile(s, c[0], e[2], c[1]), inner, tt / EDGE_BAND);
-    let wt = mix(edge_profile(s, c[2], e[3], c[3]), inner, (512.0 - tt) / EDGE_BAND);
+    let wt = mix(
+        edge_profile(s, c[2], e[3], c[3]),
+        inner,
+        (512.0 - tt) / EDGE_BAND,
+    );
     wl.min(wr).min(wb.min(wt)).clamp(0.0, 1.0)
 }
 
 fn st_in_parent(t: &ResidentTile, s: f64, tt: f64) -> (f64, f64) {
-    ((s + 512.0 * (t.id.x & 1) as f64) * 0.5, (tt + 512.0 * (t.id.y & 1) as f64) * 0.5)
+    (
+        (s + 512.0 * (t.id.x & 1) as f64) * 0.5,
+        (tt + 512.0 * (t.id.y & 1) as f64) * 0.5,
+    )
 }
 
 /// First tile's height and spatial weight, and the parents' blend (see surface.glsl `Blend`).
@@ -114,7 +131,12 @@ pub fn blend_chain(res: &Residency, t: &ResidentTile, s: f64, tt: f64) -> Blend 
     let h_first = tile_height(t, s, tt);
     let level = t.id.level;
     if level == 0 {
-        return Blend { h_first, ws: 1.0, h_rest: h_first, level };
+        return Blend {
+            h_first,
+            ws: 1.0,
+            h_rest: h_first,
+            level,
+        };
     }
     let ws = spatial_weight(res, t, s, tt);
     let (mut h, mut rem) = (0.0, 1.0);
@@ -122,7 +144,11 @@ pub fn blend_chain(res: &Residency, t: &ResidentTile, s: f64, tt: f64) -> Blend 
     let mut cur = parent_of(res, t).expect("residency is closed under ancestors");
     loop {
         let root = cur.id.level == 0 || parent_of(res, cur).is_none();
-        let w = if root { 1.0 } else { spatial_weight(res, cur, ps, pt) };
+        let w = if root {
+            1.0
+        } else {
+            spatial_weight(res, cur, ps, pt)
+        };
         h += rem * w * tile_height(cur, ps, pt);
         rem *= 1.0 - w;
         if rem <= 0.0 || root {
@@ -131,10 +157,21 @@ pub fn blend_chain(res: &Residency, t: &ResidentTile, s: f64, tt: f64) -> Blend 
         (ps, pt) = st_in_parent(cur, ps, pt);
         cur = parent_of(res, cur).expect("checked above");
     }
-    Blend { h_first, ws, h_rest: h, level }
+    Blend {
+        h_first,
+        ws,
+        h_rest: h,
+        level,
+    }
 }
 
-fn ancestor_at<'r>(res: &'r Residency, mut t: &'r ResidentTile, mut s: f64, mut tt: f64, level: u8) -> (&'r ResidentTile, f64, f64) {
+fn ancestor_at<'r>(
+    res: &'r Residency,
+    mut t: &'r ResidentTile,
+    mut s: f64,
+    mut tt: f64,
+    level: u8,
+) -> (&'r ResidentTile, f64, f64) {
     while t.id.level > level {
         match parent_of(res, t) {
             Some(p) => {
@@ -148,7 +185,14 @@ fn ancestor_at<'r>(res: &'r Residency, mut t: &'r ResidentTile, mut s: f64, mut 
 }
 
 /// Blended height at fixed point (X, Y) of `face` for ray distance `t_dist`.
-pub fn height_at_fixed(res: &Residency, lod: &LodParams, face: Face, x: u64, y: u64, t_dist: f64) -> (f64, u8) {
+pub fn height_at_fixed(
+    res: &Residency,
+    lod: &LodParams,
+    face: Face,
+    x: u64,
+    y: u64,
+    t_dist: f64,
+) -> (f64, u8) {
     let fs = res.finest(face, x, y, lod.max_level);
     let (s, tt) = fixed_to_st(fs, x as i64, y as i64);
     let (level, w) = select_level(lod.lod(t_dist), fs.id.level);
@@ -167,7 +211,15 @@ pub struct CpuSurfacePoint {
     pub lod: f64,
 }
 
-pub fn surface_at_fixed(res: &Residency, lod: &LodParams, body: Body, eye: DVec3, face: Face, x: u64, y: u64) -> CpuSurfacePoint {
+pub fn surface_at_fixed(
+    res: &Residency,
+    lod: &LodParams,
+    body: Body,
+    eye: DVec3,
+    face: Face,
+    x: u64,
+    y: u64,
+) -> CpuSurfacePoint {
     let (face, x, y) = canonical_vertex(face, x, y);
     let fs = res.finest(face, x, y, lod.max_level);
     let (s, tt) = fixed_to_st(fs, x as i64, y as i64);
@@ -188,7 +240,12 @@ pub fn surface_at_fixed(res: &Residency, lod: &LodParams, body: Body, eye: DVec3
         level = l1;
     }
     let h = blend.height(w);
-    CpuSurfacePoint { position: at(h), height: h, level, lod: lc1 }
+    CpuSurfacePoint {
+        position: at(h),
+        height: h,
+        level,
+        lod: lc1,
+    }
 }
 
 /// The lowest-numbered face holding a cube-edge/corner vertex, exactly (mirror of
@@ -199,7 +256,9 @@ pub fn canonical_vertex(face: Face, x: u64, y: u64) -> (Face, u64, u64) {
         return (face, x, y);
     }
     let h = 1i64 << 29;
-    let c = face.axis() * h as f64 + face.u_axis() * (x as i64 - h) as f64 + face.v_axis() * (y as i64 - h) as f64;
+    let c = face.axis() * h as f64
+        + face.u_axis() * (x as i64 - h) as f64
+        + face.v_axis() * (y as i64 - h) as f64;
     for f in Face::ALL.into_iter().take(face.0 as usize) {
         if c.dot(f.axis()) == h as f64 {
             let u = c.dot(f.u_axis()) as i64 + h;
@@ -208,37 +267,6 @@ pub fn canonical_vertex(face: Face, x: u64, y: u64) -> (Face, u64, u64) {
         }
     }
     (face, x, y)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn level_selection_is_continuous_at_ring_boundaries() {
-        // Just below and above an integer lod the blended weights meet.
-        let (l1, w1) = select_level(4.0 - 1e-9, 9);
-        let (l2, w2) = select_level(4.0 + 1e-9, 9);
-        assert_eq!((l1, l2), (4, 5));
-        assert!((w1 - 1.0).abs() < 1e-6 && w2 < 1e-6);
-        assert_eq!(select_level(7.5, 5), (5, 1.0));
-        assert_eq!(select_level(-2.0, 5), (0, 1.0));
-    }
-
-    #[test]
-    fn canonical_vertex_moves_edge_points_to_the_lowest_face() {
-        let one = 1u64 << 30;
-        // Face 2 (+Y) point on its v = −1 edge (y = 0): shared with face 0? (+Y face's v axis is +X).
-        for f in Face::ALL {
-            for (x, y) in [(0, one / 3), (one, one / 5), (one / 7, 0), (one / 2, one), (0, 0), (one, one)] {
-                let (g, gx, gy) = canonical_vertex(f, x, y);
-                assert!(g.0 <= f.0);
-                let a = f.direction(fixed_to_unit(x), fixed_to_unit(y));
-                let b = g.direction(fixed_to_unit(gx), fixed_to_unit(gy));
-                assert!((a - b).length() < 1e-15, "{f:?} ({x},{y}) -> {g:?} ({gx},{gy})");
-            }
-        }
-    }
 }
 
 /// The tile surface as the CBT's CPU model sees it (`cbt::surface::Surface`): the same blended
@@ -263,6 +291,48 @@ impl crate::cbt::surface::Surface for TileSurface<'_> {
     fn finest_texel(&self, face: Face, u: f64, v: f64) -> f64 {
         let fx = |w: f64| ((w + 1.0) * (1u64 << 29) as f64).round() as u64;
         let (face, x, y) = canonical_vertex(face, fx(u), fx(v));
-        self.body.texel(self.res.finest(face, x, y, self.lod.max_level).id.level)
+        self.body
+            .texel(self.res.finest(face, x, y, self.lod.max_level).id.level)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn level_selection_is_continuous_at_ring_boundaries() {
+        // Just below and above an integer lod the blended weights meet.
+        let (l1, w1) = select_level(4.0 - 1e-9, 9);
+        let (l2, w2) = select_level(4.0 + 1e-9, 9);
+        assert_eq!((l1, l2), (4, 5));
+        assert!((w1 - 1.0).abs() < 1e-6 && w2 < 1e-6);
+        assert_eq!(select_level(7.5, 5), (5, 1.0));
+        assert_eq!(select_level(-2.0, 5), (0, 1.0));
+    }
+
+    #[test]
+    fn canonical_vertex_moves_edge_points_to_the_lowest_face() {
+        let one = 1u64 << 30;
+        // Face 2 (+Y) point on its v = −1 edge (y = 0): shared with face 0? (+Y face's v axis is +X).
+        for f in Face::ALL {
+            for (x, y) in [
+                (0, one / 3),
+                (one, one / 5),
+                (one / 7, 0),
+                (one / 2, one),
+                (0, 0),
+                (one, one),
+            ] {
+                let (g, gx, gy) = canonical_vertex(f, x, y);
+                assert!(g.0 <= f.0);
+                let a = f.direction(fixed_to_unit(x), fixed_to_unit(y));
+                let b = g.direction(fixed_to_unit(gx), fixed_to_unit(gy));
+                assert!(
+                    (a - b).length() < 1e-15,
+                    "{f:?} ({x},{y}) -> {g:?} ({gx},{gy})"
+                );
+            }
+        }
     }
 }

@@ -97,9 +97,12 @@ impl Access {
                 false,
             ),
             Access::ComputeUniform => (S::COMPUTE_SHADER, A::UNIFORM_READ, L::UNDEFINED, false),
-            Access::IndirectRead => {
-                (S::DRAW_INDIRECT, A::INDIRECT_COMMAND_READ, L::UNDEFINED, false)
-            }
+            Access::IndirectRead => (
+                S::DRAW_INDIRECT,
+                A::INDIRECT_COMMAND_READ,
+                L::UNDEFINED,
+                false,
+            ),
             Access::VertexBuffer => (
                 S::VERTEX_ATTRIBUTE_INPUT,
                 A::VERTEX_ATTRIBUTE_READ,
@@ -110,9 +113,12 @@ impl Access {
             Access::VertexShaderRead => {
                 (S::VERTEX_SHADER, A::SHADER_STORAGE_READ, L::GENERAL, false)
             }
-            Access::FragmentRead => {
-                (S::FRAGMENT_SHADER, A::SHADER_STORAGE_READ, L::GENERAL, false)
-            }
+            Access::FragmentRead => (
+                S::FRAGMENT_SHADER,
+                A::SHADER_STORAGE_READ,
+                L::GENERAL,
+                false,
+            ),
             Access::FragmentWrite => (
                 S::FRAGMENT_SHADER,
                 A::SHADER_STORAGE_READ | A::SHADER_STORAGE_WRITE,
@@ -137,16 +143,27 @@ impl Access {
                 L::DEPTH_ATTACHMENT_OPTIMAL,
                 true,
             ),
-            Access::TransferRead => {
-                (S::ALL_TRANSFER, A::TRANSFER_READ, L::TRANSFER_SRC_OPTIMAL, false)
-            }
-            Access::TransferWrite => {
-                (S::ALL_TRANSFER, A::TRANSFER_WRITE, L::TRANSFER_DST_OPTIMAL, true)
-            }
+            Access::TransferRead => (
+                S::ALL_TRANSFER,
+                A::TRANSFER_READ,
+                L::TRANSFER_SRC_OPTIMAL,
+                false,
+            ),
+            Access::TransferWrite => (
+                S::ALL_TRANSFER,
+                A::TRANSFER_WRITE,
+                L::TRANSFER_DST_OPTIMAL,
+                true,
+            ),
             Access::HostRead => (S::HOST, A::HOST_READ, L::GENERAL, false),
             Access::Present => (S::NONE, A::NONE, L::PRESENT_SRC_KHR, false),
         };
-        AccessInfo { stage, access, layout, writes }
+        AccessInfo {
+            stage,
+            access,
+            layout,
+            writes,
+        }
     }
 
     pub fn writes(self) -> bool {
@@ -208,7 +225,12 @@ pub struct Usage {
 impl Usage {
     pub fn of(a: Access) -> Usage {
         let i = a.info();
-        Usage { stage: i.stage, access: i.access, layout: i.layout, writes: i.writes }
+        Usage {
+            stage: i.stage,
+            access: i.access,
+            layout: i.layout,
+            writes: i.writes,
+        }
     }
 
     /// Merge another access of the same resource by the same node. Images need one layout;
@@ -216,8 +238,7 @@ impl Usage {
     pub fn merge(self, other: Usage, image: bool) -> Option<Usage> {
         let layout = if !image {
             vk::ImageLayout::UNDEFINED
-        } else if self.layout == other.layout || other.layout == vk::ImageLayout::UNDEFINED
-        {
+        } else if self.layout == other.layout || other.layout == vk::ImageLayout::UNDEFINED {
             self.layout
         } else if self.layout == vk::ImageLayout::UNDEFINED {
             other.layout
@@ -225,7 +246,10 @@ impl Usage {
             || other.layout == vk::ImageLayout::GENERAL
         {
             // A storage access plus a sampled read of one image: GENERAL serves both.
-            let ro = [vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL, vk::ImageLayout::GENERAL];
+            let ro = [
+                vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                vk::ImageLayout::GENERAL,
+            ];
             if ro.contains(&self.layout) && ro.contains(&other.layout) {
                 vk::ImageLayout::GENERAL
             } else {
@@ -261,9 +285,15 @@ mod tests {
 
     #[test]
     fn merge_storage_and_sampled_goes_general() {
-        let u = Usage::of(Access::ComputeRead).merge(Usage::of(Access::ComputeSampled), true).unwrap();
+        let u = Usage::of(Access::ComputeRead)
+            .merge(Usage::of(Access::ComputeSampled), true)
+            .unwrap();
         assert_eq!(u.layout, vk::ImageLayout::GENERAL);
-        assert!(Usage::of(Access::ColorAttachment).merge(Usage::of(Access::ComputeRead), true).is_none());
-        assert!(Usage::of(Access::TransferWrite).merge(Usage::of(Access::ComputeWrite), false).is_some());
+        assert!(Usage::of(Access::ColorAttachment)
+            .merge(Usage::of(Access::ComputeRead), true)
+            .is_none());
+        assert!(Usage::of(Access::TransferWrite)
+            .merge(Usage::of(Access::ComputeWrite), false)
+            .is_some());
     }
 }

@@ -27,9 +27,15 @@ pub struct ContextOptions {
 impl ContextOptions {
     /// Validation on when `PLANETFALL_VALIDATION` is set to anything but 0.
     pub fn from_env() -> Self {
-        let validation = std::env::var("PLANETFALL_VALIDATION").map(|v| v != "0").unwrap_or(false);
+        let validation = std::env::var("PLANETFALL_VALIDATION")
+            .map(|v| v != "0")
+            .unwrap_or(false);
         let device = std::env::var("PLANETFALL_DEVICE").ok();
-        ContextOptions { validation, device, ..Default::default() }
+        ContextOptions {
+            validation,
+            device,
+            ..Default::default()
+        }
     }
 }
 
@@ -124,10 +130,13 @@ unsafe extern "system" fn debug_callback(
     let msg = if data.is_null() || (*data).p_message.is_null() {
         String::from("(no message)")
     } else {
-        CStr::from_ptr((*data).p_message).to_string_lossy().into_owned()
+        CStr::from_ptr((*data).p_message)
+            .to_string_lossy()
+            .into_owned()
     };
     let counted = severity.intersects(
-        vk::DebugUtilsMessageSeverityFlagsEXT::WARNING | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
+        vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+            | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
     ) && !kind.contains(vk::DebugUtilsMessageTypeFlagsEXT::GENERAL);
     if counted {
         log::error!("vulkan {kind:?}: {msg}");
@@ -150,26 +159,42 @@ impl Context {
             .engine_name(&app)
             .api_version(vk::API_VERSION_1_3);
 
-        let layer_props = unsafe { entry.enumerate_instance_layer_properties() }.vk("vkEnumerateInstanceLayerProperties")?;
+        let layer_props = unsafe { entry.enumerate_instance_layer_properties() }
+            .vk("vkEnumerateInstanceLayerProperties")?;
         let validation_name = c"VK_LAYER_KHRONOS_validation";
-        let has_validation = layer_props
-            .iter()
-            .any(|l| l.layer_name_as_c_str().map(|n| n == validation_name).unwrap_or(false));
+        let has_validation = layer_props.iter().any(|l| {
+            l.layer_name_as_c_str()
+                .map(|n| n == validation_name)
+                .unwrap_or(false)
+        });
         if opts.validation && !has_validation {
             return Err(Error::NoValidationLayer);
         }
-        let ext_props =
-            unsafe { entry.enumerate_instance_extension_properties(None) }.vk("vkEnumerateInstanceExtensionProperties")?;
-        let has_ext = |n: &CStr| ext_props.iter().any(|e| e.extension_name_as_c_str().map(|x| x == n).unwrap_or(false));
+        let ext_props = unsafe { entry.enumerate_instance_extension_properties(None) }
+            .vk("vkEnumerateInstanceExtensionProperties")?;
+        let has_ext = |n: &CStr| {
+            ext_props
+                .iter()
+                .any(|e| e.extension_name_as_c_str().map(|x| x == n).unwrap_or(false))
+        };
         let debug_utils = has_ext(ash::ext::debug_utils::NAME);
 
-        let mut extensions: Vec<*const c_char> = opts.instance_extensions.iter().map(|e| e.as_ptr()).collect();
+        let mut extensions: Vec<*const c_char> = opts
+            .instance_extensions
+            .iter()
+            .map(|e| e.as_ptr())
+            .collect();
         if debug_utils {
             extensions.push(ash::ext::debug_utils::NAME.as_ptr());
         }
-        let layers: Vec<*const c_char> = if opts.validation { vec![validation_name.as_ptr()] } else { vec![] };
+        let layers: Vec<*const c_char> = if opts.validation {
+            vec![validation_name.as_ptr()]
+        } else {
+            vec![]
+        };
         let enables = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
-        let mut features = vk::ValidationFeaturesEXT::default().enabled_validation_features(&enables);
+        let mut features =
+            vk::ValidationFeaturesEXT::default().enabled_validation_features(&enables);
         let messages = Arc::new(MessageLog::default());
         let messenger_info = vk::DebugUtilsMessengerCreateInfoEXT::default()
             .message_severity(
@@ -199,7 +224,8 @@ impl Context {
         let instance = unsafe { entry.create_instance(&create, None) }.vk("vkCreateInstance")?;
         let debug_instance = if debug_utils {
             let di = ash::ext::debug_utils::Instance::new(&entry, &instance);
-            let m = unsafe { di.create_debug_utils_messenger(&messenger_info, None) }.vk("vkCreateDebugUtilsMessengerEXT")?;
+            let m = unsafe { di.create_debug_utils_messenger(&messenger_info, None) }
+                .vk("vkCreateDebugUtilsMessengerEXT")?;
             Some((di, m))
         } else {
             None
@@ -207,17 +233,28 @@ impl Context {
 
         let physical = pick_device(&instance, opts.device.as_deref())?;
         let props = unsafe { instance.get_physical_device_properties(physical) };
-        let name = props.device_name_as_c_str().map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = props
+            .device_name_as_c_str()
+            .map(|c| c.to_string_lossy().into_owned())
+            .unwrap_or_default();
 
         // Features: query, check, enable exactly what we need.
         let mut f11 = vk::PhysicalDeviceVulkan11Features::default();
         let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
         let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
-        let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f11).push_next(&mut f12).push_next(&mut f13);
+        let mut f2 = vk::PhysicalDeviceFeatures2::default()
+            .push_next(&mut f11)
+            .push_next(&mut f12)
+            .push_next(&mut f13);
         unsafe { instance.get_physical_device_features2(physical, &mut f2) };
         let base = f2.features;
-        let dev_exts = unsafe { instance.enumerate_device_extension_properties(physical) }.vk("vkEnumerateDeviceExtensionProperties")?;
-        let has_dev = |n: &CStr| dev_exts.iter().any(|e| e.extension_name_as_c_str().map(|x| x == n).unwrap_or(false));
+        let dev_exts = unsafe { instance.enumerate_device_extension_properties(physical) }
+            .vk("vkEnumerateDeviceExtensionProperties")?;
+        let has_dev = |n: &CStr| {
+            dev_exts
+                .iter()
+                .any(|e| e.extension_name_as_c_str().map(|x| x == n).unwrap_or(false))
+        };
         let checks: [(bool, &'static str); 10] = [
             (base.shader_int64 != 0, REQUIRED[0]),
             (f12.shader_buffer_int64_atomics != 0, REQUIRED[1]),
@@ -232,16 +269,27 @@ impl Context {
         ];
         for (ok, feature) in checks {
             if !ok {
-                return Err(Error::MissingFeature { device: name.clone(), feature });
+                return Err(Error::MissingFeature {
+                    device: name.clone(),
+                    feature,
+                });
             }
         }
         // A capture layer may report Vulkan 1.2 over a 1.3 driver (RenderDoc 1.24, Debian 12):
         // then the 1.3 features we use come from their KHR extensions, and their commands are
         // loaded under the KHR names (the layer wraps those, not the core aliases).
-        let khr13 = [ash::khr::synchronization2::NAME, ash::khr::dynamic_rendering::NAME];
+        let khr13 = [
+            ash::khr::synchronization2::NAME,
+            ash::khr::dynamic_rendering::NAME,
+        ];
         let via_khr = props.api_version < vk::API_VERSION_1_3;
-        if via_khr && !(props.api_version >= vk::API_VERSION_1_2 && khr13.iter().all(|n| has_dev(n))) {
-            return Err(Error::MissingFeature { device: name.clone(), feature: "Vulkan 1.3" });
+        if via_khr
+            && !(props.api_version >= vk::API_VERSION_1_2 && khr13.iter().all(|n| has_dev(n)))
+        {
+            return Err(Error::MissingFeature {
+                device: name.clone(),
+                feature: "Vulkan 1.3",
+            });
         }
         if via_khr {
             log::info!("device `{name}` reports Vulkan 1.2 (a capture layer?): using VK_KHR_synchronization2 and VK_KHR_dynamic_rendering");
@@ -253,19 +301,30 @@ impl Context {
         let universal_family = families
             .iter()
             .position(|f| f.queue_flags.contains(gc))
-            .ok_or(Error::MissingFeature { device: name.clone(), feature: "a graphics+compute queue" })? as u32;
+            .ok_or(Error::MissingFeature {
+                device: name.clone(),
+                feature: "a graphics+compute queue",
+            })? as u32;
         let transfer_family = families
             .iter()
             .position(|f| {
                 f.queue_flags.contains(vk::QueueFlags::TRANSFER)
-                    && !f.queue_flags.intersects(vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)
+                    && !f
+                        .queue_flags
+                        .intersects(vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)
             })
             .map(|i| i as u32)
             .filter(|_| std::env::var("PLANETFALL_SINGLE_QUEUE").is_err());
         let prio = [1.0f32];
-        let mut queue_infos = vec![vk::DeviceQueueCreateInfo::default().queue_family_index(universal_family).queue_priorities(&prio)];
+        let mut queue_infos = vec![vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(universal_family)
+            .queue_priorities(&prio)];
         if let Some(t) = transfer_family {
-            queue_infos.push(vk::DeviceQueueCreateInfo::default().queue_family_index(t).queue_priorities(&prio));
+            queue_infos.push(
+                vk::DeviceQueueCreateInfo::default()
+                    .queue_family_index(t)
+                    .queue_priorities(&prio),
+            );
         }
 
         let enabled = vk::PhysicalDeviceFeatures::default()
@@ -276,8 +335,12 @@ impl Context {
             .fill_mode_non_solid(base.fill_mode_non_solid != 0)
             .wide_lines(base.wide_lines != 0)
             .shader_float64(base.shader_float64 != 0)
-            .shader_storage_image_write_without_format(base.shader_storage_image_write_without_format != 0)
-            .shader_storage_image_read_without_format(base.shader_storage_image_read_without_format != 0);
+            .shader_storage_image_write_without_format(
+                base.shader_storage_image_write_without_format != 0,
+            )
+            .shader_storage_image_read_without_format(
+                base.shader_storage_image_read_without_format != 0,
+            );
         let mut e11 = vk::PhysicalDeviceVulkan11Features::default()
             .storage_buffer16_bit_access(f11.storage_buffer16_bit_access != 0);
         let mut e12 = vk::PhysicalDeviceVulkan12Features::default()
@@ -293,8 +356,10 @@ impl Context {
             .synchronization2(true)
             .dynamic_rendering(true)
             .maintenance4(f13.maintenance4 != 0);
-        let mut sync2 = vk::PhysicalDeviceSynchronization2Features::default().synchronization2(true);
-        let mut rendering = vk::PhysicalDeviceDynamicRenderingFeatures::default().dynamic_rendering(true);
+        let mut sync2 =
+            vk::PhysicalDeviceSynchronization2Features::default().synchronization2(true);
+        let mut rendering =
+            vk::PhysicalDeviceDynamicRenderingFeatures::default().dynamic_rendering(true);
         let mut dev_ext_names: Vec<*const c_char> = vec![ash::khr::push_descriptor::NAME.as_ptr()];
         if opts.swapchain {
             dev_ext_names.push(ash::khr::swapchain::NAME.as_ptr());
@@ -311,7 +376,8 @@ impl Context {
             dci = dci.push_next(&mut e13);
         }
         let dci = dci.enabled_extension_names(&dev_ext_names);
-        let mut device = unsafe { instance.create_device(physical, &dci, None) }.vk("vkCreateDevice")?;
+        let mut device =
+            unsafe { instance.create_device(physical, &dci, None) }.vk("vkCreateDevice")?;
         if via_khr {
             // Same entry points, KHR names first (`vkCmdPipelineBarrier2KHR` for `…2`).
             let gdpa = instance.fp_v1_0().get_device_proc_addr;
@@ -352,15 +418,24 @@ impl Context {
             buffer_device_address: false,
             allocation_sizes: Default::default(),
         })
-        .map_err(|e| Error::Alloc { name: "allocator".into(), message: e.to_string() })?;
+        .map_err(|e| Error::Alloc {
+            name: "allocator".into(),
+            message: e.to_string(),
+        })?;
 
         let l = props.limits;
         let driver = {
             let mut dp = vk::PhysicalDeviceDriverProperties::default();
             let mut p2 = vk::PhysicalDeviceProperties2::default().push_next(&mut dp);
             unsafe { instance.get_physical_device_properties2(physical, &mut p2) };
-            let n = dp.driver_name_as_c_str().map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
-            let i = dp.driver_info_as_c_str().map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
+            let n = dp
+                .driver_name_as_c_str()
+                .map(|c| c.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let i = dp
+                .driver_info_as_c_str()
+                .map(|c| c.to_string_lossy().into_owned())
+                .unwrap_or_default();
             format!("{n} {i}").trim().to_string()
         };
         let info = DeviceInfo {
@@ -387,11 +462,17 @@ impl Context {
             vk::api_version_minor(info.api_version),
             vk::api_version_patch(info.api_version),
             info.driver,
-            if transfer.is_some() { "dedicated" } else { "shared (single family)" }
+            if transfer.is_some() {
+                "dedicated"
+            } else {
+                "shared (single family)"
+            }
         );
 
         let push_descriptor = ash::khr::push_descriptor::Device::new(&instance, &device);
-        let debug_utils_dev = debug_instance.as_ref().map(|_| ash::ext::debug_utils::Device::new(&instance, &device));
+        let debug_utils_dev = debug_instance
+            .as_ref()
+            .map(|_| ash::ext::debug_utils::Device::new(&instance, &device));
         Ok(Context {
             entry,
             instance,
@@ -412,7 +493,10 @@ impl Context {
 
     /// The queue families as the frame-graph compiler sees them.
     pub fn queue_setup(&self) -> QueueSetup {
-        QueueSetup { universal: self.universal.family, transfer: self.transfer.as_ref().map(|q| q.family) }
+        QueueSetup {
+            universal: self.universal.family,
+            transfer: self.transfer.as_ref().map(|q| q.family),
+        }
     }
 
     pub fn queue(&self, family: u32) -> &Queue {
@@ -426,7 +510,9 @@ impl Context {
     pub fn name_object<H: vk::Handle>(&self, handle: H, name: &str) {
         if let Some(du) = &self.debug_utils {
             if let Ok(c) = CString::new(name) {
-                let info = vk::DebugUtilsObjectNameInfoEXT::default().object_handle(handle).object_name(&c);
+                let info = vk::DebugUtilsObjectNameInfoEXT::default()
+                    .object_handle(handle)
+                    .object_name(&c);
                 unsafe {
                     let _ = du.set_debug_utils_object_name(&info);
                 }
@@ -436,7 +522,9 @@ impl Context {
 
     pub(crate) fn with_allocator<T>(&self, f: impl FnOnce(&mut Allocator) -> T) -> T {
         let mut guard = self.allocator.lock();
-        f(guard.as_mut().expect("allocator lives until the context drops"))
+        f(guard
+            .as_mut()
+            .expect("allocator lives until the context drops"))
     }
 
     pub fn create_buffer_raw(
@@ -445,16 +533,26 @@ impl Context {
         desc: BufferDesc,
         usage: vk::BufferUsageFlags,
     ) -> Result<(vk::Buffer, Allocation)> {
-        let info = vk::BufferCreateInfo::default().size(desc.size.max(4)).usage(usage).sharing_mode(vk::SharingMode::EXCLUSIVE);
+        let info = vk::BufferCreateInfo::default()
+            .size(desc.size.max(4))
+            .usage(usage)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE);
         let buffer = unsafe { self.device.create_buffer(&info, None) }.vk("vkCreateBuffer")?;
         let req = unsafe { self.device.get_buffer_memory_requirements(buffer) };
         let allocation = self
             .with_allocator(|a| a.allocate(&alloc_desc(name, req, desc.memory, true)))
             .map_err(|e| {
                 unsafe { self.device.destroy_buffer(buffer, None) };
-                Error::Alloc { name: name.into(), message: e.to_string() }
+                Error::Alloc {
+                    name: name.into(),
+                    message: e.to_string(),
+                }
             })?;
-        unsafe { self.device.bind_buffer_memory(buffer, allocation.memory(), allocation.offset()) }.vk("vkBindBufferMemory")?;
+        unsafe {
+            self.device
+                .bind_buffer_memory(buffer, allocation.memory(), allocation.offset())
+        }
+        .vk("vkBindBufferMemory")?;
         self.name_object(buffer, name);
         Ok((buffer, allocation))
     }
@@ -464,11 +562,22 @@ impl Context {
         unsafe { self.device.destroy_buffer(buffer, None) };
     }
 
-    pub fn image_create_info(desc: &ImageDesc, usage: vk::ImageUsageFlags) -> vk::ImageCreateInfo<'static> {
+    pub fn image_create_info(
+        desc: &ImageDesc,
+        usage: vk::ImageUsageFlags,
+    ) -> vk::ImageCreateInfo<'static> {
         vk::ImageCreateInfo::default()
-            .image_type(if desc.extent[2] > 1 { vk::ImageType::TYPE_3D } else { vk::ImageType::TYPE_2D })
+            .image_type(if desc.extent[2] > 1 {
+                vk::ImageType::TYPE_3D
+            } else {
+                vk::ImageType::TYPE_2D
+            })
             .format(desc.format)
-            .extent(vk::Extent3D { width: desc.extent[0], height: desc.extent[1], depth: desc.extent[2] })
+            .extent(vk::Extent3D {
+                width: desc.extent[0],
+                height: desc.extent[1],
+                depth: desc.extent[2],
+            })
             .mip_levels(1)
             .array_layers(desc.layers)
             .samples(vk::SampleCountFlags::TYPE_1)
@@ -478,7 +587,12 @@ impl Context {
             .initial_layout(vk::ImageLayout::UNDEFINED)
     }
 
-    pub fn create_view(&self, image: vk::Image, desc: &ImageDesc, name: &str) -> Result<vk::ImageView> {
+    pub fn create_view(
+        &self,
+        image: vk::Image,
+        desc: &ImageDesc,
+        name: &str,
+    ) -> Result<vk::ImageView> {
         let info = vk::ImageViewCreateInfo::default()
             .image(image)
             .view_type(desc.view_type())
@@ -495,15 +609,28 @@ impl Context {
         desc: ImageDesc,
         usage: vk::ImageUsageFlags,
     ) -> Result<(vk::Image, vk::ImageView, Allocation)> {
-        let image = unsafe { self.device.create_image(&Self::image_create_info(&desc, usage), None) }.vk("vkCreateImage")?;
+        let image = unsafe {
+            self.device
+                .create_image(&Self::image_create_info(&desc, usage), None)
+        }
+        .vk("vkCreateImage")?;
         let req = unsafe { self.device.get_image_memory_requirements(image) };
         let allocation = self
-            .with_allocator(|a| a.allocate(&alloc_desc(name, req, crate::resource::Memory::Gpu, false)))
+            .with_allocator(|a| {
+                a.allocate(&alloc_desc(name, req, crate::resource::Memory::Gpu, false))
+            })
             .map_err(|e| {
                 unsafe { self.device.destroy_image(image, None) };
-                Error::Alloc { name: name.into(), message: e.to_string() }
+                Error::Alloc {
+                    name: name.into(),
+                    message: e.to_string(),
+                }
             })?;
-        unsafe { self.device.bind_image_memory(image, allocation.memory(), allocation.offset()) }.vk("vkBindImageMemory")?;
+        unsafe {
+            self.device
+                .bind_image_memory(image, allocation.memory(), allocation.offset())
+        }
+        .vk("vkBindImageMemory")?;
         self.name_object(image, name);
         let view = self.create_view(image, &desc, name)?;
         Ok((image, view, allocation))
@@ -536,7 +663,10 @@ impl Drop for Context {
             if let Some(a) = self.allocator.lock().take() {
                 let report = a.generate_report();
                 if report.total_allocated_bytes > 0 {
-                    log::warn!("{} bytes of GPU memory still allocated at shutdown", report.total_allocated_bytes);
+                    log::warn!(
+                        "{} bytes of GPU memory still allocated at shutdown",
+                        report.total_allocated_bytes
+                    );
                 }
                 drop(a);
             }
@@ -550,7 +680,8 @@ impl Drop for Context {
 }
 
 fn pick_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<vk::PhysicalDevice> {
-    let devices = unsafe { instance.enumerate_physical_devices() }.vk("vkEnumeratePhysicalDevices")?;
+    let devices =
+        unsafe { instance.enumerate_physical_devices() }.vk("vkEnumeratePhysicalDevices")?;
     if devices.is_empty() {
         return Err(Error::NoDevice);
     }
@@ -558,7 +689,9 @@ fn pick_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<vk::Phy
         .iter()
         .map(|&d| {
             let p = unsafe { instance.get_physical_device_properties(d) };
-            p.device_name_as_c_str().map(|c| c.to_string_lossy().into_owned()).unwrap_or_default()
+            p.device_name_as_c_str()
+                .map(|c| c.to_string_lossy().into_owned())
+                .unwrap_or_default()
         })
         .collect();
     if let Some(w) = wanted {
@@ -571,10 +704,20 @@ fn pick_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<vk::Phy
         if let Some(i) = names.iter().position(|n| n.to_lowercase().contains(&lw)) {
             return Ok(devices[i]);
         }
-        let available = names.iter().enumerate().map(|(i, n)| format!("{i}: {n}")).collect::<Vec<_>>().join(", ");
-        return Err(Error::DeviceNotFound { wanted: w.into(), available });
+        let available = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| format!("{i}: {n}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        return Err(Error::DeviceNotFound {
+            wanted: w.into(),
+            available,
+        });
     }
-    let rank = |d: vk::PhysicalDevice| match unsafe { instance.get_physical_device_properties(d) }.device_type {
+    let rank = |d: vk::PhysicalDevice| match unsafe { instance.get_physical_device_properties(d) }
+        .device_type
+    {
         vk::PhysicalDeviceType::DISCRETE_GPU => 0,
         vk::PhysicalDeviceType::INTEGRATED_GPU => 1,
         vk::PhysicalDeviceType::VIRTUAL_GPU => 2,

@@ -18,7 +18,9 @@ pub fn family_color(name: &str) -> [f32; 4] {
         "readback" | "queue" => [0.6, 0.6, 0.6, 1.0],
         _ => {
             // Hash the family into a hue so unknown families are still stable.
-            let h = family.bytes().fold(2166136261u32, |h, b| (h ^ b as u32).wrapping_mul(16777619));
+            let h = family
+                .bytes()
+                .fold(2166136261u32, |h, b| (h ^ b as u32).wrapping_mul(16777619));
             let hue = (h % 360) as f32 / 60.0;
             let x = 1.0 - (hue % 2.0 - 1.0).abs();
             let (r, g, b) = match hue as u32 {
@@ -40,12 +42,24 @@ fn describe_barriers(g: &CompiledGraph, b: &BarrierBatch, out: &mut String, inde
     }
     for x in &b.buffers {
         let name = &g.resources[x.res as usize].name;
-        let own = if x.src_family != x.dst_family { format!(" family {}->{}", x.src_family, x.dst_family) } else { String::new() };
-        let _ = writeln!(out, "{indent}buffer {name}: {:?}/{:?} -> {:?}/{:?}{own}", x.src_stage, x.src_access, x.dst_stage, x.dst_access);
+        let own = if x.src_family != x.dst_family {
+            format!(" family {}->{}", x.src_family, x.dst_family)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "{indent}buffer {name}: {:?}/{:?} -> {:?}/{:?}{own}",
+            x.src_stage, x.src_access, x.dst_stage, x.dst_access
+        );
     }
     for x in &b.images {
         let name = &g.resources[x.res as usize].name;
-        let own = if x.src_family != x.dst_family { format!(" family {}->{}", x.src_family, x.dst_family) } else { String::new() };
+        let own = if x.src_family != x.dst_family {
+            format!(" family {}->{}", x.src_family, x.dst_family)
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
             "{indent}image {name}: {:?}/{:?} -> {:?}/{:?} layout {:?} -> {:?}{own}",
@@ -58,12 +72,21 @@ impl CompiledGraph<'_> {
     /// Human-readable dump.
     pub fn dump_text(&self) -> String {
         let mut out = String::new();
-        let _ = writeln!(out, "# frame graph: {} nodes, {} batches, {} culled", self.nodes.len(), self.batches.len(), self.culled.len());
+        let _ = writeln!(
+            out,
+            "# frame graph: {} nodes, {} batches, {} culled",
+            self.nodes.len(),
+            self.batches.len(),
+            self.culled.len()
+        );
         let _ = writeln!(out, "resources:");
         for (i, r) in self.resources.iter().enumerate() {
             let what = match &r.desc {
                 ResourceDesc::Buffer(d) => format!("buffer {} bytes {:?}", d.size, d.memory),
-                ResourceDesc::Image(d) => format!("image {}x{}x{} ×{} {:?}", d.extent[0], d.extent[1], d.extent[2], d.layers, d.format),
+                ResourceDesc::Image(d) => format!(
+                    "image {}x{}x{} ×{} {:?}",
+                    d.extent[0], d.extent[1], d.extent[2], d.layers, d.format
+                ),
             };
             let origin = match (&r.origin, self.alias.get(i).copied().flatten()) {
                 (Origin::Imported { .. }, _) => "imported".to_string(),
@@ -79,7 +102,11 @@ impl CompiledGraph<'_> {
                 "batch {bi}: {:?} queue (family {}){}",
                 b.queue,
                 b.family,
-                if waits.is_empty() { String::new() } else { format!(", waits for {}", waits.join(", ")) }
+                if waits.is_empty() {
+                    String::new()
+                } else {
+                    format!(", waits for {}", waits.join(", "))
+                }
             );
             for n in &self.nodes[b.nodes.clone()] {
                 let _ = writeln!(out, "  node {} [{:?}]", n.name, n.kind);
@@ -112,13 +139,23 @@ impl CompiledGraph<'_> {
     /// Graphviz: nodes (boxes, coloured by family, clustered by batch) and resources
     /// (ellipses), edges for reads and writes.
     pub fn dump_dot(&self) -> String {
-        let mut out = String::from("digraph framegraph {\n  rankdir=LR;\n  node [fontname=\"monospace\"];\n");
+        let mut out =
+            String::from("digraph framegraph {\n  rankdir=LR;\n  node [fontname=\"monospace\"];\n");
         for (bi, b) in self.batches.iter().enumerate() {
-            let _ = writeln!(out, "  subgraph cluster_batch{bi} {{\n    label=\"batch {bi}: {:?} queue\";", b.queue);
+            let _ = writeln!(
+                out,
+                "  subgraph cluster_batch{bi} {{\n    label=\"batch {bi}: {:?} queue\";",
+                b.queue
+            );
             for p in b.nodes.clone() {
                 let n = &self.nodes[p];
                 let c = family_color(&n.name);
-                let hex = format!("#{:02x}{:02x}{:02x}", (c[0] * 255.0) as u8, (c[1] * 255.0) as u8, (c[2] * 255.0) as u8);
+                let hex = format!(
+                    "#{:02x}{:02x}{:02x}",
+                    (c[0] * 255.0) as u8,
+                    (c[1] * 255.0) as u8,
+                    (c[2] * 255.0) as u8
+                );
                 let _ = writeln!(
                     out,
                     "    \"{}\" [shape=box, style=filled, fillcolor=\"{hex}\", label=\"{}\\n{} barriers\"];",
@@ -130,9 +167,21 @@ impl CompiledGraph<'_> {
             let _ = writeln!(out, "  }}");
         }
         for (i, r) in self.resources.iter().enumerate() {
-            if self.nodes.iter().any(|n| n.uses.iter().any(|(x, _)| *x as usize == i)) {
-                let style = if matches!(r.origin, Origin::Imported { .. }) { "bold" } else { "dashed" };
-                let _ = writeln!(out, "  \"res:{}\" [shape=ellipse, style={style}, label=\"{}\"];", r.name, r.name);
+            if self
+                .nodes
+                .iter()
+                .any(|n| n.uses.iter().any(|(x, _)| *x as usize == i))
+            {
+                let style = if matches!(r.origin, Origin::Imported { .. }) {
+                    "bold"
+                } else {
+                    "dashed"
+                };
+                let _ = writeln!(
+                    out,
+                    "  \"res:{}\" [shape=ellipse, style={style}, label=\"{}\"];",
+                    r.name, r.name
+                );
             }
         }
         for n in &self.nodes {
@@ -146,7 +195,10 @@ impl CompiledGraph<'_> {
             }
         }
         for c in &self.culled {
-            let _ = writeln!(out, "  \"{c}\" [shape=box, style=dotted, label=\"{c}\\n(culled)\"];");
+            let _ = writeln!(
+                out,
+                "  \"{c}\" [shape=box, style=dotted, label=\"{c}\\n(culled)\"];"
+            );
         }
         out.push_str("}\n");
         out

@@ -11,19 +11,33 @@ pub enum Error {
     #[error("no Vulkan device matches `{wanted}`; devices here: {available}")]
     DeviceNotFound { wanted: String, available: String },
     #[error("device `{device}` lacks {feature}, which Planetfall needs")]
-    MissingFeature { device: String, feature: &'static str },
+    MissingFeature {
+        device: String,
+        feature: &'static str,
+    },
     #[error("the Khronos validation layer was requested but is not installed. On Debian: apt-get install vulkan-validationlayers")]
     NoValidationLayer,
     #[error("Vulkan call {call} failed: {result}")]
-    Vk { call: &'static str, result: vk::Result },
+    Vk {
+        call: &'static str,
+        result: vk::Result,
+    },
     #[error("GPU memory allocation for `{name}` failed: {message}")]
     Alloc { name: String, message: String },
     #[error("buffer `{0}` is not host-visible")]
     NotMapped(String),
     #[error("write past the end of `{resource}` (byte {end} of {size})")]
-    OutOfRange { resource: String, end: u64, size: u64 },
+    OutOfRange {
+        resource: String,
+        end: u64,
+        size: u64,
+    },
     #[error("the device was lost during node `{node}` (frame {frame}); last node completed: {last_completed}")]
-    DeviceLost { node: String, frame: u64, last_completed: String },
+    DeviceLost {
+        node: String,
+        frame: u64,
+        last_completed: String,
+    },
     #[error(transparent)]
     Compile(#[from] crate::compile::CompileError),
     #[error("pipeline for `{shader}` could not be created: {result}")]

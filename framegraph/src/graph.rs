@@ -39,7 +39,11 @@ impl<K> Clone for Handle<K> {
 impl<K> Copy for Handle<K> {}
 impl<K> Handle<K> {
     fn new(id: u32) -> Self {
-        Handle { id, version: 0, _kind: PhantomData }
+        Handle {
+            id,
+            version: 0,
+            _kind: PhantomData,
+        }
     }
     pub fn id(&self) -> u32 {
         self.id
@@ -57,14 +61,21 @@ pub enum Origin {
     /// Allocated by the graph for this frame (may alias others' memory).
     Transient,
     /// Owned outside the graph; keeps contents across frames. Writes to it are sinks.
-    Imported { raw: RawResource, state: Arc<Mutex<TrackedState>>, external: bool },
+    Imported {
+        raw: RawResource,
+        state: Arc<Mutex<TrackedState>>,
+        external: bool,
+    },
 }
 
 /// Raw Vulkan objects of an imported resource (null handles in GPU-less tests).
 #[derive(Clone, Copy, Debug)]
 pub enum RawResource {
     Buffer(vk::Buffer),
-    Image { image: vk::Image, view: vk::ImageView },
+    Image {
+        image: vk::Image,
+        view: vk::ImageView,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -148,19 +159,58 @@ pub enum Dispatch {
 
 #[derive(Clone, Copy, Debug)]
 pub enum Draw {
-    Direct { vertices: u32, instances: u32 },
-    Indirect { args: u32, offset: u64, draw_count: u32, stride: u32 },
-    IndirectCount { args: u32, offset: u64, count: u32, count_offset: u64, max_draws: u32, stride: u32 },
+    Direct {
+        vertices: u32,
+        instances: u32,
+    },
+    Indirect {
+        args: u32,
+        offset: u64,
+        draw_count: u32,
+        stride: u32,
+    },
+    IndirectCount {
+        args: u32,
+        offset: u64,
+        count: u32,
+        count_offset: u64,
+        max_draws: u32,
+        stride: u32,
+    },
 }
 
 #[derive(Clone, Debug)]
 pub enum CopyOp {
-    Buffer { src: u32, dst: u32, regions: Vec<vk::BufferCopy> },
-    BufferToImage { src: u32, dst: u32, regions: Vec<vk::BufferImageCopy> },
-    ImageToBuffer { src: u32, dst: u32, regions: Vec<vk::BufferImageCopy> },
-    Fill { dst: u32, offset: u64, size: u64, value: u32 },
-    Update { dst: u32, offset: u64, data: Vec<u8> },
-    ClearColor { dst: u32, value: [u32; 4] },
+    Buffer {
+        src: u32,
+        dst: u32,
+        regions: Vec<vk::BufferCopy>,
+    },
+    BufferToImage {
+        src: u32,
+        dst: u32,
+        regions: Vec<vk::BufferImageCopy>,
+    },
+    ImageToBuffer {
+        src: u32,
+        dst: u32,
+        regions: Vec<vk::BufferImageCopy>,
+    },
+    Fill {
+        dst: u32,
+        offset: u64,
+        size: u64,
+        value: u32,
+    },
+    Update {
+        dst: u32,
+        offset: u64,
+        data: Vec<u8>,
+    },
+    ClearColor {
+        dst: u32,
+        value: [u32; 4],
+    },
 }
 
 /// Context handed to custom record closures.
@@ -184,7 +234,11 @@ pub type RecordFn<'a> = Box<dyn FnOnce(&mut RecordCtx) + 'a>;
 
 pub enum Work<'a> {
     None,
-    Compute { shader: &'static Shader, push: Vec<u8>, dispatch: Dispatch },
+    Compute {
+        shader: &'static Shader,
+        push: Vec<u8>,
+        dispatch: Dispatch,
+    },
     Raster {
         vs: &'static Shader,
         fs: &'static Shader,
@@ -235,15 +289,45 @@ pub struct NodeDecl<'a> {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum GraphError {
     #[error("node `{node}` reads `{resource}` version {got}, but version {current} was already written — read the newest handle or order the nodes")]
-    StaleRead { node: String, resource: String, got: u32, current: u32 },
+    StaleRead {
+        node: String,
+        resource: String,
+        got: u32,
+        current: u32,
+    },
     #[error("node `{node}` binds `{binding}`, which shader `{shader}` does not use")]
-    UnknownBinding { node: String, binding: String, shader: String },
+    UnknownBinding {
+        node: String,
+        binding: String,
+        shader: String,
+    },
     #[error("node `{node}` does not bind `{binding}`, which shader `{shader}` uses (set {set}, binding {index})")]
-    MissingBinding { node: String, binding: String, shader: String, set: u32, index: u32 },
-    #[error("node `{node}` binds `{binding}` as {declared}, but shader `{shader}` declares it {actual}")]
-    BindingMismatch { node: String, binding: String, shader: String, declared: String, actual: String },
-    #[error("node `{node}` pushes {got} bytes of constants; shader `{shader}` declares {expected}")]
-    PushConstants { node: String, shader: String, got: usize, expected: u32 },
+    MissingBinding {
+        node: String,
+        binding: String,
+        shader: String,
+        set: u32,
+        index: u32,
+    },
+    #[error(
+        "node `{node}` binds `{binding}` as {declared}, but shader `{shader}` declares it {actual}"
+    )]
+    BindingMismatch {
+        node: String,
+        binding: String,
+        shader: String,
+        declared: String,
+        actual: String,
+    },
+    #[error(
+        "node `{node}` pushes {got} bytes of constants; shader `{shader}` declares {expected}"
+    )]
+    PushConstants {
+        node: String,
+        shader: String,
+        got: usize,
+        expected: u32,
+    },
     #[error("node `{node}` touches `{resource}` in incompatible ways (two image layouts)")]
     Conflict { node: String, resource: String },
     #[error("node `{node}` declares no work")]
@@ -252,8 +336,15 @@ pub enum GraphError {
     QueueAccess { node: String, resource: String },
     #[error("shader `{shader}` could not be reflected: {message}")]
     Reflection { shader: String, message: String },
-    #[error("node `{node}` uses shader `{shader}` as a {stage:?} shader, but it is a {actual:?} shader")]
-    WrongStage { node: String, shader: String, stage: ShaderStage, actual: ShaderStage },
+    #[error(
+        "node `{node}` uses shader `{shader}` as a {stage:?} shader, but it is a {actual:?} shader"
+    )]
+    WrongStage {
+        node: String,
+        shader: String,
+        stage: ShaderStage,
+        actual: ShaderStage,
+    },
 }
 
 /// A frame's declarations.
@@ -272,7 +363,11 @@ impl<'a> Graph<'a> {
     }
 
     fn add_resource(&mut self, name: &str, desc: ResourceDesc, origin: Origin) -> u32 {
-        self.resources.push(ResourceDecl { name: name.to_string(), desc, origin });
+        self.resources.push(ResourceDecl {
+            name: name.to_string(),
+            desc,
+            origin,
+        });
         self.versions.push(0);
         (self.resources.len() - 1) as u32
     }
@@ -294,7 +389,11 @@ impl<'a> Graph<'a> {
         raw: vk::Buffer,
         state: Arc<Mutex<TrackedState>>,
     ) -> BufferRef {
-        let origin = Origin::Imported { raw: RawResource::Buffer(raw), state, external: false };
+        let origin = Origin::Imported {
+            raw: RawResource::Buffer(raw),
+            state,
+            external: false,
+        };
         Handle::new(self.add_resource(name, ResourceDesc::Buffer(desc), origin))
     }
 
@@ -308,7 +407,11 @@ impl<'a> Graph<'a> {
         state: Arc<Mutex<TrackedState>>,
         external: bool,
     ) -> ImageRef {
-        let origin = Origin::Imported { raw: RawResource::Image { image, view }, state, external };
+        let origin = Origin::Imported {
+            raw: RawResource::Image { image, view },
+            state,
+            external,
+        };
         Handle::new(self.add_resource(name, ResourceDesc::Image(desc), origin))
     }
 
@@ -337,7 +440,14 @@ impl<'a> Graph<'a> {
     }
 
     /// Record a read of the newest version (checks staleness).
-    fn use_read(&mut self, node: usize, res: u32, version: u32, access: Access, binding: Option<String>) {
+    fn use_read(
+        &mut self,
+        node: usize,
+        res: u32,
+        version: u32,
+        access: Access,
+        binding: Option<String>,
+    ) {
         let current = self.versions[res as usize];
         if version != current {
             self.errors.push(GraphError::StaleRead {
@@ -347,7 +457,13 @@ impl<'a> Graph<'a> {
                 current,
             });
         }
-        self.nodes[node].uses.push(Use { res, access, reads: Some(version), writes: None, binding });
+        self.nodes[node].uses.push(Use {
+            res,
+            access,
+            reads: Some(version),
+            writes: None,
+            binding,
+        });
     }
 
     /// Record a write; `preserve` says whether the old contents are read (read-modify-write,
@@ -373,7 +489,13 @@ impl<'a> Graph<'a> {
         let new = current + 1;
         self.versions[res as usize] = new;
         let reads = preserve.then_some(current);
-        self.nodes[node].uses.push(Use { res, access, reads, writes: Some(new), binding });
+        self.nodes[node].uses.push(Use {
+            res,
+            access,
+            reads,
+            writes: Some(new),
+            binding,
+        });
         new
     }
 
@@ -388,11 +510,21 @@ impl<'a> Graph<'a> {
                 actual: shader.stage,
             });
         }
-        ComputeNode { g: self, node, shader, push: Vec::new() }
+        ComputeNode {
+            g: self,
+            node,
+            shader,
+            push: Vec::new(),
+        }
     }
 
     /// A raster node with a vertex and a fragment shader (dynamic rendering).
-    pub fn raster(&mut self, name: &str, vs: &'static Shader, fs: &'static Shader) -> RasterNode<'_, 'a> {
+    pub fn raster(
+        &mut self,
+        name: &str,
+        vs: &'static Shader,
+        fs: &'static Shader,
+    ) -> RasterNode<'_, 'a> {
         let node = self.push_node(name, NodeKind::Raster, Work::None);
         for (s, want) in [(vs, ShaderStage::Vertex), (fs, ShaderStage::Fragment)] {
             if s.stage != want {
@@ -438,7 +570,8 @@ impl<'a> Graph<'a> {
         };
         let mut dst = self.create_buffer(&format!("{name}.host"), BufferDesc::readback(size));
         let node_name = format!("readback.{name}");
-        self.transfer(&node_name).copy_buffer(buf, &mut dst, 0, 0, size);
+        self.transfer(&node_name)
+            .copy_buffer(buf, &mut dst, 0, 0, size);
         self.host_read(name, dst);
     }
 
@@ -457,15 +590,24 @@ impl<'a> Graph<'a> {
                     .aspect_mask(vk::ImageAspectFlags::COLOR)
                     .layer_count(layers),
             )
-            .image_extent(vk::Extent3D { width: extent[0], height: extent[1], depth: extent[2] });
-        self.transfer(&node_name).copy_image_to_buffer(img, &mut dst, vec![region]);
+            .image_extent(vk::Extent3D {
+                width: extent[0],
+                height: extent[1],
+                depth: extent[2],
+            });
+        self.transfer(&node_name)
+            .copy_image_to_buffer(img, &mut dst, vec![region]);
         self.host_read(name, dst);
     }
 
     /// The host reads `dst` after the frame: a command-less sink node whose barrier makes
     /// the copy visible to the host.
     fn host_read(&mut self, name: &str, dst: BufferRef) {
-        let n = self.push_node(&format!("readback.{name}.host"), NodeKind::Custom, Work::None);
+        let n = self.push_node(
+            &format!("readback.{name}.host"),
+            NodeKind::Custom,
+            Work::None,
+        );
         self.use_read(n, dst.id, dst.version, Access::HostRead, None);
         self.nodes[n].sink = true;
         self.readbacks.push((name.to_string(), dst.id));
@@ -498,7 +640,10 @@ fn bind_access(
     let refl = match shader.reflect() {
         Ok(r) => r,
         Err(message) => {
-            g.errors.push(GraphError::Reflection { shader: shader.name.into(), message });
+            g.errors.push(GraphError::Reflection {
+                shader: shader.name.into(),
+                message,
+            });
             return None;
         }
     };
@@ -510,7 +655,10 @@ fn bind_access(
         });
         return None;
     };
-    let sampled = matches!(b.kind, BindingKind::SampledImage | BindingKind::CombinedImageSampler);
+    let sampled = matches!(
+        b.kind,
+        BindingKind::SampledImage | BindingKind::CombinedImageSampler
+    );
     Some(match (shader.stage, write) {
         (ShaderStage::Compute, _) if b.kind == BindingKind::UniformBuffer => Access::ComputeUniform,
         (ShaderStage::Compute, _) if sampled => Access::ComputeSampled,
@@ -534,7 +682,8 @@ impl<'g, 'a> ComputeNode<'g, 'a> {
     /// Bind `h` to the shader's `binding`, read only.
     pub fn read<K: BindTarget>(self, binding: &str, h: Handle<K>) -> Self {
         if let Some(a) = bind_access(self.g, self.node, self.shader, binding, false) {
-            self.g.use_read(self.node, h.id, h.version, a, Some(binding.into()));
+            self.g
+                .use_read(self.node, h.id, h.version, a, Some(binding.into()));
         }
         self
     }
@@ -542,7 +691,9 @@ impl<'g, 'a> ComputeNode<'g, 'a> {
     /// Bind `h` to `binding`, read and written (storage). Bumps the handle's version.
     pub fn write<K: BindTarget>(self, binding: &str, h: &mut Handle<K>) -> Self {
         if let Some(a) = bind_access(self.g, self.node, self.shader, binding, true) {
-            h.version = self.g.use_write(self.node, h.id, h.version, a, Some(binding.into()), true);
+            h.version = self
+                .g
+                .use_write(self.node, h.id, h.version, a, Some(binding.into()), true);
         }
         self
     }
@@ -559,20 +710,37 @@ impl<'g, 'a> ComputeNode<'g, 'a> {
 
     /// Dispatch enough workgroups to cover `threads` (rounded up; shaders guard `id < count`).
     pub fn dispatch_threads(self, threads: [u32; 3]) {
-        let ls = self.shader.reflect().map(|r| r.local_size).unwrap_or([1, 1, 1]);
+        let ls = self
+            .shader
+            .reflect()
+            .map(|r| r.local_size)
+            .unwrap_or([1, 1, 1]);
         let groups = [0, 1, 2].map(|i| threads[i].div_ceil(ls[i].max(1)));
         self.finish(Dispatch::Groups(groups));
     }
 
     /// Dispatch from GPU-written arguments (`VkDispatchIndirectCommand` at `offset`).
     pub fn dispatch_indirect(self, args: BufferRef, offset: u64) {
-        self.g.use_read(self.node, args.id, args.version, Access::IndirectRead, None);
-        self.finish(Dispatch::Indirect { args: args.id, offset });
+        self.g
+            .use_read(self.node, args.id, args.version, Access::IndirectRead, None);
+        self.finish(Dispatch::Indirect {
+            args: args.id,
+            offset,
+        });
     }
 
     fn finish(self, dispatch: Dispatch) {
-        let ComputeNode { g, node, shader, push } = self;
-        g.nodes[node].work = Work::Compute { shader, push, dispatch };
+        let ComputeNode {
+            g,
+            node,
+            shader,
+            push,
+        } = self;
+        g.nodes[node].work = Work::Compute {
+            shader,
+            push,
+            dispatch,
+        };
     }
 }
 
@@ -591,17 +759,26 @@ impl<'g, 'a> RasterNode<'g, 'a> {
     fn stages_using(&self, binding: &str) -> Vec<&'static Shader> {
         [self.vs, self.fs]
             .into_iter()
-            .filter(|s| s.reflect().map(|r| r.binding(binding).is_some()).unwrap_or(false))
+            .filter(|s| {
+                s.reflect()
+                    .map(|r| r.binding(binding).is_some())
+                    .unwrap_or(false)
+            })
             .collect()
     }
 
     pub fn read<K: BindTarget>(self, binding: &str, h: Handle<K>) -> Self {
         let stages = self.stages_using(binding);
         // A binding neither stage uses is reported against the fragment shader.
-        let shaders: Vec<_> = if stages.is_empty() { vec![self.fs] } else { stages };
+        let shaders: Vec<_> = if stages.is_empty() {
+            vec![self.fs]
+        } else {
+            stages
+        };
         for s in shaders {
             if let Some(a) = bind_access(self.g, self.node, s, binding, false) {
-                self.g.use_read(self.node, h.id, h.version, a, Some(binding.into()));
+                self.g
+                    .use_read(self.node, h.id, h.version, a, Some(binding.into()));
             }
         }
         self
@@ -609,7 +786,9 @@ impl<'g, 'a> RasterNode<'g, 'a> {
 
     pub fn write<K: BindTarget>(self, binding: &str, h: &mut Handle<K>) -> Self {
         if let Some(a) = bind_access(self.g, self.node, self.fs, binding, true) {
-            h.version = self.g.use_write(self.node, h.id, h.version, a, Some(binding.into()), true);
+            h.version = self
+                .g
+                .use_write(self.node, h.id, h.version, a, Some(binding.into()), true);
         }
         self
     }
@@ -626,26 +805,49 @@ impl<'g, 'a> RasterNode<'g, 'a> {
 
     pub fn color(mut self, img: &mut ImageRef, load: LoadOp) -> Self {
         let preserve = load == LoadOp::Load;
-        img.version = self.g.use_write(self.node, img.id, img.version, Access::ColorAttachment, None, preserve);
+        img.version = self.g.use_write(
+            self.node,
+            img.id,
+            img.version,
+            Access::ColorAttachment,
+            None,
+            preserve,
+        );
         self.colors.push((img.id, load));
         self
     }
 
     pub fn depth(mut self, img: &mut ImageRef, load: LoadOp) -> Self {
         let preserve = load == LoadOp::Load;
-        img.version = self.g.use_write(self.node, img.id, img.version, Access::DepthAttachment, None, preserve);
+        img.version = self.g.use_write(
+            self.node,
+            img.id,
+            img.version,
+            Access::DepthAttachment,
+            None,
+            preserve,
+        );
         self.depth = Some((img.id, load));
         self
     }
 
     /// An index buffer is not used by our passes (vertices are pulled from storage).
     pub fn draw(self, vertices: u32, instances: u32) {
-        self.finish(Draw::Direct { vertices, instances });
+        self.finish(Draw::Direct {
+            vertices,
+            instances,
+        });
     }
 
     pub fn draw_indirect(self, args: BufferRef, offset: u64, draw_count: u32, stride: u32) {
-        self.g.use_read(self.node, args.id, args.version, Access::IndirectRead, None);
-        self.finish(Draw::Indirect { args: args.id, offset, draw_count, stride });
+        self.g
+            .use_read(self.node, args.id, args.version, Access::IndirectRead, None);
+        self.finish(Draw::Indirect {
+            args: args.id,
+            offset,
+            draw_count,
+            stride,
+        });
     }
 
     pub fn draw_indirect_count(
@@ -657,9 +859,16 @@ impl<'g, 'a> RasterNode<'g, 'a> {
         max_draws: u32,
         stride: u32,
     ) {
-        self.g.use_read(self.node, args.id, args.version, Access::IndirectRead, None);
+        self.g
+            .use_read(self.node, args.id, args.version, Access::IndirectRead, None);
         if count.id != args.id {
-            self.g.use_read(self.node, count.id, count.version, Access::IndirectRead, None);
+            self.g.use_read(
+                self.node,
+                count.id,
+                count.version,
+                Access::IndirectRead,
+                None,
+            );
         }
         self.finish(Draw::IndirectCount {
             args: args.id,
@@ -672,8 +881,25 @@ impl<'g, 'a> RasterNode<'g, 'a> {
     }
 
     fn finish(self, draw: Draw) {
-        let RasterNode { g, node, vs, fs, state, push, colors, depth } = self;
-        g.nodes[node].work = Work::Raster { vs, fs, state, push, colors, depth, draw };
+        let RasterNode {
+            g,
+            node,
+            vs,
+            fs,
+            state,
+            push,
+            colors,
+            depth,
+        } = self;
+        g.nodes[node].work = Work::Raster {
+            vs,
+            fs,
+            state,
+            push,
+            colors,
+            depth,
+            draw,
+        };
     }
 }
 
@@ -694,48 +920,135 @@ impl<'g, 'a> TransferNode<'g, 'a> {
         }
     }
 
-    pub fn copy_buffer(mut self, src: BufferRef, dst: &mut BufferRef, src_off: u64, dst_off: u64, size: u64) -> Self {
-        self.g.use_read(self.node, src.id, src.version, Access::TransferRead, None);
+    pub fn copy_buffer(
+        mut self,
+        src: BufferRef,
+        dst: &mut BufferRef,
+        src_off: u64,
+        dst_off: u64,
+        size: u64,
+    ) -> Self {
+        self.g
+            .use_read(self.node, src.id, src.version, Access::TransferRead, None);
         let whole = self.whole(dst.id, dst_off, size);
-        dst.version = self.g.use_write(self.node, dst.id, dst.version, Access::TransferWrite, None, !whole);
-        let region = vk::BufferCopy { src_offset: src_off, dst_offset: dst_off, size };
-        self.op(CopyOp::Buffer { src: src.id, dst: dst.id, regions: vec![region] });
+        dst.version = self.g.use_write(
+            self.node,
+            dst.id,
+            dst.version,
+            Access::TransferWrite,
+            None,
+            !whole,
+        );
+        let region = vk::BufferCopy {
+            src_offset: src_off,
+            dst_offset: dst_off,
+            size,
+        };
+        self.op(CopyOp::Buffer {
+            src: src.id,
+            dst: dst.id,
+            regions: vec![region],
+        });
         self
     }
 
-    pub fn copy_buffer_to_image(mut self, src: BufferRef, dst: &mut ImageRef, regions: Vec<vk::BufferImageCopy>) -> Self {
-        self.g.use_read(self.node, src.id, src.version, Access::TransferRead, None);
-        dst.version = self.g.use_write(self.node, dst.id, dst.version, Access::TransferWrite, None, true);
-        self.op(CopyOp::BufferToImage { src: src.id, dst: dst.id, regions });
+    pub fn copy_buffer_to_image(
+        mut self,
+        src: BufferRef,
+        dst: &mut ImageRef,
+        regions: Vec<vk::BufferImageCopy>,
+    ) -> Self {
+        self.g
+            .use_read(self.node, src.id, src.version, Access::TransferRead, None);
+        dst.version = self.g.use_write(
+            self.node,
+            dst.id,
+            dst.version,
+            Access::TransferWrite,
+            None,
+            true,
+        );
+        self.op(CopyOp::BufferToImage {
+            src: src.id,
+            dst: dst.id,
+            regions,
+        });
         self
     }
 
-    pub fn copy_image_to_buffer(mut self, src: ImageRef, dst: &mut BufferRef, regions: Vec<vk::BufferImageCopy>) -> Self {
-        self.g.use_read(self.node, src.id, src.version, Access::TransferRead, None);
-        dst.version = self.g.use_write(self.node, dst.id, dst.version, Access::TransferWrite, None, false);
-        self.op(CopyOp::ImageToBuffer { src: src.id, dst: dst.id, regions });
+    pub fn copy_image_to_buffer(
+        mut self,
+        src: ImageRef,
+        dst: &mut BufferRef,
+        regions: Vec<vk::BufferImageCopy>,
+    ) -> Self {
+        self.g
+            .use_read(self.node, src.id, src.version, Access::TransferRead, None);
+        dst.version = self.g.use_write(
+            self.node,
+            dst.id,
+            dst.version,
+            Access::TransferWrite,
+            None,
+            false,
+        );
+        self.op(CopyOp::ImageToBuffer {
+            src: src.id,
+            dst: dst.id,
+            regions,
+        });
         self
     }
 
     /// `vkCmdFillBuffer` (size `vk::WHOLE_SIZE` for all of it).
     pub fn fill(mut self, dst: &mut BufferRef, offset: u64, size: u64, value: u32) -> Self {
         let whole = self.whole(dst.id, offset, size);
-        dst.version = self.g.use_write(self.node, dst.id, dst.version, Access::TransferWrite, None, !whole);
-        self.op(CopyOp::Fill { dst: dst.id, offset, size, value });
+        dst.version = self.g.use_write(
+            self.node,
+            dst.id,
+            dst.version,
+            Access::TransferWrite,
+            None,
+            !whole,
+        );
+        self.op(CopyOp::Fill {
+            dst: dst.id,
+            offset,
+            size,
+            value,
+        });
         self
     }
 
     /// `vkCmdUpdateBuffer` with host data (≤ 65,536 bytes, multiple of 4).
     pub fn update(mut self, dst: &mut BufferRef, offset: u64, data: &[u8]) -> Self {
         let whole = self.whole(dst.id, offset, data.len() as u64);
-        dst.version = self.g.use_write(self.node, dst.id, dst.version, Access::TransferWrite, None, !whole);
-        self.op(CopyOp::Update { dst: dst.id, offset, data: data.to_vec() });
+        dst.version = self.g.use_write(
+            self.node,
+            dst.id,
+            dst.version,
+            Access::TransferWrite,
+            None,
+            !whole,
+        );
+        self.op(CopyOp::Update {
+            dst: dst.id,
+            offset,
+            data: data.to_vec(),
+        });
         self
     }
 
     /// Clear a colour image; `value` is the raw 32-bit pattern of each channel.
     pub fn clear_image(mut self, dst: &mut ImageRef, value: [u32; 4]) -> Self {
-        dst.version = self.g.use_write(self.node, dst.id, dst.version, Access::TransferWrite, None, false);
+        dst.version = self.g.use_write(
+            self.node,
+            dst.id,
+            dst.version,
+            Access::TransferWrite,
+            None,
+            false,
+        );
         self.op(CopyOp::ClearColor { dst: dst.id, value });
         self
     }
@@ -766,7 +1079,9 @@ impl<'g, 'a> CustomNode<'g, 'a> {
 
     /// Declare a write; `preserve` = the old contents are read too.
     pub fn write<K>(self, h: &mut Handle<K>, access: Access, preserve: bool) -> Self {
-        h.version = self.g.use_write(self.node, h.id, h.version, access, None, preserve);
+        h.version = self
+            .g
+            .use_write(self.node, h.id, h.version, access, None, preserve);
         self
     }
 

@@ -24,7 +24,13 @@ pub struct Pipeline {
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum Key {
     Compute(usize),
-    Raster { vs: usize, fs: usize, state: RasterState, colors: Vec<vk::Format>, depth: Option<vk::Format> },
+    Raster {
+        vs: usize,
+        fs: usize,
+        state: RasterState,
+        colors: Vec<vk::Format>,
+        depth: Option<vk::Format>,
+    },
 }
 
 #[derive(Default)]
@@ -70,15 +76,34 @@ impl Pipelines {
         Ok(raw)
     }
 
-    fn layout(&self, ctx: &Context, shaders: &[&Shader]) -> Result<(vk::DescriptorSetLayout, vk::PipelineLayout, Vec<Binding>, vk::ShaderStageFlags, u32)> {
+    fn layout(
+        &self,
+        ctx: &Context,
+        shaders: &[&Shader],
+    ) -> Result<(
+        vk::DescriptorSetLayout,
+        vk::PipelineLayout,
+        Vec<Binding>,
+        vk::ShaderStageFlags,
+        u32,
+    )> {
         let mut bindings: Vec<(Binding, vk::ShaderStageFlags)> = Vec::new();
         let mut push_size = 0;
         let mut push_stages = vk::ShaderStageFlags::empty();
         for s in shaders {
-            let r = s.reflect().map_err(|message| Error::Pipeline { shader: format!("{}: {message}", s.name), result: vk::Result::ERROR_UNKNOWN })?;
+            let r = s.reflect().map_err(|message| Error::Pipeline {
+                shader: format!("{}: {message}", s.name),
+                result: vk::Result::ERROR_UNKNOWN,
+            })?;
             for b in &r.bindings {
                 if b.set != 0 {
-                    return Err(Error::Pipeline { shader: format!("{} (binding `{}` is in set {}; only set 0 is supported)", s.name, b.name, b.set), result: vk::Result::ERROR_UNKNOWN });
+                    return Err(Error::Pipeline {
+                        shader: format!(
+                            "{} (binding `{}` is in set {}; only set 0 is supported)",
+                            s.name, b.name, b.set
+                        ),
+                        result: vk::Result::ERROR_UNKNOWN,
+                    });
                 }
                 match bindings.iter_mut().find(|(x, _)| x.binding == b.binding) {
                     Some((_, st)) => *st |= stage_flags(s.stage),
@@ -90,7 +115,14 @@ impl Pipelines {
                 push_stages |= stage_flags(s.stage);
             }
         }
-        let sampler = if bindings.iter().any(|(b, _)| b.kind == BindingKind::CombinedImageSampler) { Some([self.sampler(ctx)?]) } else { None };
+        let sampler = if bindings
+            .iter()
+            .any(|(b, _)| b.kind == BindingKind::CombinedImageSampler)
+        {
+            Some([self.sampler(ctx)?])
+        } else {
+            None
+        };
         let vk_bindings: Vec<vk::DescriptorSetLayoutBinding> = bindings
             .iter()
             .map(|(b, st)| {
@@ -110,40 +142,82 @@ impl Pipelines {
         let info = vk::DescriptorSetLayoutCreateInfo::default()
             .flags(vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR)
             .bindings(&vk_bindings);
-        let set_layout = unsafe { ctx.device.create_descriptor_set_layout(&info, None) }.vk("vkCreateDescriptorSetLayout")?;
-        let ranges = [vk::PushConstantRange { stage_flags: push_stages, offset: 0, size: push_size }];
+        let set_layout = unsafe { ctx.device.create_descriptor_set_layout(&info, None) }
+            .vk("vkCreateDescriptorSetLayout")?;
+        let ranges = [vk::PushConstantRange {
+            stage_flags: push_stages,
+            offset: 0,
+            size: push_size,
+        }];
         let set_layouts = [set_layout];
         let mut pl = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
         if push_size > 0 {
             pl = pl.push_constant_ranges(&ranges);
         }
-        let layout = unsafe { ctx.device.create_pipeline_layout(&pl, None) }.vk("vkCreatePipelineLayout")?;
-        Ok((set_layout, layout, bindings.into_iter().map(|(b, _)| b).collect(), push_stages, push_size))
+        let layout =
+            unsafe { ctx.device.create_pipeline_layout(&pl, None) }.vk("vkCreatePipelineLayout")?;
+        Ok((
+            set_layout,
+            layout,
+            bindings.into_iter().map(|(b, _)| b).collect(),
+            push_stages,
+            push_size,
+        ))
     }
 
     fn module(ctx: &Context, s: &Shader) -> Result<vk::ShaderModule> {
         let words = s.words();
         let info = vk::ShaderModuleCreateInfo::default().code(&words);
-        let m = unsafe { ctx.device.create_shader_module(&info, None) }.vk("vkCreateShaderModule")?;
+        let m =
+            unsafe { ctx.device.create_shader_module(&info, None) }.vk("vkCreateShaderModule")?;
         ctx.name_object(m, s.name);
         Ok(m)
     }
 
-    pub fn compute(&self, ctx: &Context, shader: &'static Shader) -> Result<std::sync::Arc<Pipeline>> {
+    pub fn compute(
+        &self,
+        ctx: &Context,
+        shader: &'static Shader,
+    ) -> Result<std::sync::Arc<Pipeline>> {
         let key = Key::Compute(shader.id());
         if let Some(p) = self.map.lock().get(&key) {
             return Ok(p.clone());
         }
         let (set_layout, layout, bindings, push_stages, push_size) = self.layout(ctx, &[shader])?;
         let module = Self::module(ctx, shader)?;
-        let entry = CString::new(shader.reflect().map(|r| r.entry_point.clone()).unwrap_or_else(|_| "main".into())).unwrap_or_default();
-        let stage = vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(module).name(&entry);
-        let info = vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout);
-        let raw = unsafe { ctx.device.create_compute_pipelines(vk::PipelineCache::null(), &[info], None) }
-            .map_err(|(_, result)| Error::Pipeline { shader: shader.name.into(), result })?[0];
+        let entry = CString::new(
+            shader
+                .reflect()
+                .map(|r| r.entry_point.clone())
+                .unwrap_or_else(|_| "main".into()),
+        )
+        .unwrap_or_default();
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(&entry);
+        let info = vk::ComputePipelineCreateInfo::default()
+            .stage(stage)
+            .layout(layout);
+        let raw = unsafe {
+            ctx.device
+                .create_compute_pipelines(vk::PipelineCache::null(), &[info], None)
+        }
+        .map_err(|(_, result)| Error::Pipeline {
+            shader: shader.name.into(),
+            result,
+        })?[0];
         unsafe { ctx.device.destroy_shader_module(module, None) };
         ctx.name_object(raw, shader.name);
-        let p = std::sync::Arc::new(Pipeline { raw, layout, set_layout, bindings, push_stages, push_size, bind_point: vk::PipelineBindPoint::COMPUTE });
+        let p = std::sync::Arc::new(Pipeline {
+            raw,
+            layout,
+            set_layout,
+            bindings,
+            push_stages,
+            push_size,
+            bind_point: vk::PipelineBindPoint::COMPUTE,
+        });
         self.map.lock().insert(key, p.clone());
         Ok(p)
     }
@@ -157,7 +231,13 @@ impl Pipelines {
         colors: &[vk::Format],
         depth: Option<vk::Format>,
     ) -> Result<std::sync::Arc<Pipeline>> {
-        let key = Key::Raster { vs: vs.id(), fs: fs.id(), state, colors: colors.to_vec(), depth };
+        let key = Key::Raster {
+            vs: vs.id(),
+            fs: fs.id(),
+            state,
+            colors: colors.to_vec(),
+            depth,
+        };
         if let Some(p) = self.map.lock().get(&key) {
             return Ok(p.clone());
         }
@@ -166,20 +246,37 @@ impl Pipelines {
         let fm = Self::module(ctx, fs)?;
         let main = c"main";
         let stages = [
-            vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::VERTEX).module(vm).name(main),
-            vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::FRAGMENT).module(fm).name(main),
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::VERTEX)
+                .module(vm)
+                .name(main),
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::FRAGMENT)
+                .module(fm)
+                .name(main),
         ];
         let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
         let ia = vk::PipelineInputAssemblyStateCreateInfo::default().topology(state.topology);
-        let vp = vk::PipelineViewportStateCreateInfo::default().viewport_count(1).scissor_count(1);
+        let vp = vk::PipelineViewportStateCreateInfo::default()
+            .viewport_count(1)
+            .scissor_count(1);
         let wide = ctx.info.wide_lines;
-        let polygon = if ctx.info.fill_mode_non_solid { state.polygon_mode } else { vk::PolygonMode::FILL };
+        let polygon = if ctx.info.fill_mode_non_solid {
+            state.polygon_mode
+        } else {
+            vk::PolygonMode::FILL
+        };
         let rs = vk::PipelineRasterizationStateCreateInfo::default()
             .polygon_mode(polygon)
             .cull_mode(state.cull_mode)
             .front_face(state.front_face)
-            .line_width(if wide { state.line_width_x10 as f32 / 10.0 } else { 1.0 });
-        let ms = vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(vk::SampleCountFlags::TYPE_1);
+            .line_width(if wide {
+                state.line_width_x10 as f32 / 10.0
+            } else {
+                1.0
+            });
+        let ms = vk::PipelineMultisampleStateCreateInfo::default()
+            .rasterization_samples(vk::SampleCountFlags::TYPE_1);
         let ds = vk::PipelineDepthStencilStateCreateInfo::default()
             .depth_test_enable(state.depth_test)
             .depth_write_enable(state.depth_write)
@@ -187,7 +284,8 @@ impl Pipelines {
         let blend: Vec<vk::PipelineColorBlendAttachmentState> = colors
             .iter()
             .map(|_| {
-                let b = vk::PipelineColorBlendAttachmentState::default().color_write_mask(vk::ColorComponentFlags::RGBA);
+                let b = vk::PipelineColorBlendAttachmentState::default()
+                    .color_write_mask(vk::ColorComponentFlags::RGBA);
                 if state.alpha_blend {
                     b.blend_enable(true)
                         .src_color_blend_factor(vk::BlendFactor::SRC_ALPHA)
@@ -219,14 +317,28 @@ impl Pipelines {
             .dynamic_state(&dy)
             .layout(layout)
             .push_next(&mut rendering);
-        let raw = unsafe { ctx.device.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) }
-            .map_err(|(_, result)| Error::Pipeline { shader: format!("{} + {}", vs.name, fs.name), result })?[0];
+        let raw = unsafe {
+            ctx.device
+                .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
+        }
+        .map_err(|(_, result)| Error::Pipeline {
+            shader: format!("{} + {}", vs.name, fs.name),
+            result,
+        })?[0];
         unsafe {
             ctx.device.destroy_shader_module(vm, None);
             ctx.device.destroy_shader_module(fm, None);
         }
         ctx.name_object(raw, &format!("{} + {}", vs.name, fs.name));
-        let p = std::sync::Arc::new(Pipeline { raw, layout, set_layout, bindings, push_stages, push_size, bind_point: vk::PipelineBindPoint::GRAPHICS });
+        let p = std::sync::Arc::new(Pipeline {
+            raw,
+            layout,
+            set_layout,
+            bindings,
+            push_stages,
+            push_size,
+            bind_point: vk::PipelineBindPoint::GRAPHICS,
+        });
         self.map.lock().insert(key, p.clone());
         Ok(p)
     }

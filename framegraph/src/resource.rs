@@ -38,13 +38,22 @@ pub struct BufferDesc {
 
 impl BufferDesc {
     pub fn gpu(size: u64) -> Self {
-        BufferDesc { size, memory: Memory::Gpu }
+        BufferDesc {
+            size,
+            memory: Memory::Gpu,
+        }
     }
     pub fn upload(size: u64) -> Self {
-        BufferDesc { size, memory: Memory::Upload }
+        BufferDesc {
+            size,
+            memory: Memory::Upload,
+        }
     }
     pub fn readback(size: u64) -> Self {
-        BufferDesc { size, memory: Memory::Readback }
+        BufferDesc {
+            size,
+            memory: Memory::Readback,
+        }
     }
     /// `n` `VkDispatchIndirectCommand`s / small argument records (16 bytes each).
     pub fn indirect(n: u64) -> Self {
@@ -61,13 +70,24 @@ pub struct ImageDesc {
 
 impl ImageDesc {
     pub fn d2(width: u32, height: u32, format: vk::Format) -> Self {
-        ImageDesc { extent: [width, height, 1], format, layers: 1 }
+        ImageDesc {
+            extent: [width, height, 1],
+            format,
+            layers: 1,
+        }
     }
     pub fn d2_array(width: u32, height: u32, layers: u32, format: vk::Format) -> Self {
-        ImageDesc { extent: [width, height, 1], format, layers }
+        ImageDesc {
+            extent: [width, height, 1],
+            format,
+            layers,
+        }
     }
     pub fn is_depth(&self) -> bool {
-        matches!(self.format, vk::Format::D32_SFLOAT | vk::Format::D24_UNORM_S8_UINT | vk::Format::D16_UNORM)
+        matches!(
+            self.format,
+            vk::Format::D32_SFLOAT | vk::Format::D24_UNORM_S8_UINT | vk::Format::D16_UNORM
+        )
     }
     pub fn aspect(&self) -> vk::ImageAspectFlags {
         if self.is_depth() {
@@ -103,7 +123,11 @@ pub fn format_bytes(f: vk::Format) -> u64 {
         F::R8_UNORM | F::R8_UINT => 1,
         F::R16_UNORM | F::R16_UINT | F::R16_SFLOAT => 2,
         F::R8G8B8A8_UNORM | F::R8G8B8A8_SRGB | F::B8G8R8A8_UNORM | F::B8G8R8A8_SRGB => 4,
-        F::R32_UINT | F::R32_SFLOAT | F::D32_SFLOAT | F::R16G16_UINT | F::A2B10G10R10_UNORM_PACK32 => 4,
+        F::R32_UINT
+        | F::R32_SFLOAT
+        | F::D32_SFLOAT
+        | F::R16G16_UINT
+        | F::A2B10G10R10_UNORM_PACK32 => 4,
         F::R32G32_UINT | F::R32G32_SFLOAT | F::R16G16B16A16_SFLOAT | F::R16G16B16A16_UINT => 8,
         F::R64_UINT => 8,
         F::R32G32B32A32_UINT | F::R32G32B32A32_SFLOAT => 16,
@@ -175,9 +199,21 @@ impl GpuBuffer {
         Self::with_usage(ctx, name, desc, ALL_BUFFER_USAGE)
     }
 
-    pub fn with_usage(ctx: &Context, name: &str, desc: BufferDesc, usage: vk::BufferUsageFlags) -> Result<GpuBuffer> {
+    pub fn with_usage(
+        ctx: &Context,
+        name: &str,
+        desc: BufferDesc,
+        usage: vk::BufferUsageFlags,
+    ) -> Result<GpuBuffer> {
         let (raw, allocation) = ctx.create_buffer_raw(name, desc, usage)?;
-        Ok(GpuBuffer { name: name.into(), desc, raw, state: Arc::default(), allocation: Some(allocation), address: 0 })
+        Ok(GpuBuffer {
+            name: name.into(),
+            desc,
+            raw,
+            state: Arc::default(),
+            allocation: Some(allocation),
+            address: 0,
+        })
     }
 
     /// Mapped bytes (host-visible buffers only).
@@ -192,10 +228,16 @@ impl GpuBuffer {
     /// Copy `data` into a host-visible buffer at `offset`.
     pub fn write(&mut self, offset: usize, data: &[u8]) -> Result<()> {
         let name = self.name.clone();
-        let m = self.mapped_mut().ok_or_else(|| Error::NotMapped(name.clone()))?;
+        let m = self
+            .mapped_mut()
+            .ok_or_else(|| Error::NotMapped(name.clone()))?;
         let end = offset + data.len();
         if end > m.len() {
-            return Err(Error::OutOfRange { resource: name, end: end as u64, size: m.len() as u64 });
+            return Err(Error::OutOfRange {
+                resource: name,
+                end: end as u64,
+                size: m.len() as u64,
+            });
         }
         m[offset..end].copy_from_slice(data);
         Ok(())
@@ -219,9 +261,21 @@ pub struct GpuImage {
 }
 
 impl GpuImage {
-    pub fn new(ctx: &Context, name: &str, desc: ImageDesc, usage: vk::ImageUsageFlags) -> Result<GpuImage> {
+    pub fn new(
+        ctx: &Context,
+        name: &str,
+        desc: ImageDesc,
+        usage: vk::ImageUsageFlags,
+    ) -> Result<GpuImage> {
         let (raw, view, allocation) = ctx.create_image_raw(name, desc, usage)?;
-        Ok(GpuImage { name: name.into(), desc, raw, view, state: Arc::default(), allocation: Some(allocation) })
+        Ok(GpuImage {
+            name: name.into(),
+            desc,
+            raw,
+            view,
+            state: Arc::default(),
+            allocation: Some(allocation),
+        })
     }
 
     pub fn destroy(mut self, ctx: &Context) {
@@ -231,7 +285,12 @@ impl GpuImage {
     }
 }
 
-pub(crate) fn alloc_desc<'n>(name: &'n str, req: vk::MemoryRequirements, memory: Memory, linear: bool) -> AllocationCreateDesc<'n> {
+pub(crate) fn alloc_desc<'n>(
+    name: &'n str,
+    req: vk::MemoryRequirements,
+    memory: Memory,
+    linear: bool,
+) -> AllocationCreateDesc<'n> {
     AllocationCreateDesc {
         name,
         requirements: req,

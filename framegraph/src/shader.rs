@@ -41,18 +41,29 @@ impl Shader {
         stage: ShaderStage,
         spirv: &'static [u8],
     ) -> Shader {
-        Shader { name, path, stage, spirv, reflection: OnceLock::new() }
+        Shader {
+            name,
+            path,
+            stage,
+            spirv,
+            reflection: OnceLock::new(),
+        }
     }
 
     /// SPIR-V words (copied out of the byte blob; alignment of `include_bytes!` is 1).
     pub fn words(&self) -> Vec<u32> {
-        self.spirv.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+        self.spirv
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
     }
 
     /// Reflection, computed once.
     pub fn reflect(&self) -> Result<&Reflection, String> {
         self.reflection
-            .get_or_init(|| Reflection::from_words(&self.words()).map_err(|e| format!("{}: {e}", self.path)))
+            .get_or_init(|| {
+                Reflection::from_words(&self.words()).map_err(|e| format!("{}: {e}", self.path))
+            })
             .as_ref()
             .map_err(|e| e.clone())
     }
@@ -138,7 +149,9 @@ impl Reflection {
                         Some(Operand::Decoration(Decoration::NonWritable)) => {
                             non_writable.insert(target, true);
                         }
-                        Some(Operand::Decoration(d @ (Decoration::Block | Decoration::BufferBlock))) => {
+                        Some(Operand::Decoration(
+                            d @ (Decoration::Block | Decoration::BufferBlock),
+                        )) => {
                             block.insert(target, *d);
                         }
                         Some(Operand::Decoration(Decoration::ArrayStride)) => {
@@ -181,7 +194,13 @@ impl Reflection {
                 };
                 let iface: Vec<u32> = ep.operands[3..]
                     .iter()
-                    .filter_map(|o| if let Operand::IdRef(id) = o { Some(*id) } else { None })
+                    .filter_map(|o| {
+                        if let Operand::IdRef(id) = o {
+                            Some(*id)
+                        } else {
+                            None
+                        }
+                    })
                     .collect();
                 let _model = match ep.operands.first() {
                     Some(Operand::ExecutionModel(m)) => *m,
@@ -297,10 +316,23 @@ impl Reflection {
                 .or_else(|| names.get(&elem))
                 .cloned()
                 .unwrap_or_else(|| format!("set{set}_binding{binding}"));
-            bindings.push(Binding { name, set, binding, kind, read_only, count, image_dim });
+            bindings.push(Binding {
+                name,
+                set,
+                binding,
+                kind,
+                read_only,
+                count,
+                image_dim,
+            });
         }
         bindings.sort_by_key(|b| (b.set, b.binding));
-        Ok(Reflection { entry_point, bindings, push_constant_size, local_size })
+        Ok(Reflection {
+            entry_point,
+            bindings,
+            push_constant_size,
+            local_size,
+        })
     }
 }
 

@@ -15,8 +15,13 @@ impl Gpu {
     /// Panics with an actionable message when Vulkan or the validation layer is missing.
     pub fn new() -> Gpu {
         let _ = env_logger_init();
-        let opts = ContextOptions { validation: true, device: std::env::var("PLANETFALL_DEVICE").ok(), ..Default::default() };
-        let ctx = Context::new(&opts).unwrap_or_else(|e| panic!("GPU tests need Vulkan with validation: {e}"));
+        let opts = ContextOptions {
+            validation: true,
+            device: std::env::var("PLANETFALL_DEVICE").ok(),
+            ..Default::default()
+        };
+        let ctx = Context::new(&opts)
+            .unwrap_or_else(|e| panic!("GPU tests need Vulkan with validation: {e}"));
         let exec = Executor::new(&ctx, 2).expect("executor");
         Gpu { exec, ctx }
     }
@@ -24,7 +29,12 @@ impl Gpu {
     /// Fail if the validation layer said anything so far.
     pub fn assert_clean(&self) {
         let msgs = self.ctx.messages.messages();
-        assert!(msgs.is_empty(), "{} validation message(s):\n{}", msgs.len(), msgs.join("\n---\n"));
+        assert!(
+            msgs.is_empty(),
+            "{} validation message(s):\n{}",
+            msgs.len(),
+            msgs.join("\n---\n")
+        );
     }
 }
 
@@ -60,16 +70,25 @@ fn env_logger_try_init() -> Result<(), ()> {
 /// `PLANETFALL_DATA` or the XDG cache): every test and tool of a run shares derived tiles.
 pub fn earth_source() -> std::sync::Arc<engine::source::EarthSource> {
     use engine::store::oracle::{Oracle, OracleConfig};
-    static SOURCE: std::sync::OnceLock<std::sync::Arc<engine::source::EarthSource>> = std::sync::OnceLock::new();
+    static SOURCE: std::sync::OnceLock<std::sync::Arc<engine::source::EarthSource>> =
+        std::sync::OnceLock::new();
     SOURCE
         .get_or_init(|| {
             let body = engine::planet::Body::EARTH;
             let path = engine::earth::etopo::etopo_path(None);
-            let src = engine::earth::derive::Source::open(&path, body).unwrap_or_else(|e| panic!("{e}"));
+            let src =
+                engine::earth::derive::Source::open(&path, body).unwrap_or_else(|e| panic!("{e}"));
             let dir = engine::store::datadir::data_dir(None);
-            let cfg = OracleConfig { data_dir: Some(dir), memory_fallback: true, ..Default::default() };
+            let cfg = OracleConfig {
+                data_dir: Some(dir),
+                memory_fallback: true,
+                ..Default::default()
+            };
             let oracle = Oracle::new(std::sync::Arc::new(src), cfg).expect("oracle");
-            std::sync::Arc::new(engine::source::EarthSource { oracle: std::sync::Arc::new(oracle), body })
+            std::sync::Arc::new(engine::source::EarthSource {
+                oracle: std::sync::Arc::new(oracle),
+                body,
+            })
         })
         .clone()
 }
@@ -80,5 +99,7 @@ pub fn write_png(path: &std::path::Path, width: u32, height: u32, rgba: &[u8]) {
     let mut enc = png::Encoder::new(std::io::BufWriter::new(file), width, height);
     enc.set_color(png::ColorType::Rgba);
     enc.set_depth(png::BitDepth::Eight);
-    enc.write_header().and_then(|mut w| w.write_image_data(rgba)).expect("write png");
+    enc.write_header()
+        .and_then(|mut w| w.write_image_data(rgba))
+        .expect("write png");
 }

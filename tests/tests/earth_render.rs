@@ -6,9 +6,9 @@ use engine::cbt::camera::ViewCamera;
 use engine::planet::cube::latlon_to_dir;
 use engine::publish::{AovPixel, View};
 use engine::renderer::{PlanetRenderer, RendererOptions};
+use engine::source::TileSource;
 use framegraph::{Graph, ImageDesc};
 use glam::DVec3;
-use engine::source::TileSource;
 use planetfall_tests::{earth_source, write_png, Gpu};
 
 const R: f64 = 6_371_000.0;
@@ -28,17 +28,42 @@ fn options(ctx: &framegraph::Context) -> RendererOptions {
 fn render(gpu: &mut Gpu, r: &mut PlanetRenderer, cam: &ViewCamera) -> Frame {
     let (slot, _) = gpu.exec.begin_frame(&gpu.ctx).unwrap();
     let mut g = Graph::new();
-    let mut target = g.create_image("target", ImageDesc::d2(cam.width, cam.height, vk::Format::R8G8B8A8_UNORM));
-    let aov = r.declare(Some(&gpu.ctx), &mut g, cam, slot, &mut target, View::Shaded, true).unwrap().unwrap();
+    let mut target = g.create_image(
+        "target",
+        ImageDesc::d2(cam.width, cam.height, vk::Format::R8G8B8A8_UNORM),
+    );
+    let aov = r
+        .declare(
+            Some(&gpu.ctx),
+            &mut g,
+            cam,
+            slot,
+            &mut target,
+            View::Shaded,
+            true,
+        )
+        .unwrap()
+        .unwrap();
     g.readback_image("color", target);
     g.readback("aov", aov);
-    let out = gpu.exec.run(&gpu.ctx, g.compile(gpu.ctx.queue_setup()).unwrap()).unwrap();
-    Frame { rgba: out.readback("color").unwrap().to_vec(), aov: bytemuck::cast_slice(out.readback("aov").unwrap()).to_vec() }
+    let out = gpu
+        .exec
+        .run(&gpu.ctx, g.compile(gpu.ctx.queue_setup()).unwrap())
+        .unwrap();
+    Frame {
+        rgba: out.readback("color").unwrap().to_vec(),
+        aov: bytemuck::cast_slice(out.readback("aov").unwrap()).to_vec(),
+    }
 }
 
 fn save(name: &str, cam: &ViewCamera, f: &Frame) {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
-    write_png(&dir.join(format!("{name}.png")), cam.width, cam.height, &f.rgba);
+    write_png(
+        &dir.join(format!("{name}.png")),
+        cam.width,
+        cam.height,
+        &f.rgba,
+    );
 }
 
 /// Independent f64 ray–sphere intersection with the datum for pixel (x, y).
@@ -58,7 +83,13 @@ fn ray_sphere(cam: &ViewCamera, x: u32, y: u32) -> Option<DVec3> {
 fn orbit_disk_radius_and_water_agree_with_geometry_and_source() {
     let mut gpu = Gpu::new();
     let src = earth_source();
-    let mut r = PlanetRenderer::new(&gpu.ctx, src.clone(), options(&gpu.ctx), gpu.exec.frames_in_flight()).unwrap();
+    let mut r = PlanetRenderer::new(
+        &gpu.ctx,
+        src.clone(),
+        options(&gpu.ctx),
+        gpu.exec.frames_in_flight(),
+    )
+    .unwrap();
     let alt = 20_000_000.0;
     let (w, h) = (160u32, 160u32);
     // Over Africa, looking straight down with a 60° field of view: the disk fits.
@@ -70,11 +101,16 @@ fn orbit_disk_radius_and_water_agree_with_geometry_and_source() {
     save("orbit_africa", &cam, &f);
     // Disk radius: count terrain pixels on the centre row; geometry says asin(R/(R+alt)).
     let row = h / 2;
-    let terrain: Vec<u32> = (0..w).filter(|&x| f.aov[(row * w + x) as usize].is_terrain()).collect();
+    let terrain: Vec<u32> = (0..w)
+        .filter(|&x| f.aov[(row * w + x) as usize].is_terrain())
+        .collect();
     let measured = (terrain.last().unwrap() - terrain.first().unwrap() + 1) as f64 / 2.0;
     let half_angle = (R / (R + alt)).asin();
     let expected = half_angle.tan() / (0.5 * cam.vfov).tan() * h as f64 / 2.0;
-    assert!((measured - expected).abs() <= 1.0, "disk radius {measured} px, geometry {expected} px");
+    assert!(
+        (measured - expected).abs() <= 1.0,
+        "disk radius {measured} px, geometry {expected} px"
+    );
     // Water agreement away from coasts, against ETOPO's sign at the f64 ray–sphere point.
     let etopo = engine::earth::etopo::Etopo::open(&engine::earth::etopo::etopo_path(None)).unwrap();
     let sign = |p: DVec3| {
@@ -84,10 +120,17 @@ fn orbit_disk_radius_and_water_agree_with_geometry_and_source() {
     let (mut agree, mut total) = (0, 0);
     for y in 2..h - 2 {
         for x in 2..w - 2 {
-            let Some(p) = ray_sphere(&cam, x, y) else { continue };
+            let Some(p) = ray_sphere(&cam, x, y) else {
+                continue;
+            };
             let here = sign(p);
             // Far from coasts: the 5×5 neighbourhood has one sign.
-            let uniform = (-2i32..=2).all(|dy| (-2i32..=2).all(|dx| ray_sphere(&cam, (x as i32 + dx) as u32, (y as i32 + dy) as u32).map(sign) == Some(here)));
+            let uniform = (-2i32..=2).all(|dy| {
+                (-2i32..=2).all(|dx| {
+                    ray_sphere(&cam, (x as i32 + dx) as u32, (y as i32 + dy) as u32).map(sign)
+                        == Some(here)
+                })
+            });
             let a = f.aov[(y * w + x) as usize];
             if !uniform || !a.is_terrain() {
                 continue;
@@ -97,7 +140,10 @@ fn orbit_disk_radius_and_water_agree_with_geometry_and_source() {
         }
     }
     assert!(total > 5000, "{total} disk pixels tested");
-    assert!(agree as f64 >= 0.99 * total as f64, "water agrees on {agree}/{total}");
+    assert!(
+        agree as f64 >= 0.99 * total as f64,
+        "water agrees on {agree}/{total}"
+    );
     r.destroy(&gpu.ctx);
     gpu.assert_clean();
 }
@@ -106,7 +152,13 @@ fn orbit_disk_radius_and_water_agree_with_geometry_and_source() {
 fn nadir_latlon_at_the_centre_pixel() {
     let mut gpu = Gpu::new();
     let src = earth_source();
-    let mut r = PlanetRenderer::new(&gpu.ctx, src.clone(), options(&gpu.ctx), gpu.exec.frames_in_flight()).unwrap();
+    let mut r = PlanetRenderer::new(
+        &gpu.ctx,
+        src.clone(),
+        options(&gpu.ctx),
+        gpu.exec.frames_in_flight(),
+    )
+    .unwrap();
     let (lat, lon) = (46.55, 8.0); // Bernese Alps
     let cam = ViewCamera::geo(lat, lon, R + 10_000.0, 0.0, -90.0, 60.0, 65, 65);
     let mut f = render(&mut gpu, &mut r, &cam);
@@ -117,7 +169,10 @@ fn nadir_latlon_at_the_centre_pixel() {
     let c = f.aov[(32 * 65 + 32) as usize];
     assert!(c.is_terrain(), "terrain at the centre");
     let (la, lo) = c.latlon();
-    assert!((la - lat).abs() < 1e-4 && (lo - lon).abs() < 1e-4, "centre pixel at {la}, {lo} (camera {lat}, {lon})");
+    assert!(
+        (la - lat).abs() < 1e-4 && (lo - lon).abs() < 1e-4,
+        "centre pixel at {la}, {lo} (camera {lat}, {lon})"
+    );
     let _ = latlon_to_dir(lat, lon);
     r.destroy(&gpu.ctx);
     gpu.assert_clean();
@@ -132,7 +187,13 @@ fn ground(lat: f64, lon: f64) -> f64 {
 fn two_metres_in_the_himalaya_has_no_holes() {
     let mut gpu = Gpu::new();
     let src = earth_source();
-    let mut r = PlanetRenderer::new(&gpu.ctx, src.clone(), options(&gpu.ctx), gpu.exec.frames_in_flight()).unwrap();
+    let mut r = PlanetRenderer::new(
+        &gpu.ctx,
+        src.clone(),
+        options(&gpu.ctx),
+        gpu.exec.frames_in_flight(),
+    )
+    .unwrap();
     // Khumbu valley, looking north towards Everest, level.
     let (lat, lon) = (27.90, 86.83);
     let (w, h) = (96u32, 64u32);
@@ -163,13 +224,28 @@ fn two_metres_in_the_himalaya_has_no_holes() {
         }
     }
     println!("2 m Himalaya: {terrain_px} terrain px, {holes} holes, {silhouette} silhouette px, {covers_sky} covers-sky px");
-    assert!(terrain_px > (w * h / 3), "the view shows terrain ({terrain_px} px)");
+    assert!(
+        terrain_px > (w * h / 3),
+        "the view shows terrain ({terrain_px} px)"
+    );
     assert_eq!(holes, 0, "see-through holes");
-    assert!((0..w).all(|x| !gpu_terrain(x, 0) && reference[x as usize].is_none()), "sky above (top row)");
+    assert!(
+        (0..w).all(|x| !gpu_terrain(x, 0) && reference[x as usize].is_none()),
+        "sky above (top row)"
+    );
     // The mesh silhouette follows the surface within a pixel: mismatches are a thin line.
-    assert!(silhouette + covers_sky <= 2 * w, "{silhouette} + {covers_sky} silhouette mismatches");
+    assert!(
+        silhouette + covers_sky <= 2 * w,
+        "{silhouette} + {covers_sky} silhouette mismatches"
+    );
     for a in &f.aov {
-        assert!(a.dir.iter().chain([a.dist, a.level].iter()).all(|v| v.is_finite()), "finite AOV: {a:?}");
+        assert!(
+            a.dir
+                .iter()
+                .chain([a.dist, a.level].iter())
+                .all(|v| v.is_finite()),
+            "finite AOV: {a:?}"
+        );
     }
     r.destroy(&gpu.ctx);
     gpu.assert_clean();
@@ -179,7 +255,13 @@ fn two_metres_in_the_himalaya_has_no_holes() {
 fn descent_from_orbit_to_two_metres_is_finite_and_clean() {
     let mut gpu = Gpu::new();
     let src = earth_source();
-    let mut r = PlanetRenderer::new(&gpu.ctx, src.clone(), options(&gpu.ctx), gpu.exec.frames_in_flight()).unwrap();
+    let mut r = PlanetRenderer::new(
+        &gpu.ctx,
+        src.clone(),
+        options(&gpu.ctx),
+        gpu.exec.frames_in_flight(),
+    )
+    .unwrap();
     let (lat, lon) = (27.90, 86.83);
     let top = ground(lat, lon);
     let frames = 60;
@@ -191,8 +273,18 @@ fn descent_from_orbit_to_two_metres_is_finite_and_clean() {
         let cam = ViewCamera::geo(lat, lon, R + top + agl, 10.0, pitch, 60.0, 48, 32);
         let f = render(&mut gpu, &mut r, &cam);
         for a in &f.aov {
-            assert!(a.dir.iter().chain([a.dist, a.level].iter()).all(|v| v.is_finite()), "frame {i}: {a:?}");
-            assert!(!a.is_terrain() || (a.dist > 0.0 && a.dist < 3.0e7), "frame {i}: distance {}", a.dist);
+            assert!(
+                a.dir
+                    .iter()
+                    .chain([a.dist, a.level].iter())
+                    .all(|v| v.is_finite()),
+                "frame {i}: {a:?}"
+            );
+            assert!(
+                !a.is_terrain() || (a.dist > 0.0 && a.dist < 3.0e7),
+                "frame {i}: distance {}",
+                a.dist
+            );
         }
         gpu.assert_clean();
     }

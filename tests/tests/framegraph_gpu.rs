@@ -5,7 +5,7 @@
 
 use ash::vk;
 use framegraph::graph::QueueKind;
-use framegraph::{BufferDesc, Graph, GpuBuffer, ImageDesc, LoadOp, RasterState};
+use framegraph::{BufferDesc, GpuBuffer, Graph, ImageDesc, LoadOp, RasterState};
 use planetfall_tests::Gpu;
 
 const COUNT: u32 = 200;
@@ -16,32 +16,47 @@ fn build(g: &mut Graph<'_>) {
     let mut args = g.create_buffer("test.args", BufferDesc::indirect(2));
     let mut values = g.create_buffer("test.values", BufferDesc::gpu(4 * 256));
     let mut verts = g.create_buffer("test.verts", BufferDesc::gpu(16 * 3 * 16));
-    let mut color = g.create_image("test.color", ImageDesc::d2(SIZE, SIZE, vk::Format::R8G8B8A8_UNORM));
-    g.transfer("test.fill").fill(&mut params, 0, vk::WHOLE_SIZE, COUNT);
-    g.compute("test.args", &shaders::TEST_ARGS).read("params", params).write("args", &mut args).dispatch([1, 1, 1]);
+    let mut color = g.create_image(
+        "test.color",
+        ImageDesc::d2(SIZE, SIZE, vk::Format::R8G8B8A8_UNORM),
+    );
+    g.transfer("test.fill")
+        .fill(&mut params, 0, vk::WHOLE_SIZE, COUNT);
+    g.compute("test.args", &shaders::TEST_ARGS)
+        .read("params", params)
+        .write("args", &mut args)
+        .dispatch([1, 1, 1]);
     g.compute("test.sweep", &shaders::TEST_SWEEP)
         .read("params", params)
         .write("out_values", &mut values)
         .write("out_verts", &mut verts)
         .dispatch_indirect(args, 0);
-    g.raster("raster.test", &shaders::TEST_TRI_VERT, &shaders::TEST_TRI_FRAG)
-        .read("in_verts", verts)
-        .push(&[0.0f32, 0.0, 0.5, 0.0])
-        .state(RasterState::default())
-        .color(&mut color, LoadOp::Clear([0.0, 0.0, 0.0, 1.0]))
-        .draw_indirect(args, 16, 1, 16);
+    g.raster(
+        "raster.test",
+        &shaders::TEST_TRI_VERT,
+        &shaders::TEST_TRI_FRAG,
+    )
+    .read("in_verts", verts)
+    .push(&[0.0f32, 0.0, 0.5, 0.0])
+    .state(RasterState::default())
+    .color(&mut color, LoadOp::Clear([0.0, 0.0, 0.0, 1.0]))
+    .draw_indirect(args, 16, 1, 16);
     g.readback("values", values);
     g.readback_image("color", color);
     // A node whose output nobody reads: culled.
     let mut unused = g.create_buffer("test.unused", BufferDesc::gpu(16));
-    g.transfer("test.dead").fill(&mut unused, 0, vk::WHOLE_SIZE, 1);
+    g.transfer("test.dead")
+        .fill(&mut unused, 0, vk::WHOLE_SIZE, 1);
 }
 
 /// CPU expectation for pixel (x, y): triangle k of cell (k % 4, k / 4) drawn for k < COUNT % 16.
 fn expected_pixel(x: u32, y: u32) -> [u8; 4] {
     let (cx, cy) = (x / 16, y / 16);
     let k = cy * 4 + cx;
-    let (px, py) = (x as f32 + 0.5 - cx as f32 * 16.0, y as f32 + 0.5 - cy as f32 * 16.0);
+    let (px, py) = (
+        x as f32 + 0.5 - cx as f32 * 16.0,
+        y as f32 + 0.5 - cy as f32 * 16.0,
+    );
     // Triangle (1.3,1.3), (14.8,1.3), (1.3,14.8) in cell coordinates; NDC y maps to +y rows.
     let inside = px > 1.3 && py > 1.3 && px + py < 16.1;
     if k < COUNT % 16 && inside {
@@ -63,8 +78,8 @@ fn fill_indirect_dispatch_indirect_draw_readback() {
     let out = gpu.exec.run(&gpu.ctx, compiled).expect("runs");
 
     let values: &[u32] = bytemuck::cast_slice(out.readback("values").unwrap());
-    for i in 0..COUNT as usize {
-        assert_eq!(values[i], (i * i * 3 + 7) as u32, "value {i}");
+    for (i, v) in values.iter().enumerate().take(COUNT as usize) {
+        assert_eq!(*v, (i * i * 3 + 7) as u32, "value {i}");
     }
     let color = out.readback("color").unwrap();
     assert_eq!(color.len(), (SIZE * SIZE * 4) as usize);
@@ -74,17 +89,26 @@ fn fill_indirect_dispatch_indirect_draw_readback() {
             let i = ((y * SIZE + x) * 4) as usize;
             let want = expected_pixel(x, y);
             let got = [color[i], color[i + 1], color[i + 2], color[i + 3]];
-            assert!(got.iter().zip(&want).all(|(a, b)| a.abs_diff(*b) <= 1), "pixel ({x},{y}): got {got:?}, want {want:?}");
+            assert!(
+                got.iter().zip(&want).all(|(a, b)| a.abs_diff(*b) <= 1),
+                "pixel ({x},{y}): got {got:?}, want {want:?}"
+            );
             drawn += (want != [0, 0, 0, 255]) as u32;
         }
     }
     assert!(drawn > 500, "the test must draw something ({drawn} px)");
 
     // Timestamps: every node, begin ≤ end, in order.
-    assert_eq!(out.times.iter().map(|t| t.name.clone()).collect::<Vec<_>>(), names);
+    assert_eq!(
+        out.times.iter().map(|t| t.name.clone()).collect::<Vec<_>>(),
+        names
+    );
     let mut prev_end = 0.0;
     for t in &out.times {
-        assert!(t.duration_ms >= 0.0 && t.start_ms + 1e-9 >= prev_end, "{t:?}");
+        assert!(
+            t.duration_ms >= 0.0 && t.start_ms + 1e-9 >= prev_end,
+            "{t:?}"
+        );
         prev_end = t.start_ms + t.duration_ms;
     }
     assert!(out.total_ms() > 0.0, "GPU timestamps advance");
@@ -96,7 +120,8 @@ fn upload_through_the_transfer_path() {
     let mut gpu = Gpu::new();
     let n = 300u32;
     let data: Vec<u32> = (0..n).map(|i| i * 7 + 3).collect();
-    let mut staging = GpuBuffer::new(&gpu.ctx, "test.staging", BufferDesc::upload(4 * n as u64)).unwrap();
+    let mut staging =
+        GpuBuffer::new(&gpu.ctx, "test.staging", BufferDesc::upload(4 * n as u64)).unwrap();
     staging.write(0, bytemuck::cast_slice(&data)).unwrap();
     let dst = GpuBuffer::new(&gpu.ctx, "test.uploaded", BufferDesc::gpu(4 * n as u64)).unwrap();
     for frame in 0..3 {
@@ -104,7 +129,9 @@ fn upload_through_the_transfer_path() {
         let s = g.import_buffer(&staging);
         let mut d = g.import_buffer(&dst);
         let mut result = g.create_buffer("test.result", BufferDesc::gpu(4 * n as u64));
-        g.transfer("stream.upload").queue(QueueKind::AsyncTransfer).copy_buffer(s, &mut d, 0, 0, 4 * n as u64);
+        g.transfer("stream.upload")
+            .queue(QueueKind::AsyncTransfer)
+            .copy_buffer(s, &mut d, 0, 0, 4 * n as u64);
         g.compute("test.upload", &shaders::TEST_UPLOAD)
             .read("uploaded", d)
             .write("result", &mut result)
@@ -116,8 +143,8 @@ fn upload_through_the_transfer_path() {
         assert_eq!(c.batches.len() > 1, two_queues, "frame {frame}");
         let out = gpu.exec.run(&gpu.ctx, c).unwrap();
         let r: &[u32] = bytemuck::cast_slice(out.readback("result").unwrap());
-        for i in 0..n as usize {
-            assert_eq!(r[i], data[i] * 2 + 1, "frame {frame} value {i}");
+        for (i, (got, sent)) in r.iter().zip(&data).enumerate() {
+            assert_eq!(*got, sent * 2 + 1, "frame {frame} value {i}");
         }
     }
     // Also force the two-family plan through compile on this device's families (pure).
@@ -131,18 +158,30 @@ fn bindings_are_checked_against_the_shader() {
     let mut g = Graph::new();
     let params = g.create_buffer("p", BufferDesc::gpu(16));
     let mut args = g.create_buffer("a", BufferDesc::gpu(32));
-    g.compute("test.args", &shaders::TEST_ARGS).read("parms", params).write("args", &mut args).dispatch([1, 1, 1]);
+    g.compute("test.args", &shaders::TEST_ARGS)
+        .read("parms", params)
+        .write("args", &mut args)
+        .dispatch([1, 1, 1]);
     g.keep_last();
-    let e = g.compile(framegraph::QueueSetup::single(0)).unwrap_err().to_string();
+    let e = g
+        .compile(framegraph::QueueSetup::single(0))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("test.args") && e.contains("parms"), "{e}");
     assert!(e.contains("does not bind `params`"), "{e}");
 
     let mut g = Graph::new();
     let mut params = g.create_buffer("p", BufferDesc::gpu(16));
     let mut args = g.create_buffer("a", BufferDesc::gpu(32));
-    g.compute("test.args", &shaders::TEST_ARGS).write("params", &mut params).write("args", &mut args).dispatch([1, 1, 1]);
+    g.compute("test.args", &shaders::TEST_ARGS)
+        .write("params", &mut params)
+        .write("args", &mut args)
+        .dispatch([1, 1, 1]);
     g.keep_last();
-    let e = g.compile(framegraph::QueueSetup::single(0)).unwrap_err().to_string();
+    let e = g
+        .compile(framegraph::QueueSetup::single(0))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("`params`") && e.contains("readonly"), "{e}");
 }
 
@@ -156,12 +195,18 @@ fn undeclared_access_is_caught_by_sync_validation() {
     let mut b = g.import_buffer(&buf);
     g.transfer("test.first").fill(&mut b, 0, vk::WHOLE_SIZE, 1);
     let raw = buf.raw;
-    g.custom("test.sneaky").side_effect().record(move |rc| unsafe {
-        rc.device.cmd_fill_buffer(rc.cmd, raw, 0, vk::WHOLE_SIZE, 2);
-    });
+    g.custom("test.sneaky")
+        .side_effect()
+        .record(move |rc| unsafe {
+            rc.device.cmd_fill_buffer(rc.cmd, raw, 0, vk::WHOLE_SIZE, 2);
+        });
     let c = g.compile(gpu.ctx.queue_setup()).unwrap();
     gpu.exec.run(&gpu.ctx, c).unwrap();
     let msgs = gpu.ctx.messages.take();
-    assert!(msgs.iter().any(|m| m.contains("SYNC-HAZARD-WRITE-AFTER-WRITE")), "expected a WAW hazard, got {msgs:?}");
+    assert!(
+        msgs.iter()
+            .any(|m| m.contains("SYNC-HAZARD-WRITE-AFTER-WRITE")),
+        "expected a WAW hazard, got {msgs:?}"
+    );
     buf.destroy(&gpu.ctx);
 }

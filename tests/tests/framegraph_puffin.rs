@@ -20,7 +20,10 @@ fn every_node_has_cpu_and_gpu_scopes() {
     let mut a = g.create_buffer("test.a", BufferDesc::gpu(1024));
     let mut args = g.create_buffer("test.args", BufferDesc::indirect(2));
     g.transfer("puffin.fill").fill(&mut a, 0, vk::WHOLE_SIZE, 5);
-    g.compute("puffin.args", &shaders::TEST_ARGS).read("params", a).write("args", &mut args).dispatch([1, 1, 1]);
+    g.compute("puffin.args", &shaders::TEST_ARGS)
+        .read("params", a)
+        .write("args", &mut args)
+        .dispatch([1, 1, 1]);
     g.readback("args", args);
     let c = g.compile(gpu.ctx.queue_setup()).unwrap();
     let names: BTreeSet<String> = c.nodes.iter().map(|n| n.name.clone()).collect();
@@ -44,15 +47,24 @@ fn every_node_has_cpu_and_gpu_scopes() {
             Err(_) => panic!("puffin frame could not be unpacked"),
         };
         for (thread, stream) in &unpacked.thread_streams {
-            let mut stack = puffin::Reader::from_start(&stream.stream).read_top_scopes().unwrap();
+            let mut stack = puffin::Reader::from_start(&stream.stream)
+                .read_top_scopes()
+                .unwrap();
             while let Some(s) = stack.pop() {
-                let name = view.scope_collection().fetch_by_id(&s.id).map(|d| d.name().to_string()).unwrap_or_default();
+                let name = view
+                    .scope_collection()
+                    .fetch_by_id(&s.id)
+                    .map(|d| d.name().to_string())
+                    .unwrap_or_default();
                 if thread.name == "GPU" {
                     gpu_scopes.insert(name);
                 } else {
                     cpu.insert(name);
                 }
-                if let Ok(children) = puffin::Reader::with_offset(&stream.stream, s.child_begin_position).and_then(|r| r.read_top_scopes()) {
+                if let Ok(children) =
+                    puffin::Reader::with_offset(&stream.stream, s.child_begin_position)
+                        .and_then(|r| r.read_top_scopes())
+                {
                     stack.extend(children);
                 }
             }
@@ -60,8 +72,14 @@ fn every_node_has_cpu_and_gpu_scopes() {
     }
     for n in &names {
         assert!(cpu.contains(n), "CPU scope for {n} missing; have {cpu:?}");
-        assert!(gpu_scopes.contains(n), "GPU scope for {n} missing; have {gpu_scopes:?}");
+        assert!(
+            gpu_scopes.contains(n),
+            "GPU scope for {n} missing; have {gpu_scopes:?}"
+        );
     }
-    assert_eq!(gpu_scopes, names, "the GPU thread has exactly one scope name per node");
+    assert_eq!(
+        gpu_scopes, names,
+        "the GPU thread has exactly one scope name per node"
+    );
     gpu.assert_clean();
 }

@@ -19,7 +19,10 @@ const R: f64 = 6_371_000.0;
 /// Smooth relief with detail at several scales (metres).
 fn relief(d: DVec3) -> f64 {
     let k = R / 1.0e5; // 100 km waves
-    800.0 * (d.x * k).sin() * (d.y * k * 0.7).cos() + 120.0 * (d.z * k * 13.0).sin() + 30.0 * ((d.x + d.y) * k * 90.0).cos() + 200.0
+    800.0 * (d.x * k).sin() * (d.y * k * 0.7).cos()
+        + 120.0 * (d.z * k * 13.0).sin()
+        + 30.0 * ((d.x + d.y) * k * 90.0).cos()
+        + 200.0
 }
 
 /// Six roots plus, around `face`/(u, v), a chain down to `deep` with its 3×3 neighbourhood at
@@ -51,7 +54,13 @@ fn residency(src: &AnalyticSource, face: Face, u: f64, v: f64, deep: u8) -> Resi
         .enumerate()
         .map(|(i, &id)| {
             // The deepest centre tile and one neighbour are mid-fade.
-            let fade = if id == deepest { 0.4 } else if Some(id) == deepest.neighbour(1, 0) { 0.7 } else { 1.0 };
+            let fade = if id == deepest {
+                0.4
+            } else if Some(id) == deepest.neighbour(1, 0) {
+                0.7
+            } else {
+                1.0
+            };
             ResidentTile::new(id, i as u32, i as u32, fade, src.tile(id), body)
         })
         .collect();
@@ -66,9 +75,21 @@ fn gpu_surface_matches_cpu_reference() {
     let res = residency(&src, face, u, v, 7);
     let dir = face.direction(u, v);
     let ground = R + relief(dir);
-    let cam = ViewCamera::look(dir * (ground + 3000.0), -dir + DVec3::Z * 0.3, DVec3::Z, 60.0, 256, 256);
+    let cam = ViewCamera::look(
+        dir * (ground + 3000.0),
+        -dir + DVec3::Z * 0.3,
+        DVec3::Z,
+        60.0,
+        256,
+        256,
+    );
     let consts = frame_constants(&cam, R, body.texel0(), DVec3::new(1.0, 0.5, 0.2), 0.0, 0);
-    let lod = LodParams { texel0: body.texel0(), pixel_angle: cam.pixel_angle(), lod_bias: 0.0, max_level: engine::params::MAX_LEVEL };
+    let lod = LodParams {
+        texel0: body.texel0(),
+        pixel_angle: cam.pixel_angle(),
+        lod_bias: 0.0,
+        max_level: engine::params::MAX_LEVEL,
+    };
 
     // Probes: (face, X, Y, t).
     let one = FIXED_ONE;
@@ -109,7 +130,10 @@ fn gpu_surface_matches_cpu_reference() {
     for level in 2..=7u8 {
         let t_ring = body.texel0() / (lod.pixel_angle * 2f64.powi(level as i32));
         let x = cx - 100_000 * level as u64;
-        rings.push(((face, x, cy, t_ring * (1.0 - 1e-6)), (face, x, cy, t_ring * (1.0 + 1e-6))));
+        rings.push((
+            (face, x, cy, t_ring * (1.0 - 1e-6)),
+            (face, x, cy, t_ring * (1.0 + 1e-6)),
+        ));
     }
     let first_pair = probes.len();
     for (a, b) in pairs.iter().chain(&rings) {
@@ -117,16 +141,22 @@ fn gpu_surface_matches_cpu_reference() {
         probes.push(*b);
     }
     let n = probes.len();
-    let words: Vec<[u32; 4]> = probes.iter().map(|&(f, x, y, t)| [f.0 as u32, x as u32, y as u32, (t as f32).to_bits()]).collect();
+    let words: Vec<[u32; 4]> = probes
+        .iter()
+        .map(|&(f, x, y, t)| [f.0 as u32, x as u32, y as u32, (t as f32).to_bits()])
+        .collect();
 
     let mut gpu = Gpu::new();
     let (slot, _) = gpu.exec.begin_frame(&gpu.ctx).unwrap();
     let mut tiles = GpuTiles::new(&gpu.ctx, 128, 136, gpu.exec.frames_in_flight()).unwrap();
     let mut g = Graph::new();
-    let b = tiles.declare(Some(&gpu.ctx), &mut g, slot, &res, cam.eye, consts).unwrap();
+    let b = tiles
+        .declare(Some(&gpu.ctx), &mut g, slot, &res, cam.eye, consts)
+        .unwrap();
     let mut input = g.create_buffer("test.probes", BufferDesc::gpu(16 * n as u64));
     let mut output = g.create_buffer("test.results", BufferDesc::gpu(48 * n as u64));
-    g.transfer("test.probes.upload").update(&mut input, 0, bytemuck::cast_slice(&words));
+    g.transfer("test.probes.upload")
+        .update(&mut input, 0, bytemuck::cast_slice(&words));
     g.compute("test.surface_probe", &shaders::TEST_SURFACE_PROBE)
         .read("frame", b.frame)
         .read("slots", b.slots)
@@ -137,7 +167,10 @@ fn gpu_surface_matches_cpu_reference() {
         .push(&(n as u32))
         .dispatch_threads([n as u32, 1, 1]);
     g.readback("results", output);
-    let out = gpu.exec.run(&gpu.ctx, g.compile(gpu.ctx.queue_setup()).unwrap()).unwrap();
+    let out = gpu
+        .exec
+        .run(&gpu.ctx, g.compile(gpu.ctx.queue_setup()).unwrap())
+        .unwrap();
     let r: &[[f32; 4]] = bytemuck::cast_slice(out.readback("results").unwrap());
 
     let mut worst = 0.0f64;
@@ -149,23 +182,45 @@ fn gpu_surface_matches_cpu_reference() {
         assert_eq!(r[3 * i][1] as u8, level, "probe {i}: level");
         levels.insert(level);
         worst = worst.max((h_gpu - h_cpu).abs());
-        assert!((h_gpu - h_cpu).abs() < 0.01, "probe {i} {f:?} ({x},{y}) t={t}: GPU {h_gpu} CPU {h_cpu}");
+        assert!(
+            (h_gpu - h_cpu).abs() < 0.01,
+            "probe {i} {f:?} ({x},{y}) t={t}: GPU {h_gpu} CPU {h_cpu}"
+        );
         // The two-pass vertex path: same height; position within the chart's precision.
         let sp = surface_at_fixed(&res, &lod, body, cam.eye, f, x, y);
         let gp = r[3 * i + 1];
         let lp = r[3 * i + 2];
-        assert!(lp[0] < 2e-3, "probe {i}: locate() found st {} texel off", lp[0]);
-        assert!(lp[1].abs() < 0.05, "probe {i}: locate() height {} m off", lp[1]);
-        assert!((gp[3] as f64 - sp.height).abs() < 0.01, "probe {i}: vertex height GPU {} CPU {}", gp[3], sp.height);
+        assert!(
+            lp[0] < 2e-3,
+            "probe {i}: locate() found st {} texel off",
+            lp[0]
+        );
+        assert!(
+            lp[1].abs() < 0.05,
+            "probe {i}: locate() height {} m off",
+            lp[1]
+        );
+        assert!(
+            (gp[3] as f64 - sp.height).abs() < 0.01,
+            "probe {i}: vertex height GPU {} CPU {}",
+            gp[3],
+            sp.height
+        );
         let pos = DVec3::new(gp[0] as f64, gp[1] as f64, gp[2] as f64);
         let err = (pos - (sp.position - cam.eye)).length();
         let texel = body.texel(sp.level.max(res.finest(f, x, y, 18).id.level));
         worst_pos = worst_pos.max(err / texel);
-        assert!(err < 0.01 + 2e-4 * texel + 1e-6 * (sp.position - cam.eye).length(), "probe {i}: position off by {err} m");
+        assert!(
+            err < 0.01 + 2e-4 * texel + 1e-6 * (sp.position - cam.eye).length(),
+            "probe {i}: position off by {err} m"
+        );
     }
     // Continuity across tile edges and level rings: paired probes 2 fixed units apart.
     for k in 0..(pairs.len() + rings.len()) {
-        let (a, b) = (r[3 * (first_pair + 2 * k)][0], r[3 * (first_pair + 2 * k + 1)][0]);
+        let (a, b) = (
+            r[3 * (first_pair + 2 * k)][0],
+            r[3 * (first_pair + 2 * k + 1)][0],
+        );
         assert!((a - b).abs() < 1e-3, "pair {k}: {a} vs {b}");
     }
     assert!(worst < 0.01, "worst height difference {worst} m");
@@ -181,11 +236,29 @@ fn gpu_surface_matches_cpu_reference() {
 fn roots_only_surface_matches_on_every_face() {
     let body = Body { radius: R };
     let src = AnalyticSource::new(body, 12, 1200.0, relief);
-    let tiles: Vec<ResidentTile> = Face::ALL.iter().enumerate().map(|(i, &f)| ResidentTile::new(TileId::new(0, f, 0, 0), i as u32, i as u32, 1.0, src.tile(TileId::new(0, f, 0, 0)), body)).collect();
+    let tiles: Vec<ResidentTile> = Face::ALL
+        .iter()
+        .enumerate()
+        .map(|(i, &f)| {
+            ResidentTile::new(
+                TileId::new(0, f, 0, 0),
+                i as u32,
+                i as u32,
+                1.0,
+                src.tile(TileId::new(0, f, 0, 0)),
+                body,
+            )
+        })
+        .collect();
     let res = Residency::new(tiles);
     let cam = ViewCamera::geo(20.0, 70.0, R + 2.0e7, 0.0, -90.0, 60.0, 128, 128);
     let consts = frame_constants(&cam, R, body.texel0(), DVec3::new(1.0, 0.5, 0.2), 0.0, 0);
-    let lod = LodParams { texel0: body.texel0(), pixel_angle: cam.pixel_angle(), lod_bias: 0.0, max_level: engine::params::MAX_LEVEL };
+    let lod = LodParams {
+        texel0: body.texel0(),
+        pixel_angle: cam.pixel_angle(),
+        lod_bias: 0.0,
+        max_level: engine::params::MAX_LEVEL,
+    };
     let mut probes = Vec::new();
     for f in Face::ALL {
         for k in 0..25u64 {
@@ -194,15 +267,21 @@ fn roots_only_surface_matches_on_every_face() {
         }
     }
     let n = probes.len();
-    let words: Vec<[u32; 4]> = probes.iter().map(|&(f, x, y, t)| [f.0 as u32, x as u32, y as u32, (t as f32).to_bits()]).collect();
+    let words: Vec<[u32; 4]> = probes
+        .iter()
+        .map(|&(f, x, y, t)| [f.0 as u32, x as u32, y as u32, (t as f32).to_bits()])
+        .collect();
     let mut gpu = Gpu::new();
     let (slot, _) = gpu.exec.begin_frame(&gpu.ctx).unwrap();
     let mut gt = GpuTiles::new(&gpu.ctx, 16, 16, gpu.exec.frames_in_flight()).unwrap();
     let mut g = Graph::new();
-    let b = gt.declare(Some(&gpu.ctx), &mut g, slot, &res, cam.eye, consts).unwrap();
+    let b = gt
+        .declare(Some(&gpu.ctx), &mut g, slot, &res, cam.eye, consts)
+        .unwrap();
     let mut input = g.create_buffer("test.probes", BufferDesc::gpu(16 * n as u64));
     let mut output = g.create_buffer("test.results", BufferDesc::gpu(48 * n as u64));
-    g.transfer("test.probes.upload").update(&mut input, 0, bytemuck::cast_slice(&words));
+    g.transfer("test.probes.upload")
+        .update(&mut input, 0, bytemuck::cast_slice(&words));
     g.compute("test.surface_probe", &shaders::TEST_SURFACE_PROBE)
         .read("frame", b.frame)
         .read("slots", b.slots)
@@ -213,7 +292,10 @@ fn roots_only_surface_matches_on_every_face() {
         .push(&(n as u32))
         .dispatch_threads([n as u32, 1, 1]);
     g.readback("results", output);
-    let out = gpu.exec.run(&gpu.ctx, g.compile(gpu.ctx.queue_setup()).unwrap()).unwrap();
+    let out = gpu
+        .exec
+        .run(&gpu.ctx, g.compile(gpu.ctx.queue_setup()).unwrap())
+        .unwrap();
     let r: &[[f32; 4]] = bytemuck::cast_slice(out.readback("results").unwrap());
     for (i, &(f, x, y, _)) in probes.iter().enumerate() {
         let sp = surface_at_fixed(&res, &lod, body, cam.eye, f, x, y);
@@ -221,8 +303,15 @@ fn roots_only_surface_matches_on_every_face() {
         let pos = DVec3::new(gp[0] as f64, gp[1] as f64, gp[2] as f64);
         let err = (pos - (sp.position - cam.eye)).length();
         // L0 texels are 19.5 km; the exact chart in f32 is good to ~1e-3 texel.
-        assert!(err < 40.0, "probe {i} {f:?} ({x},{y}): position off by {err} m");
-        assert!(r[3 * i + 2][0] < 2e-3, "probe {i} {f:?}: locate() {} texel off", r[3 * i + 2][0]);
+        assert!(
+            err < 40.0,
+            "probe {i} {f:?} ({x},{y}): position off by {err} m"
+        );
+        assert!(
+            r[3 * i + 2][0] < 2e-3,
+            "probe {i} {f:?}: locate() {} texel off",
+            r[3 * i + 2][0]
+        );
     }
     gt.destroy(&gpu.ctx);
     gpu.assert_clean();

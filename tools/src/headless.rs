@@ -37,7 +37,9 @@ fn parse_aov(s: &str) -> Result<DebugView, String> {
         "normal" => Ok(DebugView::Normals),
         "latlon" => Ok(DebugView::LatLon),
         "water" => Ok(DebugView::Water),
-        _ => Err(format!("unknown --aov {s:?}; known: level, slot, normal, latlon, water")),
+        _ => Err(format!(
+            "unknown --aov {s:?}; known: level, slot, normal, latlon, water"
+        )),
     }
 }
 

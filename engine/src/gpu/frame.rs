@@ -53,7 +53,14 @@ pub fn view_proj(cam: &ViewCamera) -> Mat4 {
 }
 
 /// Everything except the tile lookup size and level cap, which the caller knows.
-pub fn frame_constants(cam: &ViewCamera, radius: f64, texel0: f64, sun_dir: DVec3, time: f32, frame_index: u32) -> FrameConstants {
+pub fn frame_constants(
+    cam: &ViewCamera,
+    radius: f64,
+    texel0: f64,
+    sun_dir: DVec3,
+    time: f32,
+    frame_index: u32,
+) -> FrameConstants {
     let t = (0.5 * cam.vfov).tan();
     let aspect = cam.width as f64 / cam.height as f64;
     let c = -cam.eye;
@@ -65,7 +72,12 @@ pub fn frame_constants(cam: &ViewCamera, radius: f64, texel0: f64, sun_dir: DVec
         cam_right: f3(cam.right, aspect),
         cam_up: f3(cam.up, cam.pixel_angle()),
         planet_center: f3(c, radius),
-        viewport: [cam.width as f32, cam.height as f32, 1.0 / cam.width as f32, 1.0 / cam.height as f32],
+        viewport: [
+            cam.width as f32,
+            cam.height as f32,
+            1.0 / cam.width as f32,
+            1.0 / cam.height as f32,
+        ],
         sun: f3(sun_dir.normalize(), alt),
         texel0: texel0 as f32,
         time,
@@ -94,7 +106,10 @@ mod tests {
         assert!(x.abs() < 1e-6 && y.abs() < 1e-6 && (z - NEAR_M / 10.0).abs() < 1e-9);
         let t = (0.5 * cam.vfov).tan();
         let (_, y, _) = p(cam.forward + cam.up * t);
-        assert!((y + 1.0).abs() < 1e-5, "top of the view is y = −1 in Vulkan NDC: {y}");
+        assert!(
+            (y + 1.0).abs() < 1e-5,
+            "top of the view is y = −1 in Vulkan NDC: {y}"
+        );
         let (x, _, _) = p(cam.forward + cam.right * t * 2.0);
         assert!((x - 1.0).abs() < 1e-5, "{x}");
     }

@@ -61,8 +61,18 @@ pub struct ResidentTile {
 }
 
 impl ResidentTile {
-    pub fn new(id: TileId, slot: u32, page: u32, fade: f32, tile: Arc<Tile>, body: Body) -> ResidentTile {
-        let (min_h, max_h) = tile.heights.iter().fold((f32::MAX, f32::MIN), |(lo, hi), &h| (lo.min(h), hi.max(h)));
+    pub fn new(
+        id: TileId,
+        slot: u32,
+        page: u32,
+        fade: f32,
+        tile: Arc<Tile>,
+        body: Body,
+    ) -> ResidentTile {
+        let (min_h, max_h) = tile
+            .heights
+            .iter()
+            .fold((f32::MAX, f32::MIN), |(lo, hi), &h| (lo.min(h), hi.max(h)));
         ResidentTile {
             id,
             slot,
@@ -90,7 +100,11 @@ impl Residency {
     pub fn new(tiles: Vec<ResidentTile>) -> Residency {
         let by_id = tiles.iter().enumerate().map(|(i, t)| (t.id, i)).collect();
         let by_slot = tiles.iter().enumerate().map(|(i, t)| (t.slot, i)).collect();
-        Residency { tiles, by_id, by_slot }
+        Residency {
+            tiles,
+            by_id,
+            by_slot,
+        }
     }
 
     pub fn get(&self, id: &TileId) -> Option<&ResidentTile> {
@@ -106,13 +120,27 @@ impl Residency {
     }
 
     /// Deepest resident tile with level ≤ `max_level` containing face point (X, Y) (fixed).
-    pub fn finest(&self, face: crate::planet::Face, x: u64, y: u64, max_level: u8) -> &ResidentTile {
+    pub fn finest(
+        &self,
+        face: crate::planet::Face,
+        x: u64,
+        y: u64,
+        max_level: u8,
+    ) -> &ResidentTile {
         let mut best = None;
         for level in 0..=max_level {
             let n = 1u64 << level;
             let shift = 30 - level as u32;
-            let (tx, ty) = ((x >> shift).min(n - 1) as u32, (y >> shift).min(n - 1) as u32);
-            match self.get(&TileId { level, face, x: tx, y: ty }) {
+            let (tx, ty) = (
+                (x >> shift).min(n - 1) as u32,
+                (y >> shift).min(n - 1) as u32,
+            );
+            match self.get(&TileId {
+                level,
+                face,
+                x: tx,
+                y: ty,
+            }) {
                 Some(t) => best = Some(t),
                 None => break,
             }
@@ -131,14 +159,26 @@ impl Residency {
         let id = t.id;
         let f = t.fade;
         let n = |dx: i32, dy: i32| self.fade_of(id.neighbour(dx, dy));
-        let edge = [f.min(n(-1, 0)), f.min(n(1, 0)), f.min(n(0, -1)), f.min(n(0, 1))];
+        let edge = [
+            f.min(n(-1, 0)),
+            f.min(n(1, 0)),
+            f.min(n(0, -1)),
+            f.min(n(0, 1)),
+        ];
         let corner = |dx: i32, dy: i32| {
             let diag = id.neighbour(dx, dy);
             // Beyond a cube corner three tiles meet: no diagonal.
-            let d = if diag.is_some() { self.fade_of(diag) } else { 1.0 };
+            let d = if diag.is_some() {
+                self.fade_of(diag)
+            } else {
+                1.0
+            };
             f.min(n(dx, 0)).min(n(0, dy)).min(d)
         };
-        (edge, [corner(-1, -1), corner(1, -1), corner(-1, 1), corner(1, 1)])
+        (
+            edge,
+            [corner(-1, -1), corner(1, -1), corner(-1, 1), corner(1, 1)],
+        )
     }
 
     /// Slot records for this frame: frames refreshed camera-relative from f64.
@@ -154,7 +194,10 @@ impl Residency {
             let f = &t.frame;
             let o = f.origin - eye;
             let v4 = |v: DVec3| [v.x as f32, v.y as f32, v.z as f32, 0.0];
-            let parent = t.id.parent().and_then(|p| self.slot_of(&p)).unwrap_or(NO_SLOT);
+            let parent =
+                t.id.parent()
+                    .and_then(|p| self.slot_of(&p))
+                    .unwrap_or(NO_SLOT);
             out[t.slot as usize] = SlotRecord {
                 level: t.id.level as u32,
                 face: t.id.face.0 as u32,
@@ -216,13 +259,24 @@ mod tests {
     use crate::planet::Face;
 
     fn fake(id: TileId, slot: u32, fade: f32) -> ResidentTile {
-        ResidentTile::new(id, slot, slot, fade, Arc::new(Tile::empty(id)), Body { radius: 1.0e6 })
+        ResidentTile::new(
+            id,
+            slot,
+            slot,
+            fade,
+            Arc::new(Tile::empty(id)),
+            Body { radius: 1.0e6 },
+        )
     }
 
     #[test]
     fn shared_edges_and_corners_get_identical_weights() {
         // Level-1 tiles of face 0 and the tile across its +u edge on face 2.
-        let mut tiles: Vec<ResidentTile> = Face::ALL.iter().enumerate().map(|(i, &f)| fake(TileId::new(0, f, 0, 0), i as u32, 1.0)).collect();
+        let mut tiles: Vec<ResidentTile> = Face::ALL
+            .iter()
+            .enumerate()
+            .map(|(i, &f)| fake(TileId::new(0, f, 0, 0), i as u32, 1.0))
+            .collect();
         let a = TileId::new(1, Face(0), 1, 0);
         let b = a.neighbour(1, 0).unwrap();
         let c = TileId::new(1, Face(0), 0, 0);
@@ -235,7 +289,10 @@ mod tests {
         assert_eq!(wa[1], 0.5, "a's +u edge: min(0.5, 0.8)");
         // b's edge towards a: whichever of b's edges has a as neighbour.
         let dirs = [(-1, 0), (1, 0), (0, -1), (0, 1)];
-        let k = dirs.iter().position(|&(dx, dy)| b.neighbour(dx, dy) == Some(a)).unwrap();
+        let k = dirs
+            .iter()
+            .position(|&(dx, dy)| b.neighbour(dx, dy) == Some(a))
+            .unwrap();
         assert_eq!(wb[k], wa[1]);
         // a's −u edge touches c (fade 1): min(0.5, 1) = 0.5; its −v edge has no resident tile.
         assert_eq!(wa[0], 0.5);
@@ -259,7 +316,9 @@ mod tests {
         for t in &r.tiles {
             let key = tile_key(&t.id);
             let mut i = lookup_hash(key) as usize & mask;
-            while table[i][2] != NO_SLOT && (table[i][0], table[i][1]) != (key as u32, (key >> 32) as u32) {
+            while table[i][2] != NO_SLOT
+                && (table[i][0], table[i][1]) != (key as u32, (key >> 32) as u32)
+            {
                 i = (i + 1) & mask;
             }
             assert_eq!(table[i][2], t.slot);

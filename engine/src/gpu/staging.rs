@@ -10,18 +10,33 @@ pub struct StagingRing {
 
 impl StagingRing {
     pub fn new(name: &str, frames_in_flight: usize) -> StagingRing {
-        StagingRing { name: name.into(), bufs: (0..frames_in_flight).map(|_| None).collect() }
+        StagingRing {
+            name: name.into(),
+            bufs: (0..frames_in_flight).map(|_| None).collect(),
+        }
     }
 
     /// The slot's buffer, at least `size` bytes (grown to a power of two ≥ 1 MiB).
-    pub fn get(&mut self, ctx: &Context, slot: usize, size: u64) -> framegraph::Result<&mut GpuBuffer> {
-        let small = self.bufs[slot].as_ref().map(|b| b.desc.size < size).unwrap_or(true);
+    pub fn get(
+        &mut self,
+        ctx: &Context,
+        slot: usize,
+        size: u64,
+    ) -> framegraph::Result<&mut GpuBuffer> {
+        let small = self.bufs[slot]
+            .as_ref()
+            .map(|b| b.desc.size < size)
+            .unwrap_or(true);
         if small {
             if let Some(old) = self.bufs[slot].take() {
                 old.destroy(ctx);
             }
             let cap = size.next_power_of_two().max(1 << 20);
-            self.bufs[slot] = Some(GpuBuffer::new(ctx, &format!("{}{slot}", self.name), BufferDesc::upload(cap))?);
+            self.bufs[slot] = Some(GpuBuffer::new(
+                ctx,
+                &format!("{}{slot}", self.name),
+                BufferDesc::upload(cap),
+            )?);
         }
         Ok(self.bufs[slot].as_mut().expect("ensured above"))
     }

@@ -40,19 +40,38 @@ pub struct GpuTiles {
 
 impl GpuTiles {
     /// `slot_capacity` slots and `pages` physical pages (slots + the replacement reserve).
-    pub fn new(ctx: &Context, slot_capacity: u32, pages: u32, frames_in_flight: usize) -> framegraph::Result<GpuTiles> {
+    pub fn new(
+        ctx: &Context,
+        slot_capacity: u32,
+        pages: u32,
+        frames_in_flight: usize,
+    ) -> framegraph::Result<GpuTiles> {
         let lookup_size = (2 * slot_capacity).next_power_of_two().max(64);
         let atlas = GpuImage::new(
             ctx,
             "tiles.heights",
             ImageDesc::d2_array(TILE_STRIDE, TILE_STRIDE, pages, vk::Format::R16_UINT),
-            vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST | vk::ImageUsageFlags::TRANSFER_SRC,
+            vk::ImageUsageFlags::SAMPLED
+                | vk::ImageUsageFlags::TRANSFER_DST
+                | vk::ImageUsageFlags::TRANSFER_SRC,
         )?;
-        let slots = GpuBuffer::new(ctx, "tiles.slots", BufferDesc::gpu(slot_capacity as u64 * 448))?;
-        let lookup = GpuBuffer::new(ctx, "tiles.lookup", BufferDesc::gpu(lookup_size as u64 * 16))?;
+        let slots = GpuBuffer::new(
+            ctx,
+            "tiles.slots",
+            BufferDesc::gpu(slot_capacity as u64 * 448),
+        )?;
+        let lookup = GpuBuffer::new(
+            ctx,
+            "tiles.lookup",
+            BufferDesc::gpu(lookup_size as u64 * 16),
+        )?;
         let mut constants = Vec::new();
         for i in 0..frames_in_flight {
-            constants.push(GpuBuffer::new(ctx, &format!("frame.constants{i}"), BufferDesc::upload(std::mem::size_of::<FrameConstants>() as u64))?);
+            constants.push(GpuBuffer::new(
+                ctx,
+                &format!("frame.constants{i}"),
+                BufferDesc::upload(std::mem::size_of::<FrameConstants>() as u64),
+            )?);
         }
         Ok(GpuTiles {
             slot_capacity,
@@ -86,11 +105,18 @@ impl GpuTiles {
         let texel0 = constants.texel0 as f64;
         let records = residency.records(eye, self.slot_capacity as usize, texel0);
         let lookup = residency.lookup_table(self.lookup_size as usize);
-        assert_eq!(lookup.len(), self.lookup_size as usize, "lookup table sized for the slot capacity");
+        assert_eq!(
+            lookup.len(),
+            self.lookup_size as usize,
+            "lookup table sized for the slot capacity"
+        );
         constants.lookup_mask = self.lookup_size - 1;
 
-        let uploads: Vec<&super::slots::ResidentTile> =
-            residency.tiles.iter().filter(|t| self.page_content.get(&t.page) != Some(&t.id)).collect();
+        let uploads: Vec<&super::slots::ResidentTile> = residency
+            .tiles
+            .iter()
+            .filter(|t| self.page_content.get(&t.page) != Some(&t.id))
+            .collect();
         let rec_bytes = (records.len() * std::mem::size_of::<SlotRecord>()) as u64;
         let lut_bytes = (lookup.len() * 16) as u64;
         let total = rec_bytes + lut_bytes + uploads.len() as u64 * PAGE_BYTES;
@@ -98,12 +124,16 @@ impl GpuTiles {
         let src = match ctx {
             Some(ctx) => {
                 let staging = self.staging.get(ctx, frame_slot, total)?;
-                let map = staging.mapped_mut().ok_or_else(|| framegraph::Error::NotMapped("tiles.staging".into()))?;
+                let map = staging
+                    .mapped_mut()
+                    .ok_or_else(|| framegraph::Error::NotMapped("tiles.staging".into()))?;
                 map[..rec_bytes as usize].copy_from_slice(bytemuck::cast_slice(&records));
-                map[rec_bytes as usize..(rec_bytes + lut_bytes) as usize].copy_from_slice(bytemuck::cast_slice(&lookup));
+                map[rec_bytes as usize..(rec_bytes + lut_bytes) as usize]
+                    .copy_from_slice(bytemuck::cast_slice(&lookup));
                 for (k, t) in uploads.iter().enumerate() {
                     let off = (rec_bytes + lut_bytes + k as u64 * PAGE_BYTES) as usize;
-                    let dst: &mut [u16] = bytemuck::cast_slice_mut(&mut map[off..off + PAGE_BYTES as usize]);
+                    let dst: &mut [u16] =
+                        bytemuck::cast_slice_mut(&mut map[off..off + PAGE_BYTES as usize]);
                     for (i, c) in dst.iter_mut().enumerate() {
                         *c = t.tile.code(i);
                     }
@@ -116,7 +146,11 @@ impl GpuTiles {
                                     .base_array_layer(t.page)
                                     .layer_count(1),
                             )
-                            .image_extent(vk::Extent3D { width: TILE_STRIDE, height: TILE_STRIDE, depth: 1 }),
+                            .image_extent(vk::Extent3D {
+                                width: TILE_STRIDE,
+                                height: TILE_STRIDE,
+                                depth: 1,
+                            }),
                     );
                 }
                 for t in &uploads {
@@ -127,7 +161,12 @@ impl GpuTiles {
                 self.constants[frame_slot].write(0, bytemuck::bytes_of(&constants))?;
                 g.import_buffer(staging)
             }
-            None => g.import_buffer_raw("tiles.staging", BufferDesc::upload(total), vk::Buffer::null(), Default::default()),
+            None => g.import_buffer_raw(
+                "tiles.staging",
+                BufferDesc::upload(total),
+                vk::Buffer::null(),
+                Default::default(),
+            ),
         };
         let mut slots = g.import_buffer(&self.slots);
         let mut lut = g.import_buffer(&self.lookup);
@@ -142,7 +181,12 @@ impl GpuTiles {
             node = node.copy_buffer_to_image(src, &mut heights, regions);
         }
         let _ = node;
-        Ok(TileBindings { frame, slots, lookup: lut, heights })
+        Ok(TileBindings {
+            frame,
+            slots,
+            lookup: lut,
+            heights,
+        })
     }
 
     pub fn destroy(self, ctx: &Context) {

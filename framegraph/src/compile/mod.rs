@@ -9,7 +9,9 @@
 //! 7. plan transient memory aliasing.
 
 use crate::access::Usage;
-use crate::graph::{Graph, GraphError, NodeDecl, NodeKind, Origin, QueueKind, ResourceDecl, ResourceDesc, Work};
+use crate::graph::{
+    Graph, GraphError, NodeDecl, NodeKind, Origin, QueueKind, ResourceDecl, ResourceDesc, Work,
+};
 use crate::resource::{Memory, TrackedState};
 use crate::shader::BindingKind;
 use ash::vk;
@@ -25,7 +27,10 @@ pub struct QueueSetup {
 
 impl QueueSetup {
     pub fn single(family: u32) -> Self {
-        QueueSetup { universal: family, transfer: None }
+        QueueSetup {
+            universal: family,
+            transfer: None,
+        }
     }
     pub fn family(&self, q: QueueKind) -> u32 {
         match q {
@@ -71,7 +76,12 @@ pub struct ImageBarrier {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BarrierBatch {
     /// Global memory barriers (memory handed from one aliased transient to the next).
-    pub memory: Vec<(vk::PipelineStageFlags2, vk::AccessFlags2, vk::PipelineStageFlags2, vk::AccessFlags2)>,
+    pub memory: Vec<(
+        vk::PipelineStageFlags2,
+        vk::AccessFlags2,
+        vk::PipelineStageFlags2,
+        vk::AccessFlags2,
+    )>,
     pub buffers: Vec<BufferBarrier>,
     pub images: Vec<ImageBarrier>,
 }
@@ -144,7 +154,13 @@ impl<'a> Graph<'a> {
 }
 
 fn compile<'a>(g: Graph<'a>, queues: QueueSetup) -> Result<CompiledGraph<'a>, CompileError> {
-    let Graph { resources, nodes, mut errors, readbacks, .. } = g;
+    let Graph {
+        resources,
+        nodes,
+        mut errors,
+        readbacks,
+        ..
+    } = g;
     check_nodes(&nodes, &resources, &mut errors);
     if !errors.is_empty() {
         return Err(CompileError::Declarations(errors));
@@ -177,7 +193,11 @@ fn compile<'a>(g: Graph<'a>, queues: QueueSetup) -> Result<CompiledGraph<'a>, Co
                 None => uses.push((u.res, usage)),
             }
         }
-        let bindings = n.uses.iter().filter_map(|u| u.binding.clone().map(|b| (b, u.res))).collect();
+        let bindings = n
+            .uses
+            .iter()
+            .filter_map(|u| u.binding.clone().map(|b| (b, u.res)))
+            .collect();
         compiled.push(CompiledNode {
             bindings,
             name: n.name,
@@ -201,7 +221,17 @@ fn compile<'a>(g: Graph<'a>, queues: QueueSetup) -> Result<CompiledGraph<'a>, Co
     // Queue hand-offs add waits too: an acquire must follow its release.
     let batches = add_handoff_waits(batches, &compiled);
 
-    Ok(CompiledGraph { resources, nodes: compiled, work, culled, batches, alias, final_states, readbacks, queues })
+    Ok(CompiledGraph {
+        resources,
+        nodes: compiled,
+        work,
+        culled,
+        batches,
+        alias,
+        final_states,
+        readbacks,
+        queues,
+    })
 }
 
 fn check_nodes(nodes: &[NodeDecl], resources: &[ResourceDecl], errors: &mut Vec<GraphError>) {
@@ -241,7 +271,9 @@ fn check_nodes(nodes: &[NodeDecl], resources: &[ResourceDecl], errors: &mut Vec<
                 vec![vs, fs]
             }
             Work::None if matches!(n.kind, NodeKind::Compute | NodeKind::Raster) => {
-                errors.push(GraphError::NoWork { node: n.name.clone() });
+                errors.push(GraphError::NoWork {
+                    node: n.name.clone(),
+                });
                 continue;
             }
             _ => continue,
@@ -249,7 +281,11 @@ fn check_nodes(nodes: &[NodeDecl], resources: &[ResourceDecl], errors: &mut Vec<
         for s in shaders {
             let Ok(refl) = s.reflect() else { continue };
             for b in &refl.bindings {
-                let bound: Vec<_> = n.uses.iter().filter(|u| u.binding.as_deref() == Some(&b.name)).collect();
+                let bound: Vec<_> = n
+                    .uses
+                    .iter()
+                    .filter(|u| u.binding.as_deref() == Some(&b.name))
+                    .collect();
                 let Some(u) = bound.first() else {
                     errors.push(GraphError::MissingBinding {
                         node: n.name.clone(),
@@ -261,14 +297,29 @@ fn check_nodes(nodes: &[NodeDecl], resources: &[ResourceDecl], errors: &mut Vec<
                     continue;
                 };
                 let is_image = resources[u.res as usize].is_image();
-                let wants_image = !matches!(b.kind, BindingKind::StorageBuffer | BindingKind::UniformBuffer);
+                let wants_image = !matches!(
+                    b.kind,
+                    BindingKind::StorageBuffer | BindingKind::UniformBuffer
+                );
                 let written = bound.iter().any(|u| u.writes.is_some());
                 let mismatch = if is_image != wants_image {
-                    Some((if is_image { "an image" } else { "a buffer" }, format!("{:?}", b.kind)))
+                    Some((
+                        if is_image { "an image" } else { "a buffer" },
+                        format!("{:?}", b.kind),
+                    ))
                 } else if written && b.read_only {
                     Some(("written", "readonly".to_string()))
-                } else if !written && !b.read_only && matches!(b.kind, BindingKind::StorageBuffer | BindingKind::StorageImage) {
-                    Some(("read-only", "writable (mark it readonly, or declare the write)".to_string()))
+                } else if !written
+                    && !b.read_only
+                    && matches!(
+                        b.kind,
+                        BindingKind::StorageBuffer | BindingKind::StorageImage
+                    )
+                {
+                    Some((
+                        "read-only",
+                        "writable (mark it readonly, or declare the write)".to_string(),
+                    ))
                 } else {
                     None
                 };
@@ -309,7 +360,10 @@ struct Deps {
 }
 
 fn dependencies(nodes: &[NodeDecl], n_res: usize) -> Deps {
-    let mut d = Deps { before: vec![BTreeSet::new(); nodes.len()], producers: vec![BTreeSet::new(); nodes.len()] };
+    let mut d = Deps {
+        before: vec![BTreeSet::new(); nodes.len()],
+        producers: vec![BTreeSet::new(); nodes.len()],
+    };
     // Per resource: writer of each version, and readers since the last write.
     let mut writer: Vec<HashMap<u32, usize>> = vec![HashMap::new(); n_res];
     let mut last_writer: Vec<Option<usize>> = vec![None; n_res];
@@ -360,7 +414,8 @@ fn cull(nodes: &[NodeDecl], resources: &[ResourceDecl], deps: &Deps) -> Vec<bool
     let mut stack: Vec<usize> = Vec::new();
     for (i, n) in nodes.iter().enumerate() {
         let persistent_write = n.uses.iter().any(|u| {
-            u.writes.is_some() && matches!(resources[u.res as usize].origin, Origin::Imported { .. })
+            u.writes.is_some()
+                && matches!(resources[u.res as usize].origin, Origin::Imported { .. })
         });
         if n.sink || persistent_write {
             needed[i] = true;
@@ -391,8 +446,10 @@ fn schedule(nodes: &[NodeDecl], deps: &Deps, needed: &[bool], queues: &QueueSetu
         }
     }
     let prio = |i: usize| (queues.effective(nodes[i].queue) == QueueKind::Universal, i);
-    let mut ready: BTreeSet<(bool, usize)> =
-        (0..nodes.len()).filter(|&i| needed[i] && indeg[i] == 0).map(prio).collect();
+    let mut ready: BTreeSet<(bool, usize)> = (0..nodes.len())
+        .filter(|&i| needed[i] && indeg[i] == 0)
+        .map(prio)
+        .collect();
     let mut order = Vec::new();
     while let Some(&first) = ready.iter().next() {
         ready.remove(&first);
@@ -419,7 +476,12 @@ pub const EPILOGUE: &str = "queue.acquire";
 
 /// Insert the prologue/epilogue nodes where an imported resource crosses queue families at a
 /// frame boundary (never on single-family devices).
-fn add_handoff_nodes(nodes: &mut Vec<CompiledNode>, work: &mut Vec<Work<'_>>, resources: &[ResourceDecl], q: &QueueSetup) {
+fn add_handoff_nodes(
+    nodes: &mut Vec<CompiledNode>,
+    work: &mut Vec<Work<'_>>,
+    resources: &[ResourceDecl],
+    q: &QueueSetup,
+) {
     let mut first_family: HashMap<u32, u32> = HashMap::new();
     let mut last_family: HashMap<u32, u32> = HashMap::new();
     for n in nodes.iter() {
@@ -470,14 +532,21 @@ fn cut_batches(nodes: &mut [CompiledNode], deps: &Deps, order: &[usize]) -> Vec<
     for (pos, n) in nodes.iter_mut().enumerate() {
         match batches.last_mut() {
             Some(b) if b.queue == n.queue => b.nodes.end = pos + 1,
-            _ => batches.push(Batch { queue: n.queue, family: n.family, nodes: pos..pos + 1, waits: BTreeSet::new() }),
+            _ => batches.push(Batch {
+                queue: n.queue,
+                family: n.family,
+                nodes: pos..pos + 1,
+                waits: BTreeSet::new(),
+            }),
         }
         n.batch = batches.len() - 1;
     }
     let pos_of: HashMap<usize, usize> = order.iter().enumerate().map(|(p, &d)| (d, p)).collect();
     for p in 0..nodes.len() {
         let b = nodes[p].batch;
-        let Some(before) = deps.before.get(nodes[p].decl) else { continue };
+        let Some(before) = deps.before.get(nodes[p].decl) else {
+            continue;
+        };
         for dep in before {
             if let Some(&q) = pos_of.get(dep) {
                 let pb = nodes[q].batch;
@@ -493,14 +562,24 @@ fn cut_batches(nodes: &mut [CompiledNode], deps: &Deps, order: &[usize]) -> Vec<
 fn add_handoff_waits(mut batches: Vec<Batch>, nodes: &[CompiledNode]) -> Vec<Batch> {
     // For every acquire in batch b, the batch holding the matching release must be waited on.
     for n in nodes {
-        for acq in n.barriers.buffers.iter().filter(|b| b.src_family != b.dst_family) {
+        for acq in n
+            .barriers
+            .buffers
+            .iter()
+            .filter(|b| b.src_family != b.dst_family)
+        {
             if let Some(r) = release_batch(nodes, n, acq.res) {
                 if r != n.batch {
                     batches[n.batch].waits.insert(r);
                 }
             }
         }
-        for acq in n.barriers.images.iter().filter(|b| b.src_family != b.dst_family) {
+        for acq in n
+            .barriers
+            .images
+            .iter()
+            .filter(|b| b.src_family != b.dst_family)
+        {
             if let Some(r) = release_batch(nodes, n, acq.res) {
                 if r != n.batch {
                     batches[n.batch].waits.insert(r);
@@ -516,7 +595,8 @@ fn release_batch(nodes: &[CompiledNode], acquirer: &CompiledNode, res: u32) -> O
         .iter()
         .take_while(|n| !std::ptr::eq(*n, acquirer))
         .filter(|n| {
-            n.releases.buffers.iter().any(|b| b.res == res) || n.releases.images.iter().any(|b| b.res == res)
+            n.releases.buffers.iter().any(|b| b.res == res)
+                || n.releases.images.iter().any(|b| b.res == res)
         })
         .map(|n| n.batch)
         .last()
@@ -549,7 +629,9 @@ fn plan_aliasing(nodes: &[CompiledNode], resources: &[ResourceDecl]) -> Vec<Opti
     let mut slots: Vec<(bool, usize)> = Vec::new();
     for r in candidates {
         let img = resources[r].is_image();
-        let slot = slots.iter().position(|&(i, end)| i == img && end < first[r]);
+        let slot = slots
+            .iter()
+            .position(|&(i, end)| i == img && end < first[r]);
         let s = match slot {
             Some(s) => s,
             None => {
@@ -614,7 +696,10 @@ fn plan_barriers(
                 started[r] = true;
                 if let Some(slot) = alias[r] {
                     if let Some(&(s, a)) = slot_last.get(&slot) {
-                        nodes[p].barriers.memory.push((s, a, usage.stage, usage.access));
+                        nodes[p]
+                            .barriers
+                            .memory
+                            .push((s, a, usage.stage, usage.access));
                     }
                 }
             }
@@ -626,7 +711,11 @@ fn plan_barriers(
                 // node for resources owned since an earlier frame); acquire here.
                 let src_family = owner.unwrap_or(family);
                 let (src_stage, src_access) = pending_src(st);
-                let layout = if is_image { usage.layout } else { vk::ImageLayout::UNDEFINED };
+                let layout = if is_image {
+                    usage.layout
+                } else {
+                    vk::ImageLayout::UNDEFINED
+                };
                 let q = last_node[r].expect("a prologue node exists for resources owned elsewhere");
                 push_barrier(
                     &mut nodes[q].releases,
@@ -649,7 +738,8 @@ fn plan_barriers(
                 } else {
                     layout_change
                         || (st.write.is_some()
-                            && !(st.visible_stages.contains(usage.stage) && st.visible_access.contains(usage.access)))
+                            && !(st.visible_stages.contains(usage.stage)
+                                && st.visible_access.contains(usage.access)))
                 };
                 if need {
                     let (s, a) = pending_src(st);
@@ -662,8 +752,16 @@ fn plan_barriers(
                 if is_image && (st.layout == vk::ImageLayout::UNDEFINED || st.family.is_none()) {
                     old_layout = vk::ImageLayout::UNDEFINED;
                 }
-                let new_layout = if is_image { usage.layout } else { vk::ImageLayout::UNDEFINED };
-                let src_stage = if src_stage.is_empty() && src_family == family { S::NONE } else { src_stage };
+                let new_layout = if is_image {
+                    usage.layout
+                } else {
+                    vk::ImageLayout::UNDEFINED
+                };
+                let src_stage = if src_stage.is_empty() && src_family == family {
+                    S::NONE
+                } else {
+                    src_stage
+                };
                 push_barrier(
                     &mut nodes[p].barriers,
                     res,
@@ -710,7 +808,11 @@ fn plan_barriers(
                 // later writers order against the write itself.
                 st.read_stages = S::NONE;
             }
-            st.layout = if is_image { usage.layout } else { vk::ImageLayout::UNDEFINED };
+            st.layout = if is_image {
+                usage.layout
+            } else {
+                vk::ImageLayout::UNDEFINED
+            };
             st.family = Some(family);
             last_node[r] = Some(p);
             if let Some(slot) = alias[r] {
@@ -723,7 +825,10 @@ fn plan_barriers(
 
     // Imported resources end the frame owned by the universal family: release after their
     // last node, acquire in the epilogue node.
-    let epilogue = nodes.len().checked_sub(1).filter(|&e| nodes[e].name == EPILOGUE);
+    let epilogue = nodes
+        .len()
+        .checked_sub(1)
+        .filter(|&e| nodes[e].name == EPILOGUE);
     let mut finals = Vec::new();
     for (r, res) in resources.iter().enumerate() {
         if let Origin::Imported { .. } = res.origin {
@@ -733,9 +838,33 @@ fn plan_barriers(
                     let (s, a) = pending_src(&st);
                     let img = res.is_image();
                     let (l, u) = (st.layout, queues.universal);
-                    push_barrier(&mut nodes[q].releases, r as u32, img, s, a, S::NONE, A::NONE, l, l, f, u);
+                    push_barrier(
+                        &mut nodes[q].releases,
+                        r as u32,
+                        img,
+                        s,
+                        a,
+                        S::NONE,
+                        A::NONE,
+                        l,
+                        l,
+                        f,
+                        u,
+                    );
                     let (ds, da) = (S::ALL_COMMANDS, A::MEMORY_READ | A::MEMORY_WRITE);
-                    push_barrier(&mut nodes[e].barriers, r as u32, img, S::NONE, A::NONE, ds, da, l, l, f, u);
+                    push_barrier(
+                        &mut nodes[e].barriers,
+                        r as u32,
+                        img,
+                        S::NONE,
+                        A::NONE,
+                        ds,
+                        da,
+                        l,
+                        l,
+                        f,
+                        u,
+                    );
                     st.family = Some(u);
                     st.write = Some((S::ALL_COMMANDS, A::NONE));
                     st.read_stages = S::NONE;
@@ -799,7 +928,15 @@ fn push_barrier(
             dst_family,
         });
     } else {
-        batch.buffers.push(BufferBarrier { res, src_stage, src_access, dst_stage, dst_access, src_family, dst_family });
+        batch.buffers.push(BufferBarrier {
+            res,
+            src_stage,
+            src_access,
+            dst_stage,
+            dst_access,
+            src_family,
+            dst_family,
+        });
     }
 }
 
@@ -811,7 +948,10 @@ impl CompiledGraph<'_> {
         self.nodes.iter().map(|n| n.name.as_str()).collect()
     }
     pub fn resource_id(&self, name: &str) -> Option<u32> {
-        self.resources.iter().position(|r| r.name == name).map(|i| i as u32)
+        self.resources
+            .iter()
+            .position(|r| r.name == name)
+            .map(|i| i as u32)
     }
 }
 

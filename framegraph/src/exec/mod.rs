@@ -39,10 +39,17 @@ pub struct FrameOutput {
 
 impl FrameOutput {
     pub fn readback(&self, name: &str) -> Result<&[u8]> {
-        self.readbacks.get(name).map(|v| v.as_slice()).ok_or_else(|| Error::NoReadback(name.into()))
+        self.readbacks
+            .get(name)
+            .map(|v| v.as_slice())
+            .ok_or_else(|| Error::NoReadback(name.into()))
     }
     pub fn time_ms(&self, node: &str) -> Option<f64> {
-        self.times.iter().filter(|t| t.name == node).map(|t| t.duration_ms).reduce(|a, b| a + b)
+        self.times
+            .iter()
+            .filter(|t| t.name == node)
+            .map(|t| t.duration_ms)
+            .reduce(|a, b| a + b)
     }
     pub fn total_ms(&self) -> f64 {
         self.times.iter().map(|t| t.duration_ms).sum()
@@ -94,7 +101,9 @@ impl Executor {
         }
         let mut timelines = Vec::new();
         for &f in &families {
-            let mut ti = vk::SemaphoreTypeCreateInfo::default().semaphore_type(vk::SemaphoreType::TIMELINE).initial_value(0);
+            let mut ti = vk::SemaphoreTypeCreateInfo::default()
+                .semaphore_type(vk::SemaphoreType::TIMELINE)
+                .initial_value(0);
             let info = vk::SemaphoreCreateInfo::default().push_next(&mut ti);
             let s = unsafe { ctx.device.create_semaphore(&info, None) }.vk("vkCreateSemaphore")?;
             ctx.name_object(s, &format!("timeline.family{f}"));
@@ -104,14 +113,28 @@ impl Executor {
         for i in 0..frames_in_flight.max(1) {
             let mut slot = Slot::default();
             for &f in &families {
-                let info = vk::CommandPoolCreateInfo::default().queue_family_index(f).flags(vk::CommandPoolCreateFlags::TRANSIENT);
-                let raw = unsafe { ctx.device.create_command_pool(&info, None) }.vk("vkCreateCommandPool")?;
+                let info = vk::CommandPoolCreateInfo::default()
+                    .queue_family_index(f)
+                    .flags(vk::CommandPoolCreateFlags::TRANSIENT);
+                let raw = unsafe { ctx.device.create_command_pool(&info, None) }
+                    .vk("vkCreateCommandPool")?;
                 ctx.name_object(raw, &format!("frame{i}.family{f}"));
-                slot.pools.push(Pool { family: f, raw, buffers: Vec::new(), next: 0 });
+                slot.pools.push(Pool {
+                    family: f,
+                    raw,
+                    buffers: Vec::new(),
+                    next: 0,
+                });
             }
             slots.push(slot);
         }
-        Ok(Executor { slots, frame: 0, timelines, pipelines: Pipelines::default(), scopes: ScopeIds::default() })
+        Ok(Executor {
+            slots,
+            frame: 0,
+            timelines,
+            pipelines: Pipelines::default(),
+            scopes: ScopeIds::default(),
+        })
     }
 
     /// Frames executed so far.
@@ -120,7 +143,11 @@ impl Executor {
     }
 
     fn timeline(&mut self, family: u32) -> &mut (u32, vk::Semaphore, u64) {
-        let i = self.timelines.iter().position(|t| t.0 == family).unwrap_or(0);
+        let i = self
+            .timelines
+            .iter()
+            .position(|t| t.0 == family)
+            .unwrap_or(0);
         &mut self.timelines[i]
     }
 
@@ -133,7 +160,9 @@ impl Executor {
         if !s.waits.is_empty() {
             let sems: Vec<vk::Semaphore> = s.waits.iter().map(|w| w.0).collect();
             let vals: Vec<u64> = s.waits.iter().map(|w| w.1).collect();
-            let info = vk::SemaphoreWaitInfo::default().semaphores(&sems).values(&vals);
+            let info = vk::SemaphoreWaitInfo::default()
+                .semaphores(&sems)
+                .values(&vals);
             // A slow device (lavapipe under validation) may take long; only a lost device or a
             // frame that never finishes is an error.
             let mut waited = 0;
@@ -142,10 +171,21 @@ impl Executor {
                     Ok(()) => break,
                     Err(vk::Result::TIMEOUT) if waited < MAX_WAITS => {
                         waited += 1;
-                        log::warn!("GPU frame {} still running after {} s", s.frame, waited * WAIT_TIMEOUT_NS / 1_000_000_000);
+                        log::warn!(
+                            "GPU frame {} still running after {} s",
+                            s.frame,
+                            waited * WAIT_TIMEOUT_NS / 1_000_000_000
+                        );
                     }
-                    Err(vk::Result::ERROR_DEVICE_LOST) | Err(vk::Result::TIMEOUT) => return Err(self.device_lost(ctx, slot)),
-                    Err(e) => return Err(Error::Vk { call: "vkWaitSemaphores", result: e }),
+                    Err(vk::Result::ERROR_DEVICE_LOST) | Err(vk::Result::TIMEOUT) => {
+                        return Err(self.device_lost(ctx, slot))
+                    }
+                    Err(e) => {
+                        return Err(Error::Vk {
+                            call: "vkWaitSemaphores",
+                            result: e,
+                        })
+                    }
                 }
             }
         }
@@ -156,7 +196,12 @@ impl Executor {
         if n > 0 && s.queries != vk::QueryPool::null() {
             let mut data = vec![[0u64; 2]; 2 * n];
             let r = unsafe {
-                ctx.device.get_query_pool_results(s.queries, 0, &mut data, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY)
+                ctx.device.get_query_pool_results(
+                    s.queries,
+                    0,
+                    &mut data,
+                    vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY,
+                )
             };
             if r.is_ok() || r == Err(vk::Result::NOT_READY) {
                 for i in 0..n {
@@ -177,7 +222,11 @@ impl Executor {
         }
         let (frame, anchor) = (s.frame, s.anchor_ns);
         report_gpu(&mut self.scopes, &times, anchor, frame);
-        Ok(Some(FrameOutput { frame, times, readbacks }))
+        Ok(Some(FrameOutput {
+            frame,
+            times,
+            readbacks,
+        }))
     }
 
     fn device_lost(&self, ctx: &Context, slot: usize) -> Error {
@@ -188,7 +237,12 @@ impl Executor {
         if n > 0 && s.queries != vk::QueryPool::null() {
             let mut data = vec![[0u64; 2]; 2 * n];
             let _ = unsafe {
-                ctx.device.get_query_pool_results(s.queries, 0, &mut data, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY)
+                ctx.device.get_query_pool_results(
+                    s.queries,
+                    0,
+                    &mut data,
+                    vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY,
+                )
             };
             for i in 0..n {
                 began[i] = data[2 * i][1] != 0;
@@ -196,7 +250,11 @@ impl Executor {
             }
         }
         let (node, last_completed) = crash_marker(&s.names, &began, &ended);
-        Error::DeviceLost { node, frame: s.frame, last_completed }
+        Error::DeviceLost {
+            node,
+            frame: s.frame,
+            last_completed,
+        }
     }
 
     /// Wait until the frame slot the next `execute` will use is free, so per-frame host
@@ -214,7 +272,12 @@ impl Executor {
 
     /// Record and submit a frame. Returns the output of the frame that previously used this
     /// slot (frames in flight ago), if any (None if `begin_frame` already collected it).
-    pub fn execute(&mut self, ctx: &Context, g: CompiledGraph, sync: FrameSync) -> Result<Option<FrameOutput>> {
+    pub fn execute(
+        &mut self,
+        ctx: &Context,
+        g: CompiledGraph,
+        sync: FrameSync,
+    ) -> Result<Option<FrameOutput>> {
         puffin::profile_function!();
         let slot_i = (self.frame % self.slots.len() as u64) as usize;
         let retired = self.retire(ctx, slot_i)?;
@@ -226,7 +289,11 @@ impl Executor {
         {
             let s = &mut self.slots[slot_i];
             for p in &mut s.pools {
-                unsafe { ctx.device.reset_command_pool(p.raw, vk::CommandPoolResetFlags::empty()) }.vk("vkResetCommandPool")?;
+                unsafe {
+                    ctx.device
+                        .reset_command_pool(p.raw, vk::CommandPoolResetFlags::empty())
+                }
+                .vk("vkResetCommandPool")?;
                 p.next = 0;
             }
             if s.query_capacity < 2 * n_nodes {
@@ -234,8 +301,11 @@ impl Executor {
                     unsafe { ctx.device.destroy_query_pool(s.queries, None) };
                 }
                 let cap = (2 * n_nodes).next_power_of_two().max(64);
-                let info = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(cap);
-                s.queries = unsafe { ctx.device.create_query_pool(&info, None) }.vk("vkCreateQueryPool")?;
+                let info = vk::QueryPoolCreateInfo::default()
+                    .query_type(vk::QueryType::TIMESTAMP)
+                    .query_count(cap);
+                s.queries =
+                    unsafe { ctx.device.create_query_pool(&info, None) }.vk("vkCreateQueryPool")?;
                 ctx.name_object(s.queries, &format!("timestamps.slot{slot_i}"));
                 s.query_capacity = cap;
             }
@@ -262,15 +332,22 @@ impl Executor {
     ) -> Result<Option<FrameOutput>> {
         let phys = Physical { raw: &raw };
         let mut works: Vec<Option<Work>> = works.into_iter().map(Some).collect();
-        let last_universal = g.batches.iter().rposition(|b| b.family == ctx.universal.family);
-        let first_universal = g.batches.iter().position(|b| b.family == ctx.universal.family);
+        let last_universal = g
+            .batches
+            .iter()
+            .rposition(|b| b.family == ctx.universal.family);
+        let first_universal = g
+            .batches
+            .iter()
+            .position(|b| b.family == ctx.universal.family);
         let mut batch_values: Vec<(vk::Semaphore, u64)> = Vec::with_capacity(g.batches.len());
         let mut timed = vec![false; g.nodes.len()];
         let anchor_ns = puffin::now_ns();
 
         for (bi, batch) in g.batches.iter().enumerate() {
             let cmd = self.command_buffer(ctx, slot_i, batch.family)?;
-            let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+            let begin = vk::CommandBufferBeginInfo::default()
+                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
             unsafe { ctx.device.begin_command_buffer(cmd, &begin) }.vk("vkBeginCommandBuffer")?;
             let ts_ok = ctx.queue(batch.family).timestamp_bits > 0;
             let queries = self.slots[slot_i].queries;
@@ -280,12 +357,33 @@ impl Executor {
                 self.label_begin(ctx, cmd, &node.name);
                 record::barriers(ctx, cmd, &g, &phys, &node.barriers);
                 if ts_ok {
-                    unsafe { ctx.device.cmd_write_timestamp2(cmd, vk::PipelineStageFlags2::ALL_COMMANDS, queries, 2 * p as u32) };
+                    unsafe {
+                        ctx.device.cmd_write_timestamp2(
+                            cmd,
+                            vk::PipelineStageFlags2::ALL_COMMANDS,
+                            queries,
+                            2 * p as u32,
+                        )
+                    };
                 }
                 let w = works[p].take().unwrap_or(Work::None);
-                record::work(ctx, &self.pipelines, cmd, &g, node, &node.bindings, w, &phys)?;
+                let rec = record::Rec {
+                    ctx,
+                    pipelines: &self.pipelines,
+                    cmd,
+                    g: &g,
+                    phys: &phys,
+                };
+                record::work(&rec, node, w)?;
                 if ts_ok {
-                    unsafe { ctx.device.cmd_write_timestamp2(cmd, vk::PipelineStageFlags2::ALL_COMMANDS, queries, 2 * p as u32 + 1) };
+                    unsafe {
+                        ctx.device.cmd_write_timestamp2(
+                            cmd,
+                            vk::PipelineStageFlags2::ALL_COMMANDS,
+                            queries,
+                            2 * p as u32 + 1,
+                        )
+                    };
                     timed[p] = true;
                 }
                 record::barriers(ctx, cmd, &g, &phys, &node.releases);
@@ -297,29 +395,51 @@ impl Executor {
             let mut waits: Vec<vk::SemaphoreSubmitInfo> = batch
                 .waits
                 .iter()
-                .map(|&w| vk::SemaphoreSubmitInfo::default().semaphore(batch_values[w].0).value(batch_values[w].1).stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS))
+                .map(|&w| {
+                    vk::SemaphoreSubmitInfo::default()
+                        .semaphore(batch_values[w].0)
+                        .value(batch_values[w].1)
+                        .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+                })
                 .collect();
             if Some(bi) == first_universal {
                 if let Some(s) = sync.wait {
-                    waits.push(vk::SemaphoreSubmitInfo::default().semaphore(s).stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS));
+                    waits.push(
+                        vk::SemaphoreSubmitInfo::default()
+                            .semaphore(s)
+                            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS),
+                    );
                 }
             }
             let tl = self.timeline(batch.family);
             tl.2 += 1;
             let (sem, value) = (tl.1, tl.2);
             batch_values.push((sem, value));
-            let mut signals = vec![vk::SemaphoreSubmitInfo::default().semaphore(sem).value(value).stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+            let mut signals = vec![vk::SemaphoreSubmitInfo::default()
+                .semaphore(sem)
+                .value(value)
+                .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
             if Some(bi) == last_universal {
                 if let Some(s) = sync.signal {
-                    signals.push(vk::SemaphoreSubmitInfo::default().semaphore(s).stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS));
+                    signals.push(
+                        vk::SemaphoreSubmitInfo::default()
+                            .semaphore(s)
+                            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS),
+                    );
                 }
             }
             let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(cmd)];
-            let submit = vk::SubmitInfo2::default().wait_semaphore_infos(&waits).command_buffer_infos(&cmds).signal_semaphore_infos(&signals);
+            let submit = vk::SubmitInfo2::default()
+                .wait_semaphore_infos(&waits)
+                .command_buffer_infos(&cmds)
+                .signal_semaphore_infos(&signals);
             let q = ctx.queue(batch.family);
             let r = {
                 let _lock = q.lock.lock();
-                unsafe { ctx.device.queue_submit2(q.raw, &[submit], vk::Fence::null()) }
+                unsafe {
+                    ctx.device
+                        .queue_submit2(q.raw, &[submit], vk::Fence::null())
+                }
             };
             match r {
                 Ok(()) => {}
@@ -327,7 +447,12 @@ impl Executor {
                     self.slots[slot_i].names = g.nodes.iter().map(|n| n.name.clone()).collect();
                     return Err(self.device_lost(ctx, slot_i));
                 }
-                Err(e) => return Err(Error::Vk { call: "vkQueueSubmit2", result: e }),
+                Err(e) => {
+                    return Err(Error::Vk {
+                        call: "vkQueueSubmit2",
+                        result: e,
+                    })
+                }
             }
         }
 
@@ -346,7 +471,11 @@ impl Executor {
         s.waits = last.into_iter().collect();
         s.names = g.nodes.iter().map(|n| n.name.clone()).collect();
         s.timed = timed;
-        s.readbacks = g.readbacks.iter().map(|(n, id)| (n.clone(), phys.buffer(*id))).collect();
+        s.readbacks = g
+            .readbacks
+            .iter()
+            .map(|(n, id)| (n.clone(), phys.buffer(*id)))
+            .collect();
         s.frame = frame;
         s.anchor_ns = anchor_ns;
         s.pending = true;
@@ -374,12 +503,28 @@ impl Executor {
         Ok(out)
     }
 
-    fn command_buffer(&mut self, ctx: &Context, slot: usize, family: u32) -> Result<vk::CommandBuffer> {
+    fn command_buffer(
+        &mut self,
+        ctx: &Context,
+        slot: usize,
+        family: u32,
+    ) -> Result<vk::CommandBuffer> {
         let s = &mut self.slots[slot];
-        let pool = s.pools.iter_mut().find(|p| p.family == family).ok_or(Error::Vk { call: "command pool", result: vk::Result::ERROR_UNKNOWN })?;
+        let pool = s
+            .pools
+            .iter_mut()
+            .find(|p| p.family == family)
+            .ok_or(Error::Vk {
+                call: "command pool",
+                result: vk::Result::ERROR_UNKNOWN,
+            })?;
         if pool.next == pool.buffers.len() {
-            let info = vk::CommandBufferAllocateInfo::default().command_pool(pool.raw).level(vk::CommandBufferLevel::PRIMARY).command_buffer_count(1);
-            let b = unsafe { ctx.device.allocate_command_buffers(&info) }.vk("vkAllocateCommandBuffers")?[0];
+            let info = vk::CommandBufferAllocateInfo::default()
+                .command_pool(pool.raw)
+                .level(vk::CommandBufferLevel::PRIMARY)
+                .command_buffer_count(1);
+            let b = unsafe { ctx.device.allocate_command_buffers(&info) }
+                .vk("vkAllocateCommandBuffers")?[0];
             pool.buffers.push(b);
         }
         pool.next += 1;
@@ -389,7 +534,9 @@ impl Executor {
     fn label_begin(&self, ctx: &Context, cmd: vk::CommandBuffer, name: &str) {
         if let Some(du) = &ctx.debug_utils {
             let c = CString::new(name).unwrap_or_default();
-            let label = vk::DebugUtilsLabelEXT::default().label_name(&c).color(family_color(name));
+            let label = vk::DebugUtilsLabelEXT::default()
+                .label_name(&c)
+                .color(family_color(name));
             unsafe { du.cmd_begin_debug_utils_label(cmd, &label) };
         }
     }

@@ -57,9 +57,23 @@ impl Drop for CpuScope {
 
 /// Turn raw timestamp pairs into node times. `ticks[i] = (begin, end)` with availability;
 /// nodes without both timestamps are skipped.
-pub fn node_times(names: &[String], ticks: &[Option<(u64, u64)>], period_ns: f64, valid_bits: u32) -> Vec<NodeTime> {
-    let mask = if valid_bits >= 64 { u64::MAX } else { (1u64 << valid_bits) - 1 };
-    let first = ticks.iter().flatten().map(|(b, _)| b & mask).min().unwrap_or(0);
+pub fn node_times(
+    names: &[String],
+    ticks: &[Option<(u64, u64)>],
+    period_ns: f64,
+    valid_bits: u32,
+) -> Vec<NodeTime> {
+    let mask = if valid_bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << valid_bits) - 1
+    };
+    let first = ticks
+        .iter()
+        .flatten()
+        .map(|(b, _)| b & mask)
+        .min()
+        .unwrap_or(0);
     names
         .iter()
         .zip(ticks)
@@ -92,14 +106,29 @@ pub fn report_gpu(ids: &mut ScopeIds, times: &[NodeTime], anchor_ns: i64, frame:
         stream.end_scope(offset, stop);
         range = (range.0.min(start), range.1.max(stop));
     }
-    let info = StreamInfo { stream, num_scopes: times.len(), depth: 1, range_ns: range };
-    GlobalProfiler::lock().report_user_scopes(ThreadInfo { start_time_ns: None, name: "GPU".into() }, &info.as_stream_into_ref());
+    let info = StreamInfo {
+        stream,
+        num_scopes: times.len(),
+        depth: 1,
+        range_ns: range,
+    };
+    GlobalProfiler::lock().report_user_scopes(
+        ThreadInfo {
+            start_time_ns: None,
+            name: "GPU".into(),
+        },
+        &info.as_stream_into_ref(),
+    );
 }
 
 /// Crash marker: from the timestamps a lost device managed to write, the first node that
 /// began and did not end (or, if none, the first that never began), and the last that ended.
 pub fn crash_marker(names: &[String], began: &[bool], ended: &[bool]) -> (String, String) {
-    let last_completed = (0..names.len()).rev().find(|&i| ended[i]).map(|i| names[i].clone()).unwrap_or_else(|| "(none)".into());
+    let last_completed = (0..names.len())
+        .rev()
+        .find(|&i| ended[i])
+        .map(|i| names[i].clone())
+        .unwrap_or_else(|| "(none)".into());
     let culprit = (0..names.len())
         .find(|&i| began[i] && !ended[i])
         .or_else(|| (0..names.len()).find(|&i| !began[i]))
@@ -115,7 +144,12 @@ mod tests {
     #[test]
     fn node_times_are_offsets_from_the_first_timestamp() {
         let names = vec!["a".to_string(), "b".to_string(), "c".to_string()];
-        let t = node_times(&names, &[Some((1000, 1500)), None, Some((2000, 2600))], 2.0, 64);
+        let t = node_times(
+            &names,
+            &[Some((1000, 1500)), None, Some((2000, 2600))],
+            2.0,
+            64,
+        );
         assert_eq!(t.len(), 2);
         assert_eq!(t[0].start_ms, 0.0);
         assert!((t[0].duration_ms - 0.001).abs() < 1e-12);
@@ -124,9 +158,15 @@ mod tests {
 
     #[test]
     fn crash_marker_names_the_node_in_flight() {
-        let names: Vec<String> = ["cbt.eval", "cbt.decide", "raster.publish"].iter().map(|s| s.to_string()).collect();
+        let names: Vec<String> = ["cbt.eval", "cbt.decide", "raster.publish"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         let (culprit, done) = crash_marker(&names, &[true, true, false], &[true, false, false]);
-        assert_eq!((culprit.as_str(), done.as_str()), ("cbt.decide", "cbt.eval"));
+        assert_eq!(
+            (culprit.as_str(), done.as_str()),
+            ("cbt.decide", "cbt.eval")
+        );
         let (culprit, done) = crash_marker(&names, &[false, false, false], &[false, false, false]);
         assert_eq!((culprit.as_str(), done.as_str()), ("cbt.eval", "(none)"));
     }

@@ -38,7 +38,8 @@ impl Transients {
     /// Physical objects for every resource of `g`, indexed by resource id.
     pub fn realize(&mut self, ctx: &Context, g: &CompiledGraph) -> Result<Vec<RawResource>> {
         // Image usage: union over the frame's accesses.
-        let mut image_usage: Vec<vk::ImageUsageFlags> = vec![vk::ImageUsageFlags::empty(); g.resources.len()];
+        let mut image_usage: Vec<vk::ImageUsageFlags> =
+            vec![vk::ImageUsageFlags::empty(); g.resources.len()];
         for n in &g.nodes {
             for (r, u) in &n.uses {
                 image_usage[*r as usize] |= usage_from(u.access);
@@ -51,7 +52,11 @@ impl Transients {
             if !matches!(r.origin, Origin::Transient) {
                 continue;
             }
-            if !g.nodes.iter().any(|n| n.uses.iter().any(|(x, _)| *x as usize == i)) {
+            if !g
+                .nodes
+                .iter()
+                .any(|n| n.uses.iter().any(|(x, _)| *x as usize == i))
+            {
                 continue;
             }
             match g.alias[i] {
@@ -63,7 +68,11 @@ impl Transients {
             let r = &g.resources[i as usize];
             match &r.desc {
                 ResourceDesc::Buffer(d) => Key::Buffer(r.name.clone(), *d),
-                ResourceDesc::Image(d) => Key::Image(r.name.clone(), *d, image_usage[i as usize] | vk::ImageUsageFlags::TRANSFER_SRC),
+                ResourceDesc::Image(d) => Key::Image(
+                    r.name.clone(),
+                    *d,
+                    image_usage[i as usize] | vk::ImageUsageFlags::TRANSFER_SRC,
+                ),
             }
         };
         let mut wanted: Vec<Vec<u32>> = groups.into_values().collect();
@@ -91,7 +100,10 @@ impl Transients {
             for (m, (_, obj)) in members.iter().zip(&block.members) {
                 out[*m as usize] = match obj {
                     Object::Buffer(b) => RawResource::Buffer(*b),
-                    Object::Image(i, v) => RawResource::Image { image: *i, view: *v },
+                    Object::Image(i, v) => RawResource::Image {
+                        image: *i,
+                        view: *v,
+                    },
                 };
             }
             keep.insert(keys, block);
@@ -113,7 +125,10 @@ impl Transients {
     /// Mapped bytes of a host-visible transient buffer (readbacks).
     pub fn mapped(&self, buffer: vk::Buffer) -> Option<&[u8]> {
         self.blocks.values().find_map(|b| {
-            let hit = b.members.iter().any(|(_, o)| matches!(o, Object::Buffer(x) if *x == buffer));
+            let hit = b
+                .members
+                .iter()
+                .any(|(_, o)| matches!(o, Object::Buffer(x) if *x == buffer));
             if hit {
                 b.allocation.as_ref().and_then(|a| a.mapped_slice())
             } else {
@@ -156,7 +171,9 @@ fn create_block(ctx: &Context, keys: &[Key]) -> Result<Block> {
     for k in keys {
         match k {
             Key::Buffer(name, d) => {
-                let info = vk::BufferCreateInfo::default().size(d.size.max(4)).usage(ALL_BUFFER_USAGE);
+                let info = vk::BufferCreateInfo::default()
+                    .size(d.size.max(4))
+                    .usage(ALL_BUFFER_USAGE);
                 let b = unsafe { dev.create_buffer(&info, None) }.vk("vkCreateBuffer")?;
                 ctx.name_object(b, name);
                 reqs.push(unsafe { dev.get_buffer_memory_requirements(b) });
@@ -164,7 +181,8 @@ fn create_block(ctx: &Context, keys: &[Key]) -> Result<Block> {
                 members.push((k.clone(), Object::Buffer(b)));
             }
             Key::Image(name, d, usage) => {
-                let i = unsafe { dev.create_image(&Context::image_create_info(d, *usage), None) }.vk("vkCreateImage")?;
+                let i = unsafe { dev.create_image(&Context::image_create_info(d, *usage), None) }
+                    .vk("vkCreateImage")?;
                 ctx.name_object(i, name);
                 reqs.push(unsafe { dev.get_image_memory_requirements(i) });
                 members.push((k.clone(), Object::Image(i, vk::ImageView::null())));
@@ -184,19 +202,29 @@ fn create_block(ctx: &Context, keys: &[Key]) -> Result<Block> {
     };
     let allocation = ctx
         .with_allocator(|a| a.allocate(&alloc_desc(&name, req, memory, linear)))
-        .map_err(|e| Error::Alloc { name: name.clone(), message: e.to_string() })?;
+        .map_err(|e| Error::Alloc {
+            name: name.clone(),
+            message: e.to_string(),
+        })?;
     for (k, obj) in members.iter_mut() {
         match obj {
-            Object::Buffer(b) => unsafe { dev.bind_buffer_memory(*b, allocation.memory(), allocation.offset()) }.vk("vkBindBufferMemory")?,
+            Object::Buffer(b) => {
+                unsafe { dev.bind_buffer_memory(*b, allocation.memory(), allocation.offset()) }
+                    .vk("vkBindBufferMemory")?
+            }
             Object::Image(i, v) => {
-                unsafe { dev.bind_image_memory(*i, allocation.memory(), allocation.offset()) }.vk("vkBindImageMemory")?;
+                unsafe { dev.bind_image_memory(*i, allocation.memory(), allocation.offset()) }
+                    .vk("vkBindImageMemory")?;
                 if let Key::Image(n, d, _) = k {
                     *v = ctx.create_view(*i, d, n)?;
                 }
             }
         }
     }
-    Ok(Block { allocation: Some(allocation), members })
+    Ok(Block {
+        allocation: Some(allocation),
+        members,
+    })
 }
 
 fn destroy_block(ctx: &Context, mut b: Block) {

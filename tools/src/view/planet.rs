@@ -38,14 +38,24 @@ pub fn earth_source() -> Result<Arc<dyn TileSource>> {
 pub fn earth() -> Result<Arc<EarthSource>> {
     let body = engine::planet::Body::EARTH;
     let path = engine::earth::etopo::etopo_path(None);
-    let src = engine::earth::derive::Source::open(&path, body).with_context(|| format!("opening ETOPO5 at {}", path.display()))?;
-    let cfg = OracleConfig { data_dir: Some(engine::store::datadir::data_dir(None)), memory_fallback: true, ..Default::default() };
+    let src = engine::earth::derive::Source::open(&path, body)
+        .with_context(|| format!("opening ETOPO5 at {}", path.display()))?;
+    let cfg = OracleConfig {
+        data_dir: Some(engine::store::datadir::data_dir(None)),
+        memory_fallback: true,
+        ..Default::default()
+    };
     let oracle = Oracle::new(Arc::new(src), cfg).context("starting the DEM oracle")?;
-    Ok(Arc::new(EarthSource { oracle: Arc::new(oracle), body }))
+    Ok(Arc::new(EarthSource {
+        oracle: Arc::new(oracle),
+        body,
+    }))
 }
 
 pub fn analytic_source() -> Arc<dyn TileSource> {
-    Arc::new(AnalyticSource::from_surface(engine::cbt::surface::AnalyticSurface::earth()))
+    Arc::new(AnalyticSource::from_surface(
+        engine::cbt::surface::AnalyticSurface::earth(),
+    ))
 }
 
 fn source_of(name: &str) -> Result<Arc<dyn TileSource>> {
@@ -59,7 +69,13 @@ impl PlanetScene {
     /// With a context, the renderer is built now; without one (name checks, graph dumps) only
     /// when a frame is first declared, on a context of its own.
     pub fn lazy(ctx: Option<&Context>, name: &'static str) -> Result<PlanetScene> {
-        let mut s = PlanetScene { name, renderer: None, own_ctx: None, depth: None, want_depth: false };
+        let mut s = PlanetScene {
+            name,
+            renderer: None,
+            own_ctx: None,
+            depth: None,
+            want_depth: false,
+        };
         if let Some(ctx) = ctx {
             s.renderer = Some(Self::build(ctx, name)?);
         }
@@ -68,7 +84,12 @@ impl PlanetScene {
 
     fn build(ctx: &Context, name: &str) -> Result<PlanetRenderer> {
         let opts = RendererOptions::for_device(ctx);
-        Ok(PlanetRenderer::new(ctx, source_of(name)?, opts, MAX_FRAMES_IN_FLIGHT)?)
+        Ok(PlanetRenderer::new(
+            ctx,
+            source_of(name)?,
+            opts,
+            MAX_FRAMES_IN_FLIGHT,
+        )?)
     }
 }
 
@@ -98,14 +119,30 @@ impl SceneRenderer for PlanetScene {
         self.name
     }
 
-    fn declare<'a>(&'a mut self, g: &mut Graph<'a>, input: &FrameInput<'_>, target: &mut ImageRef) -> Result<()> {
+    fn declare<'a>(
+        &'a mut self,
+        g: &mut Graph<'a>,
+        input: &FrameInput<'_>,
+        target: &mut ImageRef,
+    ) -> Result<()> {
         if self.renderer.is_none() {
             let ctx = crate::gpu::GpuArgs::default().context()?;
             self.renderer = Some(Self::build(&ctx, self.name)?);
             self.own_ctx = Some(ctx);
         }
-        let r = self.renderer.as_mut().context("the planet renderer was destroyed")?;
-        if let Some(aov) = r.declare(input.ctx, g, input.cam, input.frame_slot, target, view_of(input.debug), self.want_depth)? {
+        let r = self
+            .renderer
+            .as_mut()
+            .context("the planet renderer was destroyed")?;
+        if let Some(aov) = r.declare(
+            input.ctx,
+            g,
+            input.cam,
+            input.frame_slot,
+            target,
+            view_of(input.debug),
+            self.want_depth,
+        )? {
             g.readback(AOV, aov);
         }
         Ok(())
@@ -114,18 +151,41 @@ impl SceneRenderer for PlanetScene {
     fn frame_done(&mut self, out: &FrameOutput) {
         if let Ok(bytes) = out.readback(AOV) {
             let px: &[AovPixel] = bytemuck::cast_slice(bytes);
-            self.depth = Some(px.iter().map(|p| if p.is_terrain() { p.dist } else { 0.0 }).collect());
+            self.depth = Some(
+                px.iter()
+                    .map(|p| if p.is_terrain() { p.dist } else { 0.0 })
+                    .collect(),
+            );
         }
     }
 
     fn stats(&self) -> Vec<(String, String)> {
-        let Some(r) = &self.renderer else { return Vec::new() };
+        let Some(r) = &self.renderer else {
+            return Vec::new();
+        };
         let s = &r.stats;
         vec![
             ("scene".into(), self.name.into()),
-            ("leaves".into(), format!("{} ({} drawn, hw {})", s.leaves, s.drawn, s.high_water)),
-            ("cbt".into(), format!("{} it{}{}", s.iterations, if s.quiet { ", quiet" } else { "" }, if s.saturated > 0 { ", SATURATED" } else { "" })),
-            ("tiles".into(), format!("{} resident, {} pending, {} wanted", s.residency.resident, s.residency.pending, s.residency.wanted)),
+            (
+                "leaves".into(),
+                format!("{} ({} drawn, hw {})", s.leaves, s.drawn, s.high_water),
+            ),
+            (
+                "cbt".into(),
+                format!(
+                    "{} it{}{}",
+                    s.iterations,
+                    if s.quiet { ", quiet" } else { "" },
+                    if s.saturated > 0 { ", SATURATED" } else { "" }
+                ),
+            ),
+            (
+                "tiles".into(),
+                format!(
+                    "{} resident, {} pending, {} wanted",
+                    s.residency.resident, s.residency.pending, s.residency.wanted
+                ),
+            ),
         ]
     }
 

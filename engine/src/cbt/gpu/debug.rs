@@ -57,20 +57,30 @@ pub fn declare_debug_raster(
 
 /// `raster.cbt_debug` in edges-only mode over `target` (kept), depth-tested against the
 /// publish pass's depth (`depth`, kept), so only visible edges show: wireframe over shading.
-pub fn declare_debug_edges(g: &mut Graph<'_>, h: &CbtHandles, t: &TileBindings, target: &mut ImageRef, depth: &mut ImageRef) {
+pub fn declare_debug_edges(
+    g: &mut Graph<'_>,
+    h: &CbtHandles,
+    t: &TileBindings,
+    target: &mut ImageRef,
+    depth: &mut ImageRef,
+) {
     let state = RasterState {
         depth_test: true,
         depth_write: false,
         depth_compare: vk::CompareOp::GREATER_OR_EQUAL,
         ..RasterState::default()
     };
-    g.raster("raster.cbt_debug", &shaders::RASTER_CBT_DEBUG_VERT, &shaders::RASTER_CBT_DEBUG_FRAG)
-        .read("pool", h.pool)
-        .read("draw_list", h.draw_list)
-        .read("frame", t.frame)
-        .push(&(DebugMode::Edges as u32))
-        .state(state)
-        .color(target, LoadOp::Load)
-        .depth(depth, LoadOp::Load)
-        .draw_indirect(h.control, CbtHandles::DRAW_ARGS_OFFSET, 1, 16);
+    g.raster(
+        "raster.cbt_debug",
+        &shaders::RASTER_CBT_DEBUG_VERT,
+        &shaders::RASTER_CBT_DEBUG_FRAG,
+    )
+    .read("pool", h.pool)
+    .read("draw_list", h.draw_list)
+    .read("frame", t.frame)
+    .push(&(DebugMode::Edges as u32))
+    .state(state)
+    .color(target, LoadOp::Load)
+    .depth(depth, LoadOp::Load)
+    .draw_indirect(h.control, CbtHandles::DRAW_ARGS_OFFSET, 1, 16);
 }
