@@ -226,13 +226,7 @@ impl PlanetRenderer {
 /// point under `eye`.
 pub fn local_sun(eye: DVec3, azimuth_deg: f64, elevation_deg: f64) -> DVec3 {
     let up = eye.normalize();
-    let east = DVec3::Z.cross(up);
-    let east = if east.length() < 1e-9 {
-        DVec3::Y
-    } else {
-        east.normalize()
-    };
-    let north = up.cross(east);
+    let (east, north) = crate::planet::east_north(up);
     let (az, el) = (azimuth_deg.to_radians(), elevation_deg.to_radians());
     (el.cos() * (az.cos() * north + az.sin() * east) + el.sin() * up).normalize()
 }

@@ -671,6 +671,19 @@ fn bind_access(
     })
 }
 
+/// Bind `h` to `binding` of `shader`, read and written (storage); bumps the handle's version.
+fn bind_write<K>(
+    g: &mut Graph<'_>,
+    node: usize,
+    shader: &'static Shader,
+    binding: &str,
+    h: &mut Handle<K>,
+) {
+    if let Some(a) = bind_access(g, node, shader, binding, true) {
+        h.version = g.use_write(node, h.id, h.version, a, Some(binding.into()), true);
+    }
+}
+
 pub struct ComputeNode<'g, 'a> {
     g: &'g mut Graph<'a>,
     node: usize,
@@ -690,11 +703,7 @@ impl<'g, 'a> ComputeNode<'g, 'a> {
 
     /// Bind `h` to `binding`, read and written (storage). Bumps the handle's version.
     pub fn write<K: BindTarget>(self, binding: &str, h: &mut Handle<K>) -> Self {
-        if let Some(a) = bind_access(self.g, self.node, self.shader, binding, true) {
-            h.version = self
-                .g
-                .use_write(self.node, h.id, h.version, a, Some(binding.into()), true);
-        }
+        bind_write(self.g, self.node, self.shader, binding, h);
         self
     }
 
@@ -785,11 +794,7 @@ impl<'g, 'a> RasterNode<'g, 'a> {
     }
 
     pub fn write<K: BindTarget>(self, binding: &str, h: &mut Handle<K>) -> Self {
-        if let Some(a) = bind_access(self.g, self.node, self.fs, binding, true) {
-            h.version = self
-                .g
-                .use_write(self.node, h.id, h.version, a, Some(binding.into()), true);
-        }
+        bind_write(self.g, self.node, self.fs, binding, h);
         self
     }
 

@@ -16,43 +16,11 @@ vec2 st_in_parent(SlotRecord r, vec2 st) {
     return (st + 512.0 * vec2(float(r.x & 1u), float(r.y & 1u))) * 0.5;
 }
 
-// The chain below `slot` split in two: the first tile's payload height and spatial weight, and
-// the parents' blend. height(w) = w·ws·h_first + (1 − w·ws)·h_rest, w = the level weight.
-struct Blend {
-    float h_first;
-    float ws;
-    float h_rest;
-    uint level;
-};
-
-Blend blend_chain(uint slot, vec2 st) {
-    Blend b;
-    SlotRecord r = slots.s[slot];
-    b.level = r.level;
-    b.h_first = tile_height(r, st);
-    b.ws = r.level == 0u ? 1.0 : spatial_weight(r, st);
-    b.h_rest = b.h_first;
-    if (r.level == 0u || r.parent == NO_SLOT) return b;
-    // Parents: each with its own arrival fade and edge band, until a weight reaches 1.
-    float h = 0.0, rem = 1.0;
-    st = st_in_parent(r, st);
-    uint s = r.parent;
-    for (int k = 0; k < int(MAX_LEVEL) + 1; ++k) {
-        SlotRecord p = slots.s[s];
-        float w = (p.level == 0u || p.parent == NO_SLOT) ? 1.0 : spatial_weight(p, st);
-        h += rem * w * tile_height(p, st);
-        rem *= 1.0 - w;
-        if (rem <= 0.0 || p.parent == NO_SLOT) break;
-        st = st_in_parent(p, st);
-        s = p.parent;
-    }
-    b.h_rest = h;
-    return b;
-}
-
-// blend_chain with gradients: (height, d/ds, d/dt) of the first tile and of the parents'
-// blend, all per texel of the first tile (a parent's texel is two of its child's). The spatial
-// weights' own variation is left out: this feeds shading normals.
+// The chain below `slot` split in two: the first tile's payload (height, d/ds, d/dt) and its
+// spatial weight, and the parents' blend — each parent with its own arrival fade and edge band,
+// until a weight reaches 1. height(w) = w·ws·first + (1 − w·ws)·rest, w = the level weight.
+// Gradients are per texel of the first tile (a parent's texel is two of its child's); the
+// spatial weights' own variation is left out (the gradient feeds shading normals).
 struct BlendGrad {
     vec3 first;
     float ws;
@@ -95,10 +63,10 @@ void select_level(float lc, uint fl, out uint L, out float w) {
     else { L = uint(Lw); w = clamp(lc - float(Lw - 1), 0.0, 1.0); }
 }
 
-float blend_height(Blend b, float w) {
-    if (b.level == 0u) return b.h_first;
+vec3 blend_height_grad(BlendGrad b, float w) {
+    if (b.level == 0u) return b.first;
     float wf = w * b.ws;
-    return wf * b.h_first + (1.0 - wf) * b.h_rest;
+    return wf * b.first + (1.0 - wf) * b.rest;
 }
 
 // Walk up from `slot` (with point st) to `level`; returns the slot and updates st.
@@ -128,7 +96,7 @@ float height_at(uint fs, vec2 st, float t, out uint level) {
     select_level(lc, slots.s[fs].level, level, w);
     vec2 stl = st;
     uint sl = ancestor_at(fs, stl, level);
-    return blend_height(blend_chain(sl, stl), w);
+    return blend_height_grad(blend_chain_grad(sl, stl), w).x;
 }
 
 // Blended height and gradient (per texel of `fs`) for ray distance t at (fs, st).
@@ -139,13 +107,9 @@ vec3 height_grad_at(uint fs, vec2 st, float t) {
     select_level(lc, slots.s[fs].level, level, w);
     vec2 stl = st;
     uint sl = ancestor_at(fs, stl, level);
-    BlendGrad b = blend_chain_grad(sl, stl);
-    // Gradients of the chain start at `sl`, whose texels are 2^(fs.level − level) of fs's.
-    float to_fs = exp2(float(int(level)) - float(int(slots.s[fs].level)));
-    vec3 first = vec3(b.first.x, b.first.yz * to_fs), rest = vec3(b.rest.x, b.rest.yz * to_fs);
-    if (b.level == 0u) return first;
-    float wf = w * b.ws;
-    return wf * first + (1.0 - wf) * rest;
+    vec3 h = blend_height_grad(blend_chain_grad(sl, stl), w);
+    // Gradients of the chain are per texel of `sl`, whose texels are 2^(fs.level − level) of fs's.
+    return vec3(h.x, h.yz * exp2(float(int(level)) - float(int(slots.s[fs].level))));
 }
 
 // The surface at a CBT vertex (fixed-point face coordinates). Two-pass distance ↔ level: the
@@ -166,8 +130,8 @@ SurfacePoint surface_at_fixed(uint face, uvec2 X) {
     select_level(lc0, r.level, L, w);
     vec2 stl = st;
     uint sl = ancestor_at(fs, stl, L);
-    Blend b = blend_chain(sl, stl);
-    float h = blend_height(b, w);
+    BlendGrad b = blend_chain_grad(sl, stl);
+    float h = blend_height_grad(b, w).x;
     float t1 = length(r.origin.xyz + plane_to_offset(r, ab, h));
     float lc1 = level_lod(t1);
     uint L1;
@@ -175,10 +139,10 @@ SurfacePoint surface_at_fixed(uint face, uvec2 X) {
     if (L1 != L) {
         stl = st;
         sl = ancestor_at(fs, stl, L1);
-        b = blend_chain(sl, stl);
+        b = blend_chain_grad(sl, stl);
         L = L1;
     }
-    h = blend_height(b, w);
+    h = blend_height_grad(b, w).x;
     sp.pos = r.origin.xyz + plane_to_offset(r, ab, h);
     sp.height = h;
     sp.lod = lc1;

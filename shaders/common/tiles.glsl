@@ -174,33 +174,37 @@ vec3 point_to_plane(SlotRecord r, vec3 p) {
     return vec3(q1 / rq, q2 / rq, qn + t2 / (sqrt(t2 + rq * rq) + rq));
 }
 
-// Explicit four-texel gather, interpolated in full precision (hardware filtering would quantise
-// the weights to 8 bits — metres of error on steep ground).
-float gather_height(uint page, vec2 st) {
+// The four stored samples around texel position st (sample i at s = i + 0.5) of page `page`,
+// and the bilinear fractions: explicit fetches, interpolated by the caller in full precision
+// (hardware filtering would quantise the weights to 8 bits — metres of error on steep ground).
+struct Quad {
+    vec4 h;   // h00, h10, h01, h11 (metres)
+    vec2 f;
+};
+
+Quad fetch_quad(uint page, vec2 st) {
     vec2 g = st - 0.5;
     ivec2 i = clamp(ivec2(floor(g)), ivec2(-TILE_APRON), ivec2(TILE_STRIDE - TILE_APRON - 2));
-    vec2 f = g - vec2(i);
+    Quad q;
+    q.f = g - vec2(i);
     ivec2 b = i + TILE_APRON;
-    float h00 = dequantise(texelFetch(tile_heights, ivec3(b, page), 0).r);
-    float h10 = dequantise(texelFetch(tile_heights, ivec3(b + ivec2(1, 0), page), 0).r);
-    float h01 = dequantise(texelFetch(tile_heights, ivec3(b + ivec2(0, 1), page), 0).r);
-    float h11 = dequantise(texelFetch(tile_heights, ivec3(b + ivec2(1, 1), page), 0).r);
-    return mix(mix(h00, h10, f.x), mix(h01, h11, f.x), f.y);
+    q.h = vec4(dequantise(texelFetch(tile_heights, ivec3(b, page), 0).r),
+               dequantise(texelFetch(tile_heights, ivec3(b + ivec2(1, 0), page), 0).r),
+               dequantise(texelFetch(tile_heights, ivec3(b + ivec2(0, 1), page), 0).r),
+               dequantise(texelFetch(tile_heights, ivec3(b + ivec2(1, 1), page), 0).r));
+    return q;
 }
 
-// Height and its gradient (per texel, d/ds and d/dt) of the bilinear interpolant.
+// Height (bilinear) and its gradient per texel (d/ds, d/dt).
 vec3 gather_height_grad(uint page, vec2 st) {
-    vec2 g = st - 0.5;
-    ivec2 i = clamp(ivec2(floor(g)), ivec2(-TILE_APRON), ivec2(TILE_STRIDE - TILE_APRON - 2));
-    vec2 f = g - vec2(i);
-    ivec2 b = i + TILE_APRON;
-    float h00 = dequantise(texelFetch(tile_heights, ivec3(b, page), 0).r);
-    float h10 = dequantise(texelFetch(tile_heights, ivec3(b + ivec2(1, 0), page), 0).r);
-    float h01 = dequantise(texelFetch(tile_heights, ivec3(b + ivec2(0, 1), page), 0).r);
-    float h11 = dequantise(texelFetch(tile_heights, ivec3(b + ivec2(1, 1), page), 0).r);
-    return vec3(mix(mix(h00, h10, f.x), mix(h01, h11, f.x), f.y), mix(h10 - h00, h11 - h01, f.y), mix(h01 - h00, h11 - h10, f.x));
+    Quad q = fetch_quad(page, st);
+    return vec3(mix(mix(q.h.x, q.h.y, q.f.x), mix(q.h.z, q.h.w, q.f.x), q.f.y),
+                mix(q.h.y - q.h.x, q.h.w - q.h.z, q.f.y),
+                mix(q.h.z - q.h.x, q.h.w - q.h.y, q.f.x));
 }
 
+// Height and gradient of one tile's payload, cross-faded with the previous payload during a
+// replacement.
 vec3 tile_height_grad(SlotRecord r, vec2 st) {
     vec3 h = gather_height_grad(r.page, st);
     if (r.page_from != NO_SLOT && r.xfade < 1.0) {
@@ -209,28 +213,17 @@ vec3 tile_height_grad(SlotRecord r, vec2 st) {
     return h;
 }
 
-// Height of one tile's payload, cross-faded with the previous payload during a replacement.
 float tile_height(SlotRecord r, vec2 st) {
-    float h = gather_height(r.page, st);
-    if (r.page_from != NO_SLOT && r.xfade < 1.0) {
-        h = mix(gather_height(r.page_from, st), h, r.xfade);
-    }
-    return h;
+    return tile_height_grad(r, st).x;
 }
 
 // Water at the native level: the binary mask (sign of the stored height) interpolated with
 // cubic (smoothstep) weights, so the coastline is continuous and rounded, not bilinear-kinked.
 float water_weight(uint page, vec2 st) {
-    vec2 g = st - 0.5;
-    ivec2 i = clamp(ivec2(floor(g)), ivec2(-TILE_APRON), ivec2(TILE_STRIDE - TILE_APRON - 2));
-    vec2 f = g - vec2(i);
-    f = f * f * (3.0 - 2.0 * f);
-    ivec2 b = i + TILE_APRON;
-    float w00 = float(dequantise(texelFetch(tile_heights, ivec3(b, page), 0).r) < 0.0);
-    float w10 = float(dequantise(texelFetch(tile_heights, ivec3(b + ivec2(1, 0), page), 0).r) < 0.0);
-    float w01 = float(dequantise(texelFetch(tile_heights, ivec3(b + ivec2(0, 1), page), 0).r) < 0.0);
-    float w11 = float(dequantise(texelFetch(tile_heights, ivec3(b + ivec2(1, 1), page), 0).r) < 0.0);
-    return mix(mix(w00, w10, f.x), mix(w01, w11, f.x), f.y);
+    Quad q = fetch_quad(page, st);
+    vec2 f = q.f * q.f * (3.0 - 2.0 * q.f);
+    vec4 w = vec4(lessThan(q.h, vec4(0.0)));
+    return mix(mix(w.x, w.y, f.x), mix(w.z, w.w, f.x), f.y);
 }
 
 // The spatial weight of a tile over its parent (TERRAIN.md §2): 1 inside, fading over a

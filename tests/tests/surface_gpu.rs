@@ -83,7 +83,6 @@ fn gpu_surface_matches_cpu_reference() {
         256,
         256,
     );
-    let consts = frame_constants(&cam, R, body.texel0(), DVec3::new(1.0, 0.5, 0.2), 0.0, 0);
     let lod = LodParams {
         texel0: body.texel0(),
         pixel_angle: cam.pixel_angle(),
@@ -140,38 +139,8 @@ fn gpu_surface_matches_cpu_reference() {
         probes.push(*a);
         probes.push(*b);
     }
-    let n = probes.len();
-    let words: Vec<[u32; 4]> = probes
-        .iter()
-        .map(|&(f, x, y, t)| [f.0 as u32, x as u32, y as u32, (t as f32).to_bits()])
-        .collect();
-
     let mut gpu = Gpu::new();
-    let (slot, _) = gpu.exec.begin_frame(&gpu.ctx).unwrap();
-    let mut tiles = GpuTiles::new(&gpu.ctx, 128, 136, gpu.exec.frames_in_flight()).unwrap();
-    let mut g = Graph::new();
-    let b = tiles
-        .declare(Some(&gpu.ctx), &mut g, slot, &res, cam.eye, consts)
-        .unwrap();
-    let mut input = g.create_buffer("test.probes", BufferDesc::gpu(16 * n as u64));
-    let mut output = g.create_buffer("test.results", BufferDesc::gpu(48 * n as u64));
-    g.transfer("test.probes.upload")
-        .update(&mut input, 0, bytemuck::cast_slice(&words));
-    g.compute("test.surface_probe", &shaders::TEST_SURFACE_PROBE)
-        .read("frame", b.frame)
-        .read("slots", b.slots)
-        .read("tile_lookup", b.lookup)
-        .read("tile_heights", b.heights)
-        .read("probes_in", input)
-        .write("results_out", &mut output)
-        .push(&(n as u32))
-        .dispatch_threads([n as u32, 1, 1]);
-    g.readback("results", output);
-    let out = gpu
-        .exec
-        .run(&gpu.ctx, g.compile(gpu.ctx.queue_setup()).unwrap())
-        .unwrap();
-    let r: &[[f32; 4]] = bytemuck::cast_slice(out.readback("results").unwrap());
+    let r = run_probes(&mut gpu, &res, &cam, &probes);
 
     let mut worst = 0.0f64;
     let mut worst_pos = 0.0f64;
@@ -227,7 +196,6 @@ fn gpu_surface_matches_cpu_reference() {
     println!("worst height difference {worst:.2e} m, worst vertex position {worst_pos:.2e} texel, levels {levels:?}");
     assert!(levels.len() >= 5, "probes must span levels: {levels:?}");
     let _ = fixed_to_unit(0);
-    tiles.destroy(&gpu.ctx);
     gpu.assert_clean();
 }
 
@@ -252,7 +220,6 @@ fn roots_only_surface_matches_on_every_face() {
         .collect();
     let res = Residency::new(tiles);
     let cam = ViewCamera::geo(20.0, 70.0, R + 2.0e7, 0.0, -90.0, 60.0, 128, 128);
-    let consts = frame_constants(&cam, R, body.texel0(), DVec3::new(1.0, 0.5, 0.2), 0.0, 0);
     let lod = LodParams {
         texel0: body.texel0(),
         pixel_angle: cam.pixel_angle(),
@@ -266,17 +233,48 @@ fn roots_only_surface_matches_on_every_face() {
             probes.push((f, x.min(FIXED_ONE), y.min(FIXED_ONE), 2.0e7));
         }
     }
+    let mut gpu = Gpu::new();
+    let r = run_probes(&mut gpu, &res, &cam, &probes);
+    for (i, &(f, x, y, _)) in probes.iter().enumerate() {
+        let sp = surface_at_fixed(&res, &lod, body, cam.eye, f, x, y);
+        let gp = r[3 * i + 1];
+        let pos = DVec3::new(gp[0] as f64, gp[1] as f64, gp[2] as f64);
+        let err = (pos - (sp.position - cam.eye)).length();
+        // L0 texels are 19.5 km; the exact chart in f32 is good to ~1e-3 texel.
+        assert!(
+            err < 40.0,
+            "probe {i} {f:?} ({x},{y}): position off by {err} m"
+        );
+        assert!(
+            r[3 * i + 2][0] < 2e-3,
+            "probe {i} {f:?}: locate() {} texel off",
+            r[3 * i + 2][0]
+        );
+    }
+    gpu.assert_clean();
+}
+
+/// Run the probe shader over `probes` (face, X, Y, ray distance) with `res` resident; three
+/// vec4 per probe (see `shaders/test/surface_probe.comp`).
+fn run_probes(
+    gpu: &mut Gpu,
+    res: &Residency,
+    cam: &ViewCamera,
+    probes: &[(Face, u64, u64, f64)],
+) -> Vec<[f32; 4]> {
+    let body = Body { radius: R };
+    let consts = frame_constants(cam, R, body.texel0(), DVec3::new(1.0, 0.5, 0.2), 0.0, 0);
     let n = probes.len();
     let words: Vec<[u32; 4]> = probes
         .iter()
         .map(|&(f, x, y, t)| [f.0 as u32, x as u32, y as u32, (t as f32).to_bits()])
         .collect();
-    let mut gpu = Gpu::new();
     let (slot, _) = gpu.exec.begin_frame(&gpu.ctx).unwrap();
-    let mut gt = GpuTiles::new(&gpu.ctx, 16, 16, gpu.exec.frames_in_flight()).unwrap();
+    let cap = (res.tiles.len() as u32 + 8).next_power_of_two();
+    let mut tiles = GpuTiles::new(&gpu.ctx, cap, cap, gpu.exec.frames_in_flight()).unwrap();
     let mut g = Graph::new();
-    let b = gt
-        .declare(Some(&gpu.ctx), &mut g, slot, &res, cam.eye, consts)
+    let b = tiles
+        .declare(Some(&gpu.ctx), &mut g, slot, res, cam.eye, consts)
         .unwrap();
     let mut input = g.create_buffer("test.probes", BufferDesc::gpu(16 * n as u64));
     let mut output = g.create_buffer("test.results", BufferDesc::gpu(48 * n as u64));
@@ -296,23 +294,7 @@ fn roots_only_surface_matches_on_every_face() {
         .exec
         .run(&gpu.ctx, g.compile(gpu.ctx.queue_setup()).unwrap())
         .unwrap();
-    let r: &[[f32; 4]] = bytemuck::cast_slice(out.readback("results").unwrap());
-    for (i, &(f, x, y, _)) in probes.iter().enumerate() {
-        let sp = surface_at_fixed(&res, &lod, body, cam.eye, f, x, y);
-        let gp = r[3 * i + 1];
-        let pos = DVec3::new(gp[0] as f64, gp[1] as f64, gp[2] as f64);
-        let err = (pos - (sp.position - cam.eye)).length();
-        // L0 texels are 19.5 km; the exact chart in f32 is good to ~1e-3 texel.
-        assert!(
-            err < 40.0,
-            "probe {i} {f:?} ({x},{y}): position off by {err} m"
-        );
-        assert!(
-            r[3 * i + 2][0] < 2e-3,
-            "probe {i} {f:?}: locate() {} texel off",
-            r[3 * i + 2][0]
-        );
-    }
-    gt.destroy(&gpu.ctx);
-    gpu.assert_clean();
+    let r: Vec<[f32; 4]> = bytemuck::cast_slice(out.readback("results").unwrap()).to_vec();
+    tiles.destroy(&gpu.ctx);
+    r
 }

@@ -58,14 +58,7 @@ impl ViewCamera {
         height: u32,
     ) -> ViewCamera {
         let up_local = latlon_to_dir(lat, lon);
-        // East is undefined at the poles; fall back to +Y there.
-        let east = DVec3::Z.cross(up_local);
-        let east = if east.length() < 1e-9 {
-            DVec3::Y
-        } else {
-            east.normalize()
-        };
-        let north = up_local.cross(east);
+        let (east, north) = crate::planet::east_north(up_local);
         let (h, p) = (heading_deg.to_radians(), pitch_deg.to_radians());
         let horizontal = h.cos() * north + h.sin() * east;
         let forward = p.cos() * horizontal + p.sin() * up_local;

@@ -104,6 +104,18 @@ pub fn latlon_to_dir(lat_deg: f64, lon_deg: f64) -> DVec3 {
     DVec3::new(lat.cos() * lon.cos(), lat.cos() * lon.sin(), lat.sin())
 }
 
+/// Local east and north at unit direction `up` (the ground's tangent frame for headings).
+/// East is undefined at the poles; +Y stands in there.
+pub fn east_north(up: DVec3) -> (DVec3, DVec3) {
+    let east = DVec3::Z.cross(up);
+    let east = if east.length() < 1e-9 {
+        DVec3::Y
+    } else {
+        east.normalize()
+    };
+    (east, up.cross(east))
+}
+
 /// Unit direction → (latitude, longitude) in degrees, longitude in (−180, 180].
 pub fn dir_to_latlon(dir: DVec3) -> (f64, f64) {
     let d = dir.normalize();

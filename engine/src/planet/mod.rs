@@ -7,5 +7,5 @@ pub mod frame;
 pub mod tile;
 
 pub use body::Body;
-pub use cube::{dir_to_face, dir_to_latlon, face_of, latlon_to_dir, Face};
+pub use cube::{dir_to_face, dir_to_latlon, east_north, face_of, latlon_to_dir, Face};
 pub use tile::TileId;

@@ -81,6 +81,24 @@ struct Slot {
     pending: bool,
 }
 
+impl Slot {
+    /// (value, availability) of the frame's timestamp pairs, without waiting; None when the
+    /// frame recorded no node or the results cannot be read (a lost device may refuse).
+    fn query_results(&self, ctx: &Context) -> Option<Vec<[u64; 2]>> {
+        let n = self.names.len();
+        if n == 0 || self.queries == vk::QueryPool::null() {
+            return None;
+        }
+        let mut data = vec![[0u64; 2]; 2 * n];
+        let flags = vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY;
+        let r = unsafe {
+            ctx.device
+                .get_query_pool_results(self.queries, 0, &mut data, flags)
+        };
+        (r.is_ok() || r == Err(vk::Result::NOT_READY)).then_some(data)
+    }
+}
+
 pub struct Executor {
     slots: Vec<Slot>,
     frame: u64,
@@ -192,23 +210,13 @@ impl Executor {
         let s = &mut self.slots[slot];
         s.pending = false;
         let n = s.names.len();
+        let data = s.query_results(ctx);
         let mut ticks: Vec<Option<(u64, u64)>> = vec![None; n];
-        if n > 0 && s.queries != vk::QueryPool::null() {
-            let mut data = vec![[0u64; 2]; 2 * n];
-            let r = unsafe {
-                ctx.device.get_query_pool_results(
-                    s.queries,
-                    0,
-                    &mut data,
-                    vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY,
-                )
-            };
-            if r.is_ok() || r == Err(vk::Result::NOT_READY) {
-                for i in 0..n {
-                    let (b, e) = (data[2 * i], data[2 * i + 1]);
-                    if s.timed[i] && b[1] != 0 && e[1] != 0 {
-                        ticks[i] = Some((b[0], e[0]));
-                    }
+        if let Some(data) = data {
+            for i in 0..n {
+                let (b, e) = (data[2 * i], data[2 * i + 1]);
+                if s.timed[i] && b[1] != 0 && e[1] != 0 {
+                    ticks[i] = Some((b[0], e[0]));
                 }
             }
         }
@@ -234,16 +242,7 @@ impl Executor {
         let n = s.names.len();
         let mut began = vec![false; n];
         let mut ended = vec![false; n];
-        if n > 0 && s.queries != vk::QueryPool::null() {
-            let mut data = vec![[0u64; 2]; 2 * n];
-            let _ = unsafe {
-                ctx.device.get_query_pool_results(
-                    s.queries,
-                    0,
-                    &mut data,
-                    vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY,
-                )
-            };
+        if let Some(data) = s.query_results(ctx) {
             for i in 0..n {
                 began[i] = data[2 * i][1] != 0;
                 ended[i] = data[2 * i + 1][1] != 0;

@@ -54,13 +54,7 @@ impl Pose {
         let dist = eye.length();
         let up = eye / dist;
         let (lat, lon) = dir_to_latlon(up);
-        let east = DVec3::Z.cross(up);
-        let east = if east.length() < 1e-9 {
-            DVec3::Y
-        } else {
-            east.normalize()
-        };
-        let north = up.cross(east);
+        let (east, north) = engine::planet::east_north(up);
         let f = forward.normalize();
         let pitch = f.dot(up).clamp(-1.0, 1.0).asin().to_degrees();
         let heading = f
