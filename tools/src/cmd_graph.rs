@@ -26,6 +26,9 @@ pub struct Args {
     /// The viewer's frame (HUD, copy to a swapchain image, present) instead of the headless one.
     #[arg(long)]
     viewer: bool,
+    /// Print frame N of a fresh renderer (frame 0 holds one-time nodes such as `cbt.init`).
+    #[arg(long = "frame", value_name = "N", default_value_t = 0)]
+    frame_index: u64,
     #[command(flatten)]
     frame: FrameArgs,
 }
@@ -44,53 +47,59 @@ pub fn run(a: Args) -> Result<()> {
     // The camera only matters to the renderer's numbers, not the graph's shape: no ground query.
     let (_, b) = a.frame.camera.resolve()?;
     let cam = crate::camera_args::pose_of(&b, |_| 0.0).camera(a.frame.width, a.frame.height);
-    let c = if a.viewer {
-        let extent = [a.frame.width, a.frame.height];
-        let input = FrameInput {
-            ctx: None,
-            cam: &cam,
-            extent,
-            frame_slot: 0,
-            frame: 0,
-            dt: 0.0,
-            debug: a.frame.debug,
+    // Frames before N are declared and dropped: they carry the renderer's one-time nodes.
+    for i in 0..=a.frame_index {
+        let c = if a.viewer {
+            let extent = [a.frame.width, a.frame.height];
+            let input = FrameInput {
+                ctx: None,
+                cam: &cam,
+                extent,
+                frame_slot: 0,
+                frame: 0,
+                dt: 0.0,
+                debug: a.frame.debug,
+            };
+            let mut g = Graph::new();
+            // A stand-in swapchain image: the graph's shape does not depend on the real one.
+            let desc = ImageDesc::d2(extent[0], extent[1], vk::Format::B8G8R8A8_UNORM);
+            let image = g.import_image_raw(
+                "swapchain0",
+                desc,
+                vk::Image::null(),
+                vk::ImageView::null(),
+                Default::default(),
+                true,
+            );
+            let mut hud = Overlay::new(extent[1]);
+            hud.text(1, 1, "HUD", crate::view::hud::WHITE);
+            frame::declare(
+                &mut g,
+                renderer.as_mut(),
+                &input,
+                Some(&hud),
+                Output::Present {
+                    image,
+                    srgb: false,
+                    screenshot: false,
+                },
+            )?;
+            g.compile(queues)?
+        } else {
+            crate::headless::compile(renderer.as_mut(), None, queues, &cam, &a.frame)?
         };
-        let mut g = Graph::new();
-        // A stand-in swapchain image: the graph's shape does not depend on the real one.
-        let desc = ImageDesc::d2(extent[0], extent[1], vk::Format::B8G8R8A8_UNORM);
-        let image = g.import_image_raw(
-            "swapchain0",
-            desc,
-            vk::Image::null(),
-            vk::ImageView::null(),
-            Default::default(),
-            true,
-        );
-        let mut hud = Overlay::new(extent[1]);
-        hud.text(1, 1, "HUD", crate::view::hud::WHITE);
-        frame::declare(
-            &mut g,
-            renderer.as_mut(),
-            &input,
-            Some(&hud),
-            Output::Present {
-                image,
-                srgb: false,
-                screenshot: false,
-            },
-        )?;
-        g.compile(queues)?
-    } else {
-        crate::headless::compile(renderer.as_mut(), None, queues, &cam, &a.frame)?
-    };
-    if a.dot {
-        print!("{}", c.dump_dot());
-    } else if a.names {
-        for n in &c.nodes {
-            println!("{} {:?}", n.name, n.kind);
+        if i < a.frame_index {
+            continue;
         }
-    } else {
-        print!("{}", c.dump_text());
+        if a.dot {
+            print!("{}", c.dump_dot());
+        } else if a.names {
+            for n in &c.nodes {
+                println!("{} {:?}", n.name, n.kind);
+            }
+        } else {
+            print!("{}", c.dump_text());
+        }
     }
     Ok(())
 }

@@ -66,7 +66,7 @@ fn check_regions(nodes: &[(String, String)], tree: &str, rows: &[(usize, String,
 fn capture_opens_in_renderdoc_with_every_node_label() {
     // The default scene's frame (test scene: raster.test, test.sweep; the planet: raster.publish,
     // cbt.decide, …): at least one raster and one compute node to look inside.
-    let nodes = graph_nodes(&[]);
+    let nodes = graph_nodes(&["--frame", "1"]);
     assert!(nodes.iter().any(|(_, k)| k == "Raster"), "{nodes:?}");
     assert!(nodes.iter().any(|(_, k)| k == "Compute"), "{nodes:?}");
     let dir = scratch("capture");
@@ -99,7 +99,7 @@ fn capture_opens_in_renderdoc_with_every_node_label() {
 /// `view --capture-frame N` under Xvfb: the viewer's frame (HUD, copy, present) in RenderDoc.
 #[test]
 fn viewer_capture_frame_holds_the_viewer_frame() {
-    let nodes = graph_nodes(&["--viewer"]);
+    let nodes = graph_nodes(&["--viewer", "--frame", "2"]);
     let x = Xvfb::start();
     let dir = scratch("viewcapture");
     let script = write(&dir, "s.txt", "frames 4\n");
