@@ -1,5 +1,6 @@
 //! `planetfall graph --dot` names every node exactly as the executed frame reports it (the
-//! GPU timing/puffin names, which are also the debug-label strings).
+//! GPU timing/puffin names, which are also the debug-label strings). The render reports its
+//! last frame, a steady-state one, so the graph compared is frame 1 (frame 0 adds `cbt.init`).
 
 use std::collections::BTreeSet;
 use std::process::Command;
@@ -19,7 +20,7 @@ fn planetfall(args: &[&str]) -> String {
 
 #[test]
 fn dot_node_names_equal_timed_node_names() {
-    let dot = planetfall(&["graph", "--dot"]);
+    let dot = planetfall(&["graph", "--dot", "--frame", "1"]);
     let dot_nodes: BTreeSet<String> = dot
         .lines()
         .filter(|l| l.contains("shape=box") && !l.contains("culled"))
