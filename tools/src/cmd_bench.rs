@@ -54,6 +54,10 @@ pub struct Args {
     /// Skip the flights (pop) and the teleport.
     #[arg(long)]
     no_flights: bool,
+    /// Write a picture of where each flight frame pops over 1 px (and each flight's worst
+    /// frame) into this directory: pop-<flight>-<frame>.png.
+    #[arg(long, value_name = "DIR")]
+    pop_maps: Option<PathBuf>,
     /// Output directory.
     #[arg(long, default_value = "captures/bench")]
     out: PathBuf,
@@ -113,6 +117,7 @@ fn options(a: &Args) -> Result<Options> {
         upload_bytes: if q { 16 << 20 } else { 256 << 20 },
         score_pixels: a.score_pixels.max(1024),
         flights: !a.no_flights,
+        pop_maps: a.pop_maps.clone(),
         prefetch: !a.no_prefetch,
         quick: q,
         out: a.out.clone(),

@@ -79,10 +79,15 @@ impl FlightPlan {
     }
 }
 
-/// Fly `cams` (the first one settled first); one PopFrame per later frame.
+/// Pop maps written per flight at most (`--pop-maps`).
+const MAX_POP_MAPS: usize = 24;
+
+/// Fly `cams` (the first one settled first); one PopFrame per later frame. With
+/// `--pop-maps`, frames over 1 px (and the worst) are drawn as `pop-<name>-<frame>.png`.
 fn fly(
     gpu: &mut Gpu,
     r: &mut PlanetRenderer,
+    name: &str,
     cams: &[(ViewCamera, f64)],
     o: &Options,
 ) -> Result<(Vec<PopFrame>, f64)> {
@@ -98,12 +103,22 @@ fn fly(
             .unwrap_or_default(),
     );
     let mut out = Vec::new();
-    for (cam, agl) in &cams[1..] {
+    let mut worst: Option<(f64, usize, Vec<f32>)> = None;
+    let mut written = 0;
+    for (k, (cam, agl)) in cams.iter().enumerate().skip(1) {
         let d = gpu
             .frame(r, cam, true, false)?
             .distances()
             .unwrap_or_default();
-        let c = pop::change(&prev.0, &prev.1, cam, &d);
+        let (c, map) = pop::change_map(&prev.0, &prev.1, cam, &d);
+        if let Some(dir) = &o.pop_maps {
+            if c.max_px > 1.0 && written < MAX_POP_MAPS {
+                write_pop_map(dir, name, k, cam, &map)?;
+                written += 1;
+            } else if worst.as_ref().is_none_or(|w| c.max_px > w.0) {
+                worst = Some((c.max_px, k, map));
+            }
+        }
         out.push(PopFrame {
             agl_m: *agl,
             max_px: c.max_px,
@@ -116,7 +131,25 @@ fn fly(
         });
         prev = (*cam, d);
     }
-    Ok((out, t.elapsed().as_secs_f64()))
+    let wall = t.elapsed().as_secs_f64();
+    if let (Some(dir), Some((_, k, map)), 0) = (&o.pop_maps, worst, written) {
+        write_pop_map(dir, name, k, &cams[k].0, &map)?;
+    }
+    Ok((out, wall))
+}
+
+fn write_pop_map(
+    dir: &std::path::Path,
+    name: &str,
+    frame: usize,
+    cam: &ViewCamera,
+    map: &[f32],
+) -> Result<()> {
+    let (w, h) = (cam.width, cam.height);
+    let path = dir.join(format!("pop-{name}-{frame:03}.png"));
+    crate::image_out::write_rgba8(&path, w, h, &pop::map_rgba(map, w as usize, h as usize))?;
+    println!("wrote {}", path.display());
+    Ok(())
 }
 
 fn summarise(name: &str, description: String, frames: Vec<PopFrame>, wall_s: f64) -> Flight {
@@ -236,7 +269,7 @@ pub fn run(gpu: &mut Gpu, scene: &Scene, o: &Options) -> Result<(Vec<Flight>, Se
     let mut flights = Vec::new();
     let mut r = renderer(gpu, scene)?;
     let cams = descent(scene, r.body.radius, o);
-    let res = fly(gpu, &mut r, &cams, o);
+    let res = fly(gpu, &mut r, "descent", &cams, o);
     r.destroy(&gpu.ctx);
     let (frames, wall) = res?;
     let d = format!(
@@ -247,7 +280,7 @@ pub fn run(gpu: &mut Gpu, scene: &Scene, o: &Options) -> Result<(Vec<Flight>, Se
 
     let mut r = renderer(gpu, scene)?;
     let cams = lateral(scene, r.body.radius, o);
-    let res = fly(gpu, &mut r, &cams, o).and_then(|(frames, wall)| {
+    let res = fly(gpu, &mut r, "lateral", &cams, o).and_then(|(frames, wall)| {
         let cam = teleport(scene, r.body.radius, o);
         let (s, _, _) = settle(gpu, &mut r, &cam, o.max_settle_frames)?;
         Ok((frames, wall, s))

@@ -42,6 +42,8 @@ pub struct Options {
     /// Pixels scored against the reference at most (accuracy.rs windows).
     pub score_pixels: usize,
     pub flights: bool,
+    /// Write a pop map (pop.rs `map_rgba`) of every flight frame over 1 px here.
+    pub pop_maps: Option<PathBuf>,
     /// Derive every tile the run wants on all cores first.
     pub prefetch: bool,
     pub quick: bool,

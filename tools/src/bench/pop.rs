@@ -82,6 +82,13 @@ pub fn edges(d: &[Option<f64>], w: usize, h: usize) -> Vec<bool> {
     out
 }
 
+/// Per previous-frame pixel in a [`change_map`]: sky that stayed sky or was not compared.
+pub const MAP_SKY: f32 = -1.0;
+/// Per previous-frame pixel: a depth edge or off screen, left out.
+pub const MAP_EXCLUDED: f32 = -2.0;
+/// Per previous-frame pixel: coverage changed (terrain ↔ sky away from edges).
+pub const MAP_COVERAGE: f32 = -3.0;
+
 /// Change from `(prev_cam, prev)` to `(cur_cam, cur)`: distances per pixel (None = sky),
 /// row-major, y down, both of the cameras' size.
 pub fn change(
@@ -90,6 +97,17 @@ pub fn change(
     cur_cam: &ViewCamera,
     cur: &[Option<f64>],
 ) -> Change {
+    change_map(prev_cam, prev, cur_cam, cur).0
+}
+
+/// [`change`], plus where: per previous-frame pixel its pop in px, or one of `MAP_SKY`,
+/// `MAP_EXCLUDED`, `MAP_COVERAGE` (`bench --pop-maps` draws it with [`map_rgba`]).
+pub fn change_map(
+    prev_cam: &ViewCamera,
+    prev: &[Option<f64>],
+    cur_cam: &ViewCamera,
+    cur: &[Option<f64>],
+) -> (Change, Vec<f32>) {
     let (w, h) = (cur_cam.width as usize, cur_cam.height as usize);
     assert_eq!((prev_cam.width as usize, prev_cam.height as usize), (w, h));
     assert!(prev.len() == w * h && cur.len() == w * h);
@@ -100,7 +118,7 @@ pub fn change(
         .map(|n| n.get())
         .unwrap_or(2);
     let band = h.div_ceil(threads).max(1);
-    let parts: Vec<(Change, Vec<f64>, Vec<f64>)> = std::thread::scope(|s| {
+    let parts: Vec<Rows> = std::thread::scope(|s| {
         let (pe, ce) = (&pe, &ce);
         let jobs: Vec<_> = (0..h)
             .step_by(band)
@@ -117,21 +135,59 @@ pub fn change(
     });
     let mut out = Change::default();
     let (mut pops, mut rels) = (Vec::new(), Vec::new());
-    for (c, p, r) in parts {
+    // Bands cover rows 1..h-1 in order; the first and last rows are never compared.
+    let mut map = vec![MAP_EXCLUDED; w];
+    for (c, p, r, m) in parts {
         out.excluded += c.excluded;
         out.coverage_changed += c.coverage_changed;
         pops.extend(p);
         rels.extend(r);
+        map.extend(m);
     }
+    map.resize(w * h, MAP_EXCLUDED);
     out.compared = pops.len();
     out.over_1px = pops.iter().filter(|p| **p > 1.0).count();
     out.max_px = pops.iter().copied().fold(0.0, f64::max);
     out.p99_px = super::stats::quantile(&pops, 0.99);
     out.depth_rel_p99 = super::stats::quantile(&rels, 0.99);
-    out
+    (out, map)
 }
 
-/// The comparison over `rows` (pop.rs header): counts, pops (px) and relative depth changes.
+/// RGBA8 picture of a [`change_map`]: compared points from black (no pop) through orange
+/// (1 px) to white (≥ 2 px), every point over 1 px ringed in red so a speck is found; sky dark
+/// blue, left-out edges grey, coverage changes magenta.
+pub fn map_rgba(map: &[f32], w: usize, h: usize) -> Vec<u8> {
+    let mut img = vec![0u8; w * h * 4];
+    let over = |x: usize, y: usize| map[y * w + x] > 1.0;
+    for y in 0..h {
+        for x in 0..w {
+            let v = map[y * w + x];
+            let near_over = (y.saturating_sub(2)..(y + 3).min(h))
+                .any(|yy| (x.saturating_sub(2)..(x + 3).min(w)).any(|xx| over(xx, yy)));
+            let c = if v == MAP_SKY {
+                [16, 24, 48]
+            } else if v == MAP_EXCLUDED {
+                [72, 72, 72]
+            } else if v == MAP_COVERAGE {
+                [255, 0, 255]
+            } else if v <= 1.0 && near_over {
+                [255, 0, 0]
+            } else {
+                let t = (v / 2.0).clamp(0.0, 1.0);
+                let k = |a: f32| (255.0 * a.clamp(0.0, 1.0)) as u8;
+                [k(2.0 * t), k(2.0 * t - 0.6), k(2.0 * t - 1.0)]
+            };
+            img[(y * w + x) * 4..][..4].copy_from_slice(&[c[0], c[1], c[2], 255]);
+        }
+    }
+    img
+}
+
+/// One band's comparison: counts, pops (px) and relative depth changes of the compared
+/// points, and the band's rows of the map.
+type Rows = (Change, Vec<f64>, Vec<f64>, Vec<f32>);
+
+/// The comparison over `rows` (pop.rs header).
 #[allow(clippy::too_many_arguments)]
 fn compare_rows(
     rows: std::ops::Range<usize>,
@@ -142,13 +198,16 @@ fn compare_rows(
     cur: &[Option<f64>],
     ce: &[bool],
     pa: f64,
-) -> (Change, Vec<f64>, Vec<f64>) {
+) -> Rows {
     let (w, h) = (cur_cam.width as usize, cur_cam.height as usize);
     let mut pops = Vec::new();
     let mut rels = Vec::new();
+    let mut map = vec![MAP_EXCLUDED; rows.len() * w];
+    let y0 = rows.start;
     let mut out = Change::default();
     for y in rows {
         for x in 1..w.saturating_sub(1) {
+            let m = &mut map[(y - y0) * w + x];
             let i = y * w + x;
             let ray = engine::reference::pixel_ray(prev_cam, x as f64 + 0.5, y as f64 + 0.5);
             // Sky: a direction at infinity; camera translation does not move it.
@@ -157,7 +216,10 @@ fn compare_rows(
                     let p = prev_cam.eye + ray * d;
                     (p - cur_cam.eye, Some(p))
                 }
-                None if !pe[i] => (ray, None),
+                None if !pe[i] => {
+                    *m = MAP_SKY;
+                    (ray, None)
+                }
                 _ => {
                     out.excluded += prev[i].is_some() as usize;
                     continue;
@@ -179,11 +241,15 @@ fn compare_rows(
             let all_surface = quad.iter().all(|&j| cur[j].is_some() && !ce[j]);
             let Some(p) = expected else {
                 out.coverage_changed += all_surface as usize;
+                if all_surface {
+                    *m = MAP_COVERAGE;
+                }
                 continue;
             };
             if all_sky {
                 // A surface point away from any edge now shows sky.
                 out.coverage_changed += 1;
+                *m = MAP_COVERAGE;
                 continue;
             }
             if !all_surface {
@@ -197,11 +263,13 @@ fn compare_rows(
             let e = v.length();
             let delta = d_now - e;
             let c = (v / e).dot(p.normalize());
-            pops.push(delta.abs() * c.abs() * (1.0 - c * c).max(0.0).sqrt() / (e * pa));
+            let pop = delta.abs() * c.abs() * (1.0 - c * c).max(0.0).sqrt() / (e * pa);
+            *m = pop as f32;
+            pops.push(pop);
             rels.push(delta.abs() / e);
         }
     }
-    (out, pops, rels)
+    (out, pops, rels, map)
 }
 
 #[cfg(test)]
@@ -257,8 +325,15 @@ mod tests {
                 holed[y * 48 + x] = None;
             }
         }
-        let c = change(&a, &s, &a, &holed);
+        let (c, map) = change_map(&a, &s, &a, &holed);
         assert!(c.coverage_changed >= 4, "{c:?}");
+        // The map says where: the hole's inner pixels changed coverage, the rest did not pop.
+        assert_eq!(map.len(), 48 * 32);
+        assert_eq!(map[12 * 48 + 22], MAP_COVERAGE);
+        assert!(map[20 * 48 + 30] >= 0.0 && map[20 * 48 + 30] < 1e-6);
+        assert!(map[0] == MAP_EXCLUDED && map[31 * 48 + 5] == MAP_EXCLUDED);
+        let img = map_rgba(&map, 48, 32);
+        assert_eq!(&img[(12 * 48 + 22) * 4..][..4], &[255, 0, 255, 255]);
         assert!(!edges(&s, 48, 32)[12 * 48 + 30] && edges(&holed, 48, 32)[12 * 48 + 24]);
     }
 }
