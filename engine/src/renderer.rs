@@ -72,12 +72,37 @@ pub struct PlanetRenderer {
     residency: Residency,
     tiles: GpuTiles,
     mesh: GpuMesh,
-    start: std::time::Instant,
+    clock: FrameClock,
     frame: u32,
     pub stats: RenderStats,
     /// Fixed sun direction (world), or None: a sun 30° high in the south-east of wherever the
     /// camera is (until the atmosphere brings a time of day, this keeps relief readable).
     pub sun: Option<DVec3>,
+}
+
+/// The renderer's time: wall time, or a fixed period per frame.
+struct FrameClock {
+    now: f64,
+    last_wall: std::time::Instant,
+    period: Option<f64>,
+}
+
+impl FrameClock {
+    fn new() -> FrameClock {
+        FrameClock {
+            now: 0.0,
+            last_wall: std::time::Instant::now(),
+            period: None,
+        }
+    }
+
+    /// Advance by one frame: the fixed period, or the wall time since the last tick.
+    fn tick(&mut self) {
+        let wall = std::time::Instant::now();
+        let dt = (wall - self.last_wall).as_secs_f64();
+        self.last_wall = wall;
+        self.now += self.period.unwrap_or(dt);
+    }
 }
 
 impl PlanetRenderer {
@@ -103,7 +128,7 @@ impl PlanetRenderer {
             residency: Residency::default(),
             tiles,
             mesh,
-            start: std::time::Instant::now(),
+            clock: FrameClock::new(),
             frame: 0,
             stats: RenderStats::default(),
             sun: None,
@@ -132,9 +157,22 @@ impl PlanetRenderer {
         }
     }
 
+    /// Drive the renderer's clock (fades, animation) by a fixed period per frame instead of
+    /// wall time, from the next frame on: what a display at 1/period Hz would show, however
+    /// long the device takes per frame (`bench` flights measure pops at 60 Hz this way).
+    /// None returns to wall time. The clock stays continuous across the switch.
+    pub fn set_frame_period(&mut self, period_s: Option<f64>) {
+        self.clock.period = period_s.filter(|p| p.is_finite() && *p > 0.0);
+    }
+
+    /// Seconds on the renderer's clock at the current frame.
+    pub fn clock_s(&self) -> f64 {
+        self.clock.now
+    }
+
     /// Streaming for this camera: evictions, then uploads; fades from arrival times.
     fn update_residency(&mut self, cam: &ViewCamera) {
-        let now = self.start.elapsed().as_secs_f64();
+        let now = self.clock.now;
         let fr = self.stream.update(cam, now, self.source.as_ref());
         for e in &fr.evictions {
             self.resident.remove(&e.tile);
@@ -178,6 +216,7 @@ impl PlanetRenderer {
     ) -> Result<Option<BufferRef>> {
         puffin::profile_function!();
         if ctx.is_some() {
+            self.clock.tick();
             self.update_residency(cam);
         }
         let sun = self.sun.unwrap_or_else(|| local_sun(cam.eye, 135.0, 30.0));
@@ -186,7 +225,7 @@ impl PlanetRenderer {
             self.body.radius,
             self.body.texel0(),
             sun,
-            self.start.elapsed().as_secs_f32(),
+            self.clock.now as f32,
             self.frame,
         );
         self.frame += 1;
@@ -238,4 +277,23 @@ pub enum RenderError {
     Gpu(#[from] framegraph::Error),
     #[error("planet renderer setup: {0}")]
     Setup(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FrameClock;
+
+    #[test]
+    fn a_fixed_period_clock_advances_by_the_period_and_stays_continuous() {
+        let mut c = FrameClock::new();
+        c.period = Some(0.25);
+        for _ in 0..4 {
+            c.tick();
+        }
+        assert_eq!(c.now, 1.0);
+        // Back to wall time: it goes on from where it was, by a small wall step.
+        c.period = None;
+        c.tick();
+        assert!(c.now >= 1.0 && c.now < 1.5, "{}", c.now);
+    }
 }

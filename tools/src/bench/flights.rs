@@ -79,6 +79,11 @@ impl FlightPlan {
     }
 }
 
+/// The flights run on a 60 Hz clock (`PlanetRenderer::set_frame_period`): fades advance as a
+/// 60 Hz display would show them, whatever the device's frame time, so pops compare across
+/// devices (on a slow device a wall-clock fade would finish within one frame).
+pub const FLIGHT_FRAME_PERIOD_S: f64 = 1.0 / 60.0;
+
 /// Pop maps written per flight at most (`--pop-maps`).
 const MAX_POP_MAPS: usize = 24;
 
@@ -95,6 +100,20 @@ fn fly(
         return Ok((Vec::new(), 0.0));
     };
     settle(gpu, r, first, o.max_settle_frames)?;
+    r.set_frame_period(Some(FLIGHT_FRAME_PERIOD_S));
+    let res = fly_settled(gpu, r, name, cams, o);
+    r.set_frame_period(None);
+    res
+}
+
+fn fly_settled(
+    gpu: &mut Gpu,
+    r: &mut PlanetRenderer,
+    name: &str,
+    cams: &[(ViewCamera, f64)],
+    o: &Options,
+) -> Result<(Vec<PopFrame>, f64)> {
+    let first = &cams[0].0;
     let t = Instant::now();
     let mut prev = (
         *first,
