@@ -15,7 +15,8 @@
 //! change moves nothing sideways). Pixels at depth discontinuities — a sky 4-neighbour, or a
 //! second difference of 1/distance above [`EDGE_TAU`] of its value, in either frame — are
 //! left out: parallax legitimately uncovers and hides surface there. Terrain that turns into
-//! sky (or sky into terrain) away from edges is counted separately as `coverage_changed`.
+//! sky away from edges is counted separately as `coverage_changed`, and so is surface that
+//! appears where the previous frame saw sky (current points projected back, [`compare_rows`]).
 
 use engine::cbt::camera::ViewCamera;
 use glam::DVec3;
@@ -137,14 +138,19 @@ pub fn change_map(
     let (mut pops, mut rels) = (Vec::new(), Vec::new());
     // Bands cover rows 1..h-1 in order; the first and last rows are never compared.
     let mut map = vec![MAP_EXCLUDED; w];
-    for (c, p, r, m) in parts {
-        out.excluded += c.excluded;
-        out.coverage_changed += c.coverage_changed;
-        pops.extend(p);
-        rels.extend(r);
-        map.extend(m);
+    let mut appeared = Vec::new();
+    for part in parts {
+        out.excluded += part.counts.excluded;
+        out.coverage_changed += part.counts.coverage_changed;
+        pops.extend(part.pops);
+        rels.extend(part.rels);
+        map.extend(part.map);
+        appeared.extend(part.appeared);
     }
     map.resize(w * h, MAP_EXCLUDED);
+    for j in appeared {
+        map[j] = MAP_COVERAGE;
+    }
     out.compared = pops.len();
     out.over_1px = pops.iter().filter(|p| **p > 1.0).count();
     out.max_px = pops.iter().copied().fold(0.0, f64::max);
@@ -183,11 +189,36 @@ pub fn map_rgba(map: &[f32], w: usize, h: usize) -> Vec<u8> {
     img
 }
 
-/// One band's comparison: counts, pops (px) and relative depth changes of the compared
-/// points, and the band's rows of the map.
-type Rows = (Change, Vec<f64>, Vec<f64>, Vec<f32>);
+/// One band's comparison.
+#[derive(Default)]
+struct Rows {
+    counts: Change,
+    /// Pops (px) and relative depth changes of the compared points.
+    pops: Vec<f64>,
+    rels: Vec<f64>,
+    /// The band's rows of the map.
+    map: Vec<f32>,
+    /// Previous-frame pixels where surface appeared out of sky (the reverse check).
+    appeared: Vec<usize>,
+}
 
-/// The comparison over `rows` (pop.rs header).
+/// Sub-pixel position of `v` in `cam` with its 2×2 neighbourhood (row-major indices) and the
+/// bilinear weights, or None off screen or behind.
+fn quad_at(cam: &ViewCamera, v: DVec3) -> Option<([usize; 4], f64, f64)> {
+    let (w, h) = (cam.width as usize, cam.height as usize);
+    let (qx, qy) = project(cam, v)?;
+    if qx < 0.0 || qy < 0.0 || qx >= (w - 1) as f64 || qy >= (h - 1) as f64 {
+        return None;
+    }
+    let (x0, y0) = (qx.floor() as usize, qy.floor() as usize);
+    let quad = [(x0, y0), (x0 + 1, y0), (x0, y0 + 1), (x0 + 1, y0 + 1)].map(|(a, b)| b * w + a);
+    Some((quad, qx - x0 as f64, qy - y0 as f64))
+}
+
+/// The comparison over `rows` (pop.rs header). Forward: each previous surface point away from
+/// edges, found again in the current frame (pop) or gone to sky (coverage). Reverse: each
+/// current surface point away from edges that the previous frame saw as sky (coverage) — the
+/// forward pass cannot see that, as sky has no depth to reproject.
 #[allow(clippy::too_many_arguments)]
 fn compare_rows(
     rows: std::ops::Range<usize>,
@@ -199,61 +230,50 @@ fn compare_rows(
     ce: &[bool],
     pa: f64,
 ) -> Rows {
-    let (w, h) = (cur_cam.width as usize, cur_cam.height as usize);
-    let mut pops = Vec::new();
-    let mut rels = Vec::new();
-    let mut map = vec![MAP_EXCLUDED; rows.len() * w];
+    let w = cur_cam.width as usize;
+    let mut out = Rows {
+        map: vec![MAP_EXCLUDED; rows.len() * w],
+        ..Rows::default()
+    };
     let y0 = rows.start;
-    let mut out = Change::default();
     for y in rows {
         for x in 1..w.saturating_sub(1) {
-            let m = &mut map[(y - y0) * w + x];
             let i = y * w + x;
-            let ray = engine::reference::pixel_ray(prev_cam, x as f64 + 0.5, y as f64 + 0.5);
-            // Sky: a direction at infinity; camera translation does not move it.
-            let (v, expected) = match prev[i] {
-                Some(d) if !pe[i] => {
-                    let p = prev_cam.eye + ray * d;
-                    (p - cur_cam.eye, Some(p))
+            let (px, py) = (x as f64 + 0.5, y as f64 + 0.5);
+            // Reverse: surface now where the previous frame, away from its edges, saw sky.
+            if let (Some(d), false) = (cur[i], ce[i]) {
+                let p = cur_cam.eye + engine::reference::pixel_ray(cur_cam, px, py) * d;
+                if let Some((quad, fx, fy)) = quad_at(prev_cam, p - prev_cam.eye) {
+                    if quad.iter().all(|&j| prev[j].is_none()) {
+                        out.counts.coverage_changed += 1;
+                        let near = quad[(fx > 0.5) as usize + 2 * (fy > 0.5) as usize];
+                        out.appeared.push(near);
+                    }
                 }
-                None if !pe[i] => {
-                    *m = MAP_SKY;
-                    (ray, None)
-                }
-                _ => {
-                    out.excluded += prev[i].is_some() as usize;
-                    continue;
-                }
-            };
-            let Some((qx, qy)) = project(cur_cam, v) else {
-                out.excluded += expected.is_some() as usize;
+            }
+            let m = &mut out.map[(y - y0) * w + x];
+            let Some(d) = prev[i] else {
+                *m = MAP_SKY;
                 continue;
             };
-            if qx < 0.0 || qy < 0.0 || qx >= (w - 1) as f64 || qy >= (h - 1) as f64 {
-                out.excluded += expected.is_some() as usize;
+            if pe[i] {
+                out.counts.excluded += 1;
                 continue;
             }
-            let (x0, y0) = (qx.floor() as usize, qy.floor() as usize);
-            let (fx, fy) = (qx - x0 as f64, qy - y0 as f64);
-            let quad =
-                [(x0, y0), (x0 + 1, y0), (x0, y0 + 1), (x0 + 1, y0 + 1)].map(|(a, b)| b * w + a);
-            let all_sky = quad.iter().all(|&j| cur[j].is_none());
-            let all_surface = quad.iter().all(|&j| cur[j].is_some() && !ce[j]);
-            let Some(p) = expected else {
-                out.coverage_changed += all_surface as usize;
-                if all_surface {
-                    *m = MAP_COVERAGE;
-                }
+            let p = prev_cam.eye + engine::reference::pixel_ray(prev_cam, px, py) * d;
+            let v = p - cur_cam.eye;
+            let Some((quad, fx, fy)) = quad_at(cur_cam, v) else {
+                out.counts.excluded += 1;
                 continue;
             };
-            if all_sky {
+            if quad.iter().all(|&j| cur[j].is_none()) {
                 // A surface point away from any edge now shows sky.
-                out.coverage_changed += 1;
+                out.counts.coverage_changed += 1;
                 *m = MAP_COVERAGE;
                 continue;
             }
-            if !all_surface {
-                out.excluded += 1;
+            if !quad.iter().all(|&j| cur[j].is_some() && !ce[j]) {
+                out.counts.excluded += 1;
                 continue;
             }
             let inv = |j: usize| 1.0 / cur[j].unwrap_or(f64::INFINITY).max(1e-9);
@@ -265,11 +285,11 @@ fn compare_rows(
             let c = (v / e).dot(p.normalize());
             let pop = delta.abs() * c.abs() * (1.0 - c * c).max(0.0).sqrt() / (e * pa);
             *m = pop as f32;
-            pops.push(pop);
-            rels.push(delta.abs() / e);
+            out.pops.push(pop);
+            out.rels.push(delta.abs() / e);
         }
     }
-    (out, pops, rels, map)
+    out
 }
 
 #[cfg(test)]
@@ -334,6 +354,11 @@ mod tests {
         assert!(map[0] == MAP_EXCLUDED && map[31 * 48 + 5] == MAP_EXCLUDED);
         let img = map_rgba(&map, 48, 32);
         assert_eq!(&img[(12 * 48 + 22) * 4..][..4], &[255, 0, 255, 255]);
+        // The other way, the hole filling in: surface where the previous frame saw sky (the
+        // reverse check), once per current pixel that reprojects inside the hole's sky.
+        let (c, map) = change_map(&a, &holed, &a, &s);
+        assert!(c.coverage_changed >= 4 && c.coverage_changed <= 16, "{c:?}");
+        assert_eq!(map[12 * 48 + 22], MAP_COVERAGE);
         assert!(!edges(&s, 48, 32)[12 * 48 + 30] && edges(&holed, 48, 32)[12 * 48 + 24]);
     }
 }
