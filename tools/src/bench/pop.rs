@@ -12,9 +12,11 @@
 //!   pop_px = |Δ| · |c| · √(1 − c²) / (e · pixel_angle)
 //!
 //! (at grazing incidence a large Δ is a small height change; looking straight down a height
-//! change moves nothing sideways). Pixels at depth discontinuities — a sky 4-neighbour, or a
-//! second difference of 1/distance above [`EDGE_TAU`] of its value, in either frame — are
-//! left out: parallax legitimately uncovers and hides surface there. Terrain that turns into
+//! change moves nothing sideways). Where something nearer now hides P, the hiding point is
+//! measured against the previous frame too and the smaller pop counts: parallax occlusion by
+//! a surface that was already there is no pop. Pixels at depth discontinuities — a sky
+//! 4-neighbour, or a second difference of 1/distance above [`EDGE_TAU`] of its value, in
+//! either frame — are left out: parallax legitimately uncovers and hides surface there. Terrain that turns into
 //! sky away from edges is counted separately as `coverage_changed`, and so is surface that
 //! appears where the previous frame saw sky (current points projected back, [`compare_rows`]).
 
@@ -215,6 +217,22 @@ fn quad_at(cam: &ViewCamera, v: DVec3) -> Option<([usize; 4], f64, f64)> {
     Some((quad, qx - x0 as f64, qy - y0 as f64))
 }
 
+/// Distance at sub-pixel (fx, fy) inside `quad`, bilinear in 1/distance (every pixel surface).
+fn lerp_distance(d: &[Option<f64>], quad: [usize; 4], fx: f64, fy: f64) -> f64 {
+    let inv = |j: usize| 1.0 / d[j].unwrap_or(f64::INFINITY).max(1e-9);
+    let top = inv(quad[0]) * (1.0 - fx) + inv(quad[1]) * fx;
+    let bottom = inv(quad[2]) * (1.0 - fx) + inv(quad[3]) * fx;
+    1.0 / (top * (1.0 - fy) + bottom * fy)
+}
+
+/// Screen displacement (px) of the surface point `p`, seen along `v` (eye → p), when the
+/// distance along the ray changes by `delta` (pop.rs header).
+fn pop_px(delta: f64, v: DVec3, p: DVec3, pa: f64) -> f64 {
+    let e = v.length();
+    let c = (v / e).dot(p.normalize());
+    delta.abs() * c.abs() * (1.0 - c * c).max(0.0).sqrt() / (e * pa)
+}
+
 /// The comparison over `rows` (pop.rs header). Forward: each previous surface point away from
 /// edges, found again in the current frame (pop) or gone to sky (coverage). Reverse: each
 /// current surface point away from edges that the previous frame saw as sky (coverage) — the
@@ -266,6 +284,7 @@ fn compare_rows(
                 out.counts.excluded += 1;
                 continue;
             };
+            let (qx, qy) = ((quad[0] % w) as f64 + fx, (quad[0] / w) as f64 + fy);
             if quad.iter().all(|&j| cur[j].is_none()) {
                 // A surface point away from any edge now shows sky.
                 out.counts.coverage_changed += 1;
@@ -276,14 +295,29 @@ fn compare_rows(
                 out.counts.excluded += 1;
                 continue;
             }
-            let inv = |j: usize| 1.0 / cur[j].unwrap_or(f64::INFINITY).max(1e-9);
-            let top = inv(quad[0]) * (1.0 - fx) + inv(quad[1]) * fx;
-            let bottom = inv(quad[2]) * (1.0 - fx) + inv(quad[3]) * fx;
-            let d_now = 1.0 / (top * (1.0 - fy) + bottom * fy);
+            let d_now = lerp_distance(cur, quad, fx, fy);
             let e = v.length();
             let delta = d_now - e;
-            let c = (v / e).dot(p.normalize());
-            let pop = delta.abs() * c.abs() * (1.0 - c * c).max(0.0).sqrt() / (e * pa);
+            let mut pop = pop_px(delta, v, p, pa);
+            if delta < 0.0 {
+                // Something nearer hides P now. Parallax occlusion if that surface point Q was
+                // already there in the previous frame: its own change against the previous
+                // frame is small. A surface that rose is new in both P's and Q's measure.
+                let q =
+                    cur_cam.eye + engine::reference::pixel_ray(cur_cam, qx + 0.5, qy + 0.5) * d_now;
+                let vq = q - prev_cam.eye;
+                match quad_at(prev_cam, vq) {
+                    Some((pq, gx, gy)) if pq.iter().all(|&j| prev[j].is_some() && !pe[j]) => {
+                        let dq = lerp_distance(prev, pq, gx, gy) - vq.length();
+                        pop = pop.min(pop_px(dq, vq, q, pa));
+                    }
+                    _ => {
+                        // Q sits on an edge of the previous frame: an occluder's rim.
+                        out.counts.excluded += 1;
+                        continue;
+                    }
+                }
+            }
             *m = pop as f32;
             out.pops.push(pop);
             out.rels.push(delta.abs() / e);
@@ -296,19 +330,52 @@ fn compare_rows(
 mod tests {
     use super::*;
 
-    /// Distances to a sphere of radius `r` (a smooth planet) seen from `cam`.
-    fn sphere(cam: &ViewCamera, r: f64) -> Vec<Option<f64>> {
+    /// Distances to the nearest of `spheres` (centre, radius) seen from `cam`.
+    fn spheres(cam: &ViewCamera, spheres: &[(DVec3, f64)]) -> Vec<Option<f64>> {
         let (w, h) = (cam.width, cam.height);
         let mut out = Vec::new();
         for y in 0..h {
             for x in 0..w {
                 let d = engine::reference::pixel_ray(cam, x as f64 + 0.5, y as f64 + 0.5);
-                let b = cam.eye.dot(d);
-                let disc = b * b - (cam.eye.length_squared() - r * r);
-                out.push((disc >= 0.0 && -b - disc.sqrt() > 0.0).then(|| -b - disc.sqrt()));
+                let hit = spheres
+                    .iter()
+                    .filter_map(|&(c, r)| {
+                        let o = cam.eye - c;
+                        let b = o.dot(d);
+                        let disc = b * b - (o.length_squared() - r * r);
+                        (disc >= 0.0 && -b - disc.sqrt() > 0.0).then(|| -b - disc.sqrt())
+                    })
+                    .reduce(f64::min);
+                out.push(hit);
             }
         }
         out
+    }
+
+    /// Distances to a sphere of radius `r` (a smooth planet) seen from `cam`.
+    fn sphere(cam: &ViewCamera, r: f64) -> Vec<Option<f64>> {
+        spheres(cam, &[(DVec3::ZERO, r)])
+    }
+
+    #[test]
+    fn parallax_occlusion_is_no_pop_and_a_new_boulder_is() {
+        let r = 6_371_000.0;
+        let a = ViewCamera::geo(10.0, 20.0, r + 1500.0, 30.0, -20.0, 60.0, 96, 64);
+        // 60 m to the side: a boulder 800 m ahead slides ~4 px over the ground behind it.
+        let b = ViewCamera {
+            eye: a.eye + a.right * 60.0,
+            ..a
+        };
+        let world = [(DVec3::ZERO, r), (a.eye + a.forward * 800.0, 60.0)];
+        let c = change(&a, &spheres(&a, &world), &b, &spheres(&b, &world));
+        assert!(c.compared > 2000, "{c:?}");
+        assert!(
+            c.max_px < 0.05,
+            "ground hidden by a boulder that was there: {c:?}"
+        );
+        // The same boulder appearing from one frame to the next is a pop, of many pixels.
+        let c = change(&a, &sphere(&a, r), &b, &spheres(&b, &world));
+        assert!(c.max_px > 5.0 && c.over_1px > 20, "a new boulder: {c:?}");
     }
 
     #[test]
