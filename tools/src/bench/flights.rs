@@ -147,6 +147,9 @@ fn fly_settled(
             over_1px: c.over_1px,
             iterations: r.stats.iterations,
             leaves: r.stats.leaves,
+            loaded: r.stats.residency.loaded_this_frame,
+            evicted: r.stats.residency.evicted,
+            trimmed: r.stats.residency.trimmed,
         });
         prev = (*cam, d);
     }

@@ -198,6 +198,13 @@ pub struct PopFrame {
     pub over_1px: usize,
     pub iterations: usize,
     pub leaves: u32,
+    /// Tiles that landed, were evicted, and were left out by the wanted-set cap this frame.
+    #[serde(default)]
+    pub loaded: usize,
+    #[serde(default)]
+    pub evicted: usize,
+    #[serde(default)]
+    pub trimmed: usize,
 }
 
 impl Report {
