@@ -5,8 +5,8 @@
 // read the blended surface and make the published hit follow the surface, not the chord: where
 // chord and surface disagree by more than 1 m, or by 0.01% of the distance when that is less
 // (so near the camera every visible discrepancy is corrected), move the hit along
-// the ray onto the R + h shell — at most 10% of the distance, else keep the chord (grazing rays
-// are ill-conditioned) — then write the packed hit record.
+// the ray onto the R + h shell — a safeguarded root search (Newton start, secant, regula
+// falsi) within 10% of the distance, else keep the chord — then write the packed hit record.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 layout(local_size_x = 8, local_size_y = 8) in;
 
@@ -118,30 +118,67 @@ void main() {
     uint level;
     float h_surf = height_at(fs, st, t, level);
     uint flags = 0u;
-    if ((pc.flags & 1u) == 0u && abs(h_chord - h_surf) > min(CORRECT_ABS_M, CORRECT_REL * t)) {
-        // Newton along the ray on height(t') = surface(t'), in the tile frame (no planet-sized
-        // subtraction); rejected, not clamped, beyond 10% of the distance.
-        float tn = t;
-        uint fs_n = fs;
-        vec2 st_n = st;
-        float hc = h_chord, hs = h_surf;
-        bool ok = true;
-        for (int k = 0; k < 3; ++k) {
-            SlotRecord r = slots.s[fs_n];
-            vec2 ab = chart_inverse(r, st_n);
-            float rate = dot(d, local_up(r, ab));
-            if (abs(rate) < 1e-6) { ok = false; break; }
-            tn += (hs - hc) / rate;
-            if (abs(tn - t) > CORRECT_MAX_REL * t || tn <= 0.0) { ok = false; break; }
-            locate(d * tn, face, X, fs_n, st_n, hc);
+    float trigger = min(CORRECT_ABS_M, CORRECT_REL * t);
+    if ((pc.flags & 1u) == 0u && abs(h_chord - h_surf) > trigger) {
+        // Root of f(t') = (height of the ray point) − (surface height there) along the ray, in
+        // the tile frame (no planet-sized subtraction). A Newton step on the ray's radial rate
+        // (exact over flat ground) starts it; then secant steps on measured f until the root is
+        // bracketed, and regula falsi (Illinois) inside the bracket — on a slope seen at a
+        // grazing angle the surface's own gradient dominates f', and the radial rate alone
+        // overshoots by the ratio of the two. Every step stays within 10% of the chord
+        // distance; the hit moves only where the search got |f| below the threshold.
+        float lo = (1.0 - CORRECT_MAX_REL) * t, hi = (1.0 + CORRECT_MAX_REL) * t;
+        float ta = t, fa = h_chord - h_surf;
+        float tb = t, fb = fa;
+        bool bracketed = false;
+        int side = 0;
+        SlotRecord r0 = slots.s[fs];
+        float rate = dot(d, local_up(r0, chart_inverse(r0, st)));
+        rate = abs(rate) < 1e-6 ? -1e-6 : rate;
+        float tc = clamp(t - fa / rate, lo, hi);
+        float best_t = t, best_f = fa;
+        uint best_fs = fs;
+        vec2 best_st = st;
+        for (int k = 0; k < 6; ++k) {
+            uint fs_c;
+            vec2 st_c;
+            float hc;
             uint lv;
-            hs = height_at(fs_n, st_n, tn, lv);
-            if (abs(hc - hs) < 1e-3 * max(1.0, 1e-4 * tn)) break;
+            locate(d * tc, face, X, fs_c, st_c, hc);
+            float fc = hc - height_at(fs_c, st_c, tc, lv);
+            if (abs(fc) < abs(best_f)) {
+                best_t = tc; best_f = fc; best_fs = fs_c; best_st = st_c;
+            }
+            if (abs(fc) < 1e-3 * max(1.0, 1e-4 * tc)) break;
+            if (!bracketed && fc * fa > 0.0) {
+                // Same side: secant through the last two points (Newton's rate if flat).
+                float den = fc - fa;
+                float tn = abs(den) > 1e-9 ? tc - fc * (tc - ta) / den : tc - fc / rate;
+                ta = tc;
+                fa = fc;
+                tc = clamp(tn, lo, hi);
+                if (tc == ta) break;   // pinned at the 10% bound: no root in reach
+                continue;
+            }
+            if (!bracketed) {
+                tb = tc; fb = fc; bracketed = true;
+            } else if (fc * fa > 0.0) {
+                ta = tc; fa = fc;
+                if (side == -1) fb *= 0.5;
+                side = -1;
+            } else {
+                tb = tc; fb = fc;
+                if (side == 1) fa *= 0.5;
+                side = 1;
+            }
+            tc = (ta * fb - tb * fa) / (fb - fa);
         }
-        if (ok) {
-            t = tn;
-            fs = fs_n;
-            st = st_n;
+        // Accepted below the threshold that asked for it, or converged (at 20,000 km the
+        // threshold, 1 m, is below a float distance's resolution; the tolerance is not).
+        if (abs(best_f) < max(trigger, 1e-3 * max(1.0, 1e-4 * best_t)) && best_t > 0.0) {
+            t = best_t;
+            fs = best_fs;
+            st = best_st;
             h_surf = height_at(fs, st, t, level);
             flags |= HIT_CORRECTED;
         }
