@@ -165,11 +165,6 @@ impl PlanetRenderer {
         self.clock.period = period_s.filter(|p| p.is_finite() && *p > 0.0);
     }
 
-    /// Seconds on the renderer's clock at the current frame.
-    pub fn clock_s(&self) -> f64 {
-        self.clock.now
-    }
-
     /// Streaming for this camera: evictions, then uploads; fades from arrival times.
     fn update_residency(&mut self, cam: &ViewCamera) {
         let now = self.clock.now;

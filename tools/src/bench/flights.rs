@@ -82,7 +82,7 @@ impl FlightPlan {
 /// The flights run on a 60 Hz clock (`PlanetRenderer::set_frame_period`): fades advance as a
 /// 60 Hz display would show them, whatever the device's frame time, so pops compare across
 /// devices (on a slow device a wall-clock fade would finish within one frame).
-pub const FLIGHT_FRAME_PERIOD_S: f64 = 1.0 / 60.0;
+const FLIGHT_FRAME_PERIOD_S: f64 = 1.0 / 60.0;
 
 /// Pop maps written per flight at most (`--pop-maps`).
 const MAX_POP_MAPS: usize = 24;

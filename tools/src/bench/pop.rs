@@ -16,9 +16,10 @@
 //! measured against the previous frame too and the smaller pop counts: parallax occlusion by
 //! a surface that was already there is no pop. Pixels at depth discontinuities — a sky
 //! 4-neighbour, or a second difference of 1/distance above [`EDGE_TAU`] of its value, in
-//! either frame — are left out: parallax legitimately uncovers and hides surface there. Terrain that turns into
-//! sky away from edges is counted separately as `coverage_changed`, and so is surface that
-//! appears where the previous frame saw sky (current points projected back, [`compare_rows`]).
+//! either frame — are left out: parallax legitimately uncovers and hides surface there.
+//! Terrain that turns into sky away from edges is counted separately as `coverage_changed`,
+//! and so is surface that appears where the previous frame saw sky (current points projected
+//! back, [`compare_rows`]).
 
 use engine::cbt::camera::ViewCamera;
 use glam::DVec3;
