@@ -77,7 +77,7 @@ fn main() {
             Ok(_) => {
                 let stem = rel.with_extension("");
                 let dotted = stem.to_string_lossy().replace(['/', '\\'], ".");
-                // Raster pairs share a node name: `raster/publish.vert` → RASTER_PUBLISH_VERT.
+                // Raster pairs share a node name: `raster/hardware.vert` → RASTER_HARDWARE_VERT.
                 let suffix = match stage {
                     "Vertex" => "_VERT",
                     "Fragment" => "_FRAG",

@@ -8,7 +8,7 @@
 //! `PLANETFALL_DEVICE`; validation off unless `PLANETFALL_VALIDATION=1`. Prints a table and
 //! writes JSON (default target/cbt_bench.json).
 
-use engine::cbt::camera::ViewCamera;
+use engine::camera::ViewCamera;
 use engine::cbt::gpu::device_capacity;
 use engine::cbt::gpu::readback::{self, Readback};
 use engine::cbt::gpu::scene::{residency_around, CbtScene};
@@ -113,10 +113,9 @@ fn run_frame(
     cam: &ViewCamera,
 ) -> FrameOutput {
     let (slot, _) = exec.begin_frame(ctx).expect("slot");
+    scene.prepare(ctx, cam, slot).expect("prepare");
     let mut g = Graph::new();
-    let (h, _) = scene
-        .declare_frame(Some(ctx), &mut g, cam, slot)
-        .expect("frame");
+    let (h, _) = scene.declare_frame(&mut g);
     readback::declare_readback(&mut g, &h, Readback::Counters);
     exec.run(ctx, g.compile(ctx.queue_setup()).expect("compiles"))
         .expect("runs")

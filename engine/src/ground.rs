@@ -5,6 +5,7 @@
 use crate::earth::Tile;
 use crate::params::TILE_SAMPLES;
 use crate::planet::{dir_to_face, TileId};
+use crate::source::TileSource;
 use crate::store::Oracle;
 use glam::DVec3;
 
@@ -46,6 +47,20 @@ pub fn sample_tile(tile: &Tile, s: f64, t: f64) -> GroundSample {
         height_m: lerp2(&h),
         water: lerp2(&w) >= 0.5,
     }
+}
+
+/// The ground at unit direction `dir` as `source`'s level-`level` tiles hold it (levels past
+/// the source's finest read the finest).
+pub fn ground_at(source: &dyn TileSource, dir: DVec3, level: u8) -> GroundSample {
+    let (id, s, t) = locate(dir, level.min(source.finest_level()));
+    sample_tile(&source.tile(id), s, t)
+}
+
+/// What a view given "above the ground" stands on: the height (m above the datum) of the
+/// source's finest tiles under `dir`, where the renderer draws the ground under the camera.
+/// Every command places such views through this one function.
+pub fn ground_height(source: &dyn TileSource, dir: DVec3) -> f64 {
+    ground_at(source, dir, source.finest_level()).height_m
 }
 
 /// The ground at unit direction `dir` as the level-`level` tiles hold it.

@@ -1,10 +1,11 @@
-//! Raster publish and the resolves that read its hit records (TERRAIN.md §4):
-//! `raster.publish` draws the CBT's leaves into a 64-bit visibility buffer (depth | leaf, by
-//! atomicMin — a compute rasteriser can write the same buffer), `publish.resolve` turns each
-//! pixel into a surface-following hit record, `resolve.terrain` shades, `resolve.aov` writes
-//! exact per-pixel values (lat/lon, distance, level, water) for tests and tools.
+//! The publish (TERRAIN.md §4): the CBT's leaves into a 64-bit visibility buffer (depth | leaf,
+//! by atomicMin), then one hit record per pixel. `publish.clear` → `raster.args` (splits the
+//! draw list) → `raster.compute` (compute rasteriser: small leaves) → `raster.hardware` (the
+//! hardware raster of the leaves `raster.compute` hands over: near-plane crossers, big
+//! footprints; same buffer, same key) → `publish.resolve` (surface-following hit, or the ocean
+//! surface at the datum). The shading that reads the hits is `crate::shade`.
 
-use crate::gpu::tiles::TileBindings;
+use crate::atlas::SurfaceBindings;
 use ash::vk;
 use framegraph::{BufferDesc, BufferRef, Graph, ImageDesc, ImageRef, LoadOp, RasterState};
 
@@ -23,22 +24,6 @@ pub struct MeshBindings {
     pub capacity: u32,
 }
 
-/// Debug views of `resolve.terrain` (`shaders/resolve/terrain.comp`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum View {
-    #[default]
-    Shaded = 0,
-    Level = 1,
-    Slot = 2,
-    Normal = 3,
-    LatLon = 4,
-    Water = 5,
-    /// The CBT mesh itself: leaves flat-coloured by depth (`raster.cbt_debug`), no shading.
-    Cbt = 6,
-    /// Shading with the mesh's visible edges drawn over it.
-    Wireframe = 7,
-}
-
 /// Publish options.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PublishOptions {
@@ -55,12 +40,12 @@ pub struct Published {
     pub depth: ImageRef,
 }
 
-/// Declare `raster.publish` + `publish.resolve`.
+/// Declare the publish, `publish.clear` … `publish.resolve`.
 pub fn declare_publish(
     g: &mut Graph<'_>,
     extent: [u32; 2],
     mesh: MeshBindings,
-    tiles: TileBindings,
+    surface: SurfaceBindings,
     opts: PublishOptions,
 ) -> Published {
     let [w, h] = extent;
@@ -82,7 +67,7 @@ pub fn declare_publish(
         .write("big", &mut big)
         .dispatch([1, 1, 1]);
     g.compute("raster.compute", &shaders::RASTER_COMPUTE)
-        .read("frame", tiles.frame)
+        .read("frame", surface.frame)
         .read("pool", mesh.pool)
         .read("draw_list", mesh.draw_list)
         .read("dispatch", dispatch)
@@ -96,11 +81,11 @@ pub fn declare_publish(
         ..Default::default()
     };
     g.raster(
-        "raster.publish",
-        &shaders::RASTER_PUBLISH_VERT,
-        &shaders::RASTER_PUBLISH_FRAG,
+        "raster.hardware",
+        &shaders::RASTER_HARDWARE_VERT,
+        &shaders::RASTER_HARDWARE_FRAG,
     )
-    .read("frame", tiles.frame)
+    .read("frame", surface.frame)
     .read("pool", mesh.pool)
     .read("big", big)
     .write("vis", &mut vis)
@@ -108,89 +93,14 @@ pub fn declare_publish(
     .depth(&mut depth, LoadOp::Clear([0.0; 4]))
     .draw_indirect(big, 0, 1, 16);
     g.compute("publish.resolve", &shaders::PUBLISH_RESOLVE)
-        .read("frame", tiles.frame)
-        .read("slots", tiles.slots)
-        .read("tile_lookup", tiles.lookup)
-        .read("tile_heights", tiles.heights)
+        .read("frame", surface.frame)
+        .read("slots", surface.slots)
+        .read("tile_lookup", surface.lookup)
+        .read("tile_heights", surface.heights)
         .read("pool", mesh.pool)
         .read("vis", vis)
         .write("hits", &mut hits)
         .push(&(opts.no_correction as u32))
         .dispatch_threads([w, h, 1]);
     Published { hits, depth }
-}
-
-/// Declare `resolve.terrain`, shading `hits` into `target` (RGBA8, storage).
-pub fn declare_terrain(
-    g: &mut Graph<'_>,
-    extent: [u32; 2],
-    hits: ImageRef,
-    tiles: TileBindings,
-    target: &mut ImageRef,
-    view: View,
-) {
-    g.compute("resolve.terrain", &shaders::RESOLVE_TERRAIN)
-        .read("frame", tiles.frame)
-        .read("slots", tiles.slots)
-        .read("tile_heights", tiles.heights)
-        .read("hits", hits)
-        .write("color", target)
-        .push(
-            &(match view {
-                View::Cbt | View::Wireframe => View::Shaded,
-                v => v,
-            } as u32),
-        )
-        .dispatch_threads([extent[0], extent[1], 1]);
-}
-
-/// One pixel of `resolve.aov` (two vec4, `shaders/resolve/aov.comp`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct AovPixel {
-    /// Unit direction of the hit from the planet centre.
-    pub dir: [f32; 3],
-    /// Distance along the ray, metres (0: no terrain).
-    pub dist: f32,
-    /// Level chosen for the hit (−1: no terrain).
-    pub level: f32,
-    /// 1 where the hit is water.
-    pub water: f32,
-    pub slot: f32,
-    /// 1 where the surface-following correction moved the hit.
-    pub corrected: f32,
-}
-
-impl AovPixel {
-    pub fn is_terrain(&self) -> bool {
-        self.level >= 0.0
-    }
-    pub fn is_water(&self) -> bool {
-        self.water > 0.5
-    }
-    /// Latitude, longitude in degrees (f64 from the f32 direction).
-    pub fn latlon(&self) -> (f64, f64) {
-        let d = glam::DVec3::new(self.dir[0] as f64, self.dir[1] as f64, self.dir[2] as f64);
-        crate::planet::dir_to_latlon(d)
-    }
-}
-
-/// Declare `resolve.aov` (per pixel: an [`AovPixel`]).
-pub fn declare_aov(
-    g: &mut Graph<'_>,
-    extent: [u32; 2],
-    hits: ImageRef,
-    tiles: TileBindings,
-) -> BufferRef {
-    let mut aov = g.create_buffer(
-        "resolve.aov",
-        BufferDesc::gpu(32 * extent[0] as u64 * extent[1] as u64),
-    );
-    g.compute("resolve.aov", &shaders::RESOLVE_AOV)
-        .read("frame", tiles.frame)
-        .read("slots", tiles.slots)
-        .read("hits", hits)
-        .write("aov", &mut aov)
-        .dispatch_threads([extent[0], extent[1], 1]);
-    aov
 }

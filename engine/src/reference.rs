@@ -3,8 +3,8 @@
 //! terrain/sky mask and distance per pixel. It shares nothing with the GPU path but the surface
 //! definition, so the GPU can be scored against it (TERRAIN.md §7b).
 
-use crate::cbt::camera::ViewCamera;
-use crate::gpu::slots::Residency;
+use crate::atlas::slots::Residency;
+use crate::camera::ViewCamera;
 use crate::planet::cube::dir_to_face;
 use crate::planet::Body;
 use crate::surface::{height_at_fixed, LodParams};

@@ -1,16 +1,21 @@
-//! The planet frame: streaming → `stream.upload` → the CBT update (`cbt.*`) → `raster.publish` →
-//! `publish.resolve` → `resolve.terrain` (and `resolve.aov` on request), declared into a frame
-//! graph each frame. Owns every persistent GPU resource of the planet.
+//! The planet frame, in two steps. [`PlanetRenderer::prepare`] does the host work: the clock,
+//! streaming (residency), the frame constants, staging writes and the mesh counters of the
+//! frame slot's last frame. [`PlanetRenderer::declare`] then only adds nodes: `stream.upload` →
+//! the CBT update (`cbt.*`) → the publish (`publish.clear` … `publish.resolve`) →
+//! `shade.terrain` (and `shade.aov` on request). Owns every persistent GPU resource of the
+//! planet.
 
-use crate::cbt::camera::ViewCamera;
-use crate::cbt::gpu::debug::{declare_debug_edges, DebugMode};
+use crate::atlas::slots::{Residency, ResidentTile};
+use crate::atlas::{SurfaceBindings, TileAtlas};
+use crate::camera::ViewCamera;
+use crate::cbt::gpu::debug::{declare_debug_edges, declare_debug_raster, MeshStyle};
 use crate::cbt::gpu::mesh::GpuMesh;
 use crate::cbt::params::CbtParams;
-use crate::gpu::frame::frame_constants;
-use crate::gpu::slots::{Residency, ResidentTile};
-use crate::gpu::tiles::{GpuTiles, TileBindings};
+use crate::debug_view::DebugView;
+use crate::frame_constants::{FrameConstantBuffers, FrameConstants};
 use crate::planet::{Body, TileId};
-use crate::publish::{declare_aov, declare_publish, declare_terrain, PublishOptions, View};
+use crate::publish::{declare_publish, PublishOptions};
+use crate::shade::{declare_aov, declare_terrain};
 use crate::source::TileSource;
 use crate::stream::residency::{ResidencyReport, TileStream};
 use crate::surface::LodParams;
@@ -30,6 +35,9 @@ pub struct RendererOptions {
     pub pool_capacity: u32,
     /// A frame waits for all the tiles it wants (synchronous residency).
     pub wait_for_tiles: bool,
+    /// Payloads a frame fetches when it does not wait (0: none — a frame whose graph is only
+    /// inspected, whose shape does not depend on which tiles are resident).
+    pub fetch_per_frame: usize,
     pub cbt: CbtParams,
     pub publish: PublishOptions,
 }
@@ -37,15 +45,26 @@ pub struct RendererOptions {
 impl RendererOptions {
     /// Defaults sized from the device: the storage-buffer range bounds the pool.
     pub fn for_device(ctx: &Context) -> RendererOptions {
-        let by_range = (ctx.info.max_storage_buffer_range / 160).min(1 << 22) as u32;
         RendererOptions {
             slots: crate::params::STREAM_SLOTS as u32,
-            pool_capacity: by_range & !63,
+            pool_capacity: crate::cbt::gpu::device_capacity(ctx),
             wait_for_tiles: true,
+            fetch_per_frame: crate::stream::residency::DEFAULT_FETCH_PER_FRAME,
             cbt: CbtParams::default(),
             publish: PublishOptions::default(),
         }
     }
+}
+
+/// What one frame shows: the camera, the frame slot it runs in, the debug view, and whether
+/// `shade.aov` is wanted.
+#[derive(Clone, Copy, Debug)]
+pub struct FrameRequest {
+    pub cam: ViewCamera,
+    /// `Executor::begin_frame`'s slot.
+    pub frame_slot: usize,
+    pub view: DebugView,
+    pub aov: bool,
 }
 
 /// What the last frame did, for HUDs and `--stats`.
@@ -70,13 +89,15 @@ pub struct PlanetRenderer {
     stream: TileStream,
     resident: HashMap<TileId, ResidentTile>,
     residency: Residency,
-    tiles: GpuTiles,
+    atlas: TileAtlas,
     mesh: GpuMesh,
+    constants: FrameConstantBuffers,
     clock: FrameClock,
-    frame: u32,
+    /// What the last [`PlanetRenderer::prepare`] set up for [`PlanetRenderer::declare`].
+    prepared: Option<FrameRequest>,
     pub stats: RenderStats,
     /// Fixed sun direction (world), or None: a sun 30° high in the south-east of wherever the
-    /// camera is (until the atmosphere brings a time of day, this keeps relief readable).
+    /// camera is: with no time of day, this keeps relief readable everywhere.
     pub sun: Option<DVec3>,
 }
 
@@ -113,12 +134,14 @@ impl PlanetRenderer {
         frames_in_flight: usize,
     ) -> Result<PlanetRenderer> {
         let body = source.body();
-        let stream =
+        let mut stream =
             TileStream::for_source(source.as_ref(), opts.slots as usize, opts.wait_for_tiles);
+        stream.fetch_per_frame = opts.fetch_per_frame;
         let pages = opts.slots + crate::params::STREAM_RESERVED_PAGES as u32;
-        let tiles = GpuTiles::new(ctx, opts.slots, pages, frames_in_flight)?;
+        let atlas = TileAtlas::new(ctx, opts.slots, pages, frames_in_flight)?;
         let mesh = GpuMesh::new(ctx, Some(opts.pool_capacity), opts.cbt, frames_in_flight)
             .map_err(|e| RenderError::Setup(e.to_string()))?;
+        let constants = FrameConstantBuffers::new(ctx, frames_in_flight)?;
         Ok(PlanetRenderer {
             body,
             source,
@@ -126,10 +149,11 @@ impl PlanetRenderer {
             stream,
             resident: HashMap::new(),
             residency: Residency::default(),
-            tiles,
+            atlas,
             mesh,
+            constants,
             clock: FrameClock::new(),
-            frame: 0,
+            prepared: None,
             stats: RenderStats::default(),
             sun: None,
         })
@@ -149,12 +173,7 @@ impl PlanetRenderer {
     }
 
     pub fn lod_params(&self, cam: &ViewCamera) -> LodParams {
-        LodParams {
-            texel0: self.body.texel0(),
-            pixel_angle: cam.pixel_angle(),
-            lod_bias: 0.0,
-            max_level: crate::params::MAX_LEVEL,
-        }
+        LodParams::for_camera(self.body, cam)
     }
 
     /// Drive the renderer's clock (fades, animation) by a fixed period per frame instead of
@@ -195,64 +214,65 @@ impl PlanetRenderer {
         self.stats.residency = fr.report;
     }
 
-    /// Declare the planet frame into `g`, shading into `target` (RGBA8 storage). With `aov`,
-    /// also declares `resolve.aov` and returns its buffer. With `ctx` None the frame is only
-    /// declared (graph dumps): no streaming, no mesh update, no host writes.
-    #[allow(clippy::too_many_arguments)]
-    pub fn declare<'a>(
-        &'a mut self,
-        ctx: Option<&Context>,
-        g: &mut Graph<'a>,
-        cam: &ViewCamera,
-        frame_slot: usize,
-        target: &mut ImageRef,
-        view: View,
-        aov: bool,
-    ) -> Result<Option<BufferRef>> {
+    /// The host work of one frame, before its graph is declared: tick the clock, stream
+    /// tiles for `req.cam`, build and write the frame constants, stage the slot records and new
+    /// payloads, read the mesh counters of `req.frame_slot`'s last frame (from
+    /// `Executor::begin_frame`: that slot's previous frame has finished) and update
+    /// [`PlanetRenderer::stats`].
+    pub fn prepare(&mut self, ctx: &Context, req: FrameRequest) -> Result<()> {
         puffin::profile_function!();
-        if ctx.is_some() {
-            self.clock.tick();
-            self.update_residency(cam);
-        }
+        let cam = &req.cam;
+        self.clock.tick();
+        self.update_residency(cam);
         let sun = self.sun.unwrap_or_else(|| local_sun(cam.eye, 135.0, 30.0));
-        let consts = frame_constants(
-            cam,
-            self.body.radius,
+        let lod = self.lod_params(cam);
+        let consts = FrameConstants::new(cam, self.body, sun, &lod, self.atlas.lookup_size);
+        self.constants.write(req.frame_slot, &consts)?;
+        self.atlas.prepare(
+            ctx,
+            req.frame_slot,
+            &self.residency,
+            cam.eye,
             self.body.texel0(),
-            sun,
-            self.clock.now as f32,
-            self.frame,
-        );
-        self.frame += 1;
-        let tb: TileBindings =
-            self.tiles
-                .declare(ctx, g, frame_slot, &self.residency, cam.eye, consts)?;
-        self.stats.uploaded_tiles = self.tiles.uploaded_tiles;
-        let handles = self.mesh.declare(g, &tb, frame_slot);
+        )?;
+        self.mesh.prepare(req.frame_slot);
         let fs = &self.mesh.stats;
+        self.stats.uploaded_tiles = self.atlas.uploaded_tiles();
         self.stats.leaves = fs.leaves;
         self.stats.drawn = fs.drawn;
         self.stats.high_water = fs.high_water;
         self.stats.iterations = fs.iterations;
         self.stats.quiet = fs.quiet;
         self.stats.saturated = fs.saturated();
-        let mesh = handles.mesh();
-        let extent = [cam.width, cam.height];
-        if view == View::Cbt {
-            GpuMesh::declare_debug(g, &handles, &tb, target, extent, DebugMode::Flat);
+        self.prepared = Some(req);
+        Ok(())
+    }
+
+    /// Declare the prepared frame into `g`, shading into `target` (RGBA8 storage). With
+    /// `req.aov`, also declares `shade.aov` and returns its buffer.
+    pub fn declare(&self, g: &mut Graph<'_>, target: &mut ImageRef) -> Result<Option<BufferRef>> {
+        puffin::profile_function!();
+        let req = self.prepared.as_ref().ok_or(RenderError::NotPrepared)?;
+        let extent = [req.cam.width, req.cam.height];
+        let frame = self.constants.import(g, req.frame_slot);
+        let surface = SurfaceBindings::new(frame, self.atlas.declare(g));
+        let mesh = self.mesh.declare(g, &surface);
+        if req.view == DebugView::Cbt {
+            declare_debug_raster(g, &mesh, &surface, target, extent, MeshStyle::Flat);
             return Ok(None);
         }
-        let mut p = declare_publish(g, extent, mesh, tb, self.opts.publish);
-        declare_terrain(g, extent, p.hits, tb, target, view);
-        if view == View::Wireframe {
-            declare_debug_edges(g, &handles, &tb, target, &mut p.depth);
+        let mut p = declare_publish(g, extent, mesh.mesh(), surface, self.opts.publish);
+        declare_terrain(g, extent, p.hits, surface, target, req.view);
+        if req.view == DebugView::Wireframe {
+            declare_debug_edges(g, &mesh, &surface, target, &mut p.depth);
         }
-        Ok(aov.then(|| declare_aov(g, extent, p.hits, tb)))
+        Ok(req.aov.then(|| declare_aov(g, extent, p.hits, surface)))
     }
 
     pub fn destroy(self, ctx: &Context) {
-        self.tiles.destroy(ctx);
+        self.atlas.destroy(ctx);
         self.mesh.destroy(ctx);
+        self.constants.destroy(ctx);
     }
 }
 
@@ -272,6 +292,8 @@ pub enum RenderError {
     Gpu(#[from] framegraph::Error),
     #[error("planet renderer setup: {0}")]
     Setup(String),
+    #[error("the planet frame was declared before it was prepared")]
+    NotPrepared,
 }
 
 #[cfg(test)]

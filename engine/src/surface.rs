@@ -3,7 +3,7 @@
 //! edge bands and arrival fades, explicit bilinear gathers). Used as the reference the GPU is
 //! tested against and by the reference ray caster.
 
-use crate::gpu::slots::{Residency, ResidentTile};
+use crate::atlas::slots::{Residency, ResidentTile};
 use crate::planet::cube::fixed_to_unit;
 use crate::planet::{Body, Face};
 use glam::DVec3;
@@ -21,6 +21,17 @@ pub struct LodParams {
 }
 
 impl LodParams {
+    /// The renderer's level selection for `cam` over `body`: no bias, every level up to
+    /// `params::MAX_LEVEL`.
+    pub fn for_camera(body: Body, cam: &crate::camera::ViewCamera) -> LodParams {
+        LodParams {
+            texel0: body.texel0(),
+            pixel_angle: cam.pixel_angle(),
+            lod_bias: 0.0,
+            max_level: crate::params::MAX_LEVEL,
+        }
+    }
+
     /// lc = log2(texel0 / (t·pixelAngle)) + bias.
     pub fn lod(&self, t: f64) -> f64 {
         (self.texel0 / (t.max(1e-3) * self.pixel_angle)).log2() + self.lod_bias

@@ -339,7 +339,7 @@ impl Reflection {
 /// Drop OpSource/OpSourceContinued: glslc splits embedded source text at byte boundaries,
 /// which can cut a UTF-8 character in two and makes rspirv refuse the module. Reflection
 /// needs none of it (the driver and RenderDoc still get the full module).
-fn strip_source_text(words: &[u32]) -> Vec<u32> {
+pub fn strip_source_text(words: &[u32]) -> Vec<u32> {
     const OP_SOURCE_CONTINUED: u32 = 2;
     const OP_SOURCE: u32 = 3;
     let mut out = Vec::with_capacity(words.len());

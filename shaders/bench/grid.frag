@@ -1,5 +1,5 @@
 #version 460
-// bench.grid: the fragment work of raster.publish (64-bit atomicMin of depth | id into a
+// bench.grid: the fragment work of raster.hardware (64-bit atomicMin of depth | id into a
 // visibility buffer after the early depth test), without the mesh.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_shader_atomic_int64 : require

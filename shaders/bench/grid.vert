@@ -1,7 +1,7 @@
 #version 460
-// bench.grid: the raster floor of raster.publish — `triangles` triangles of a regular grid
+// bench.grid: the raster floor of raster.hardware — `triangles` triangles of a regular grid
 // covering the viewport (cols × rows cells, two triangles each), positions computed from
-// gl_VertexIndex (no vertex fetch). Same depth test and per-fragment work as raster.publish.
+// gl_VertexIndex (no vertex fetch). Same depth test and per-fragment work as raster.hardware.
 
 layout(push_constant) uniform Push {
     uint cols;

@@ -15,8 +15,8 @@ float cbt_angle(vec3 a, vec3 b) {
     return atan(length(cross(a, b - a)), dot(a, b));
 }
 
-// Screen distance, px (angle over the centre pixel's angle, frame.cam_up.w).
-float px_between(vec3 a, vec3 b) { return cbt_angle(a, b) / frame.cam_up.w; }
+// Screen distance, px (angle over the centre pixel's angle, frame.pixel_angle).
+float px_between(vec3 a, vec3 b) { return cbt_angle(a, b) / frame.pixel_angle; }
 
 // Screen distance between the surface at an edge's midpoint and the chord midpoint, px.
 float residual_px(vec3 surface_mid, vec3 a, vec3 b) { return px_between(surface_mid, (a + b) * 0.5); }
@@ -57,8 +57,8 @@ bool under_merge_targets(vec3 p[3], float r_hyp, float r_leg) {
 bool offscreen(vec3 p[3]) {
     vec3 g = (p[0] + p[1] + p[2]) / 3.0;
     float r = max(max(length(p[0] - g), length(p[1] - g)), length(p[2] - g)) * pc.frustum_inflate;
-    float tan_v = frame.cam_forward.w, tan_h = tan_v * frame.cam_right.w;
-    vec3 f = frame.cam_forward.xyz, rt = frame.cam_right.xyz, up = frame.cam_up.xyz;
+    float tan_v = frame.tan_half_vfov, tan_h = tan_v * frame.aspect;
+    vec3 f = frame.cam_forward, rt = frame.cam_right, up = frame.cam_up;
     vec3 planes[4] = vec3[4](normalize(tan_h * f + rt), normalize(tan_h * f - rt), normalize(tan_v * f + up), normalize(tan_v * f - up));
     for (int k = 0; k < 4; ++k) {
         if (dot(planes[k], g) < -r) return true;
@@ -68,7 +68,7 @@ bool offscreen(vec3 p[3]) {
 
 // The segment from the eye (the origin) to p dips below the datum sphere (centre c, radius R):
 // min over t in [0, 1] of |t·p − c|² − R² = k + t·(t·|p|² − 2 c·p) < 0, where k = H² − R² =
-// a·(2R + a) comes from the eye's altitude a (frame.sun.w), so the planet-sized H² − R² is never
+// a·(2R + a) comes from the eye's altitude a (frame.eye_altitude), so the planet-sized H² − R² is never
 // formed in f32 (TERRAIN.md §3; docs/cbt.md §6).
 bool line_of_sight_below(vec3 c, vec3 p, float k) {
     float cp = dot(c, p), pp = dot(p, p);
@@ -97,10 +97,10 @@ float arc_min_chord2(vec3 a, vec3 b, vec3 n, vec3 e) {
 // and (our guard, criterion.rs) the triangle's patch projected onto the datum misses the cap
 // the eye sees. A camera at or below the datum culls nothing.
 bool horizon_culled(vec3 p[3]) {
-    float a = frame.sun.w;
-    float R = frame.planet_center.w;
+    float a = frame.eye_altitude;
+    float R = frame.planet_radius;
     if (a <= 0.0) return false;
-    vec3 c = frame.planet_center.xyz;
+    vec3 c = frame.planet_center;
     float k = a * (2.0 * R + a);
     for (int i = 0; i < 3; ++i) {
         if (!line_of_sight_below(c, p[i], k)) return false;

@@ -1,32 +1,35 @@
-// Per-frame constants (camera, planet, level selection). Mirror of engine/src/gpu/frame.rs
-// (`FrameConstants`, std430); offsets are checked by a test through reflection.
-// Binding 16 is reserved for it in every shader that includes this file.
+// Per-frame constants: the camera, the planet and level selection, built once per frame by
+// engine/src/frame_constants.rs (`FrameConstants`, std430; a test reads this block's member
+// names and offsets back from the compiled SPIR-V). Binding 16 is reserved for it in every
+// shader that includes this file.
 #ifndef FRAME_GLSL
 #define FRAME_GLSL
 
 layout(std430, set = 0, binding = 16) readonly buffer FrameBlock {
-    mat4 view_proj;      // camera-relative world → clip (reverse-Z, infinite far)
-    vec4 cam_forward;    // xyz forward, w = tan(vfov/2)
-    vec4 cam_right;      // xyz right, w = aspect (width/height)
-    vec4 cam_up;         // xyz up, w = pixel angle (radians)
-    vec4 planet_center;  // xyz planet centre relative to the camera (culls only), w = radius
-    vec4 viewport;       // width, height, 1/width, 1/height (px)
-    vec4 sun;            // xyz direction to the sun, w = camera altitude above the datum (m)
-    float texel0;        // metres at L0
-    float time;          // seconds
-    uint frame_index;
-    uint max_level;      // finest level the level selection may choose
-    uint debug_view;
-    uint lookup_mask;    // tile lookup table size − 1 (power of two)
-    float lod_bias;      // added to the continuous lod
-    float eye_radius;    // |eye| from the planet centre (m)
+    mat4 view_proj;       // camera-relative world → clip (reverse-Z, infinite far)
+    vec3 cam_forward;     // unit view direction
+    float tan_half_vfov;
+    vec3 cam_right;       // unit screen right
+    float aspect;         // width / height
+    vec3 cam_up;          // unit screen up
+    float pixel_angle;    // angle of the centre pixel, radians
+    vec3 planet_center;   // planet centre relative to the camera, m (culls only)
+    float planet_radius;  // datum radius, m
+    vec3 sun_dir;         // unit direction to the sun
+    float eye_altitude;   // camera height above the datum, m (from f64: no cancellation)
+    vec2 viewport;        // width, height, px
+    vec2 inv_viewport;    // 1/width, 1/height
+    float texel0;         // texel size at L0, m
+    uint max_level;       // finest level the level selection may choose
+    uint lookup_mask;     // tile lookup table size − 1 (power of two)
+    float lod_bias;       // added to the continuous lod
 } frame;
 
 // Ray through pixel centre `px` (in pixels, y down), camera-relative, unit length.
 vec3 pixel_ray(vec2 px) {
-    vec2 ndc = (px * frame.viewport.zw) * 2.0 - 1.0;
-    float t = frame.cam_forward.w;
-    return normalize(frame.cam_forward.xyz + ndc.x * t * frame.cam_right.w * frame.cam_right.xyz - ndc.y * t * frame.cam_up.xyz);
+    vec2 ndc = (px * frame.inv_viewport) * 2.0 - 1.0;
+    float t = frame.tan_half_vfov;
+    return normalize(frame.cam_forward + ndc.x * t * frame.aspect * frame.cam_right - ndc.y * t * frame.cam_up);
 }
 
 #endif

@@ -8,7 +8,7 @@
 
 // Continuous level of detail for ray distance t (m): lc = log2(texel0 / (t·pixelAngle)).
 float level_lod(float t) {
-    return log2(frame.texel0 / (max(t, 1e-3) * frame.cam_up.w)) + frame.lod_bias;
+    return log2(frame.texel0 / (max(t, 1e-3) * frame.pixel_angle)) + frame.lod_bias;
 }
 
 // (s, t) of the same point in the parent tile: children are the 2×2 halves of their parent.

@@ -158,7 +158,7 @@ vec2 chart_inverse(SlotRecord r, vec2 st) {
 // Offset from the tile origin of the point at plane (a, b), height h (m), cancellation-free:
 // (R+h)/S·(a·e1 + b·e2) + (h − (R+h)(a²+b²)/(S(S+1)))·n with S = √(1+a²+b²).
 vec3 plane_to_offset(SlotRecord r, vec2 ab, float h) {
-    float R = frame.planet_center.w;
+    float R = frame.planet_radius;
     float q = dot(ab, ab);
     float S = sqrt(1.0 + q);
     float Rh = R + h;
@@ -169,7 +169,7 @@ vec3 plane_to_offset(SlotRecord r, vec2 ab, float h) {
 vec3 point_to_plane(SlotRecord r, vec3 p) {
     vec3 q = p - r.origin.xyz;
     float qn = dot(q, r.n.xyz), q1 = dot(q, r.e1.xyz), q2 = dot(q, r.e2.xyz);
-    float rq = frame.planet_center.w + qn;
+    float rq = frame.planet_radius + qn;
     float t2 = q1 * q1 + q2 * q2;
     return vec3(q1 / rq, q2 / rq, qn + t2 / (sqrt(t2 + rq * rq) + rq));
 }

@@ -40,10 +40,10 @@ vec3 surface_pos(uint fs, vec2 st, float t) {
 // the ray–sphere root, from the camera's altitude (precise near the ground) rather than from
 // planet-sized coordinates.
 float ocean_distance(vec3 d) {
-    float alt = frame.sun.w;
-    float R = frame.planet_center.w;
+    float alt = frame.eye_altitude;
+    float R = frame.planet_radius;
     if (alt <= 0.0) return 1e30;
-    vec3 up = normalize(-frame.planet_center.xyz);
+    vec3 up = normalize(-frame.planet_center);
     float b = (R + alt) * dot(d, up);      // −(d·c), c = centre relative to the camera
     float c = alt * (2.0 * R + alt);       // |c|² − R²
     float disc = b * b - c;
@@ -66,6 +66,123 @@ bool try_ocean(vec3 d, float t_o, uint face, ivec2 X, uvec2 px) {
     return true;
 }
 
+// Ray–plane of the leaf's chord triangle: the distance along `d`, and the barycentrics of the
+// point clamped into the triangle (a pixel centre can sit just outside the triangle that
+// covered it).
+float chord_distance(Bisector b, vec3 d, out vec2 bary) {
+    vec3 p0 = corner(b, 0u), p1 = corner(b, 1u), p2 = corner(b, 2u);
+    vec3 e1 = p1 - p0, e2 = p2 - p0;
+    vec3 nrm = cross(e1, e2);
+    float denom = dot(nrm, d);
+    float t = abs(denom) > 1e-30 ? dot(nrm, p0) / denom : length(p0);
+    vec3 q = d * t - p0;
+    float d11 = dot(e1, e1), d12 = dot(e1, e2), d22 = dot(e2, e2);
+    float q1 = dot(q, e1), q2 = dot(q, e2);
+    float inv = 1.0 / max(d11 * d22 - d12 * d12, 1e-30);
+    float b1 = clamp((d22 * q1 - d12 * q2) * inv, 0.0, 1.0);
+    float b2 = clamp((d11 * q2 - d12 * q1) * inv, 0.0, 1.0 - b1);
+    bary = vec2(b1, b2);
+    return t;
+}
+
+// Fixed-point hint for locating the chord point: the leaf's corners interpolated (differences
+// are small for small triangles), on the leaf's face.
+ivec2 fixed_hint(Bisector b, vec2 bary, out uint face) {
+    uint root = uint(b.path >> (b.depth - 5u));
+    face = (root - 16u) / 2u;
+    ivec2 c0 = ivec2(b.corners[0], b.corners[1]);
+    ivec2 c1 = ivec2(b.corners[2], b.corners[3]);
+    ivec2 c2 = ivec2(b.corners[4], b.corners[5]);
+    return c0 + ivec2(round(bary.x * vec2(c1 - c0) + bary.y * vec2(c2 - c0)));
+}
+
+// Root of f(t') = (height of the ray point) − (surface height there) along the ray, in the
+// tile frame (no planet-sized subtraction), starting from the chord point (t, fs, st) where
+// f = f0. A Newton step on the ray's radial rate (exact over flat ground) starts it; then
+// secant steps on measured f until the root is bracketed, and regula falsi (Illinois) inside
+// the bracket — on a slope seen at a grazing angle the surface's own gradient dominates f',
+// and the radial rate alone overshoots by the ratio of the two. Every step stays within 10%
+// of the chord distance. Moves the point and returns true only where the search got |f| below
+// `trigger`, or converged.
+bool correct_along_ray(vec3 d, uint face, ivec2 X, float f0, float trigger,
+                       inout float t, inout uint fs, inout vec2 st) {
+    float lo = (1.0 - CORRECT_MAX_REL) * t, hi = (1.0 + CORRECT_MAX_REL) * t;
+    float t_a = t, f_a = f0;
+    float t_b = t, f_b = f_a;
+    bool bracketed = false;
+    int side = 0;
+    SlotRecord r0 = slots.s[fs];
+    float rate = dot(d, local_up(r0, chart_inverse(r0, st)));
+    rate = abs(rate) < 1e-6 ? -1e-6 : rate;
+    float tc = clamp(t - f_a / rate, lo, hi);
+    float best_t = t, best_f = f_a;
+    uint best_fs = fs;
+    vec2 best_st = st;
+    for (int k = 0; k < 6; ++k) {
+        uint fs_c;
+        vec2 st_c;
+        float hc;
+        uint lv;
+        locate(d * tc, face, X, fs_c, st_c, hc);
+        float fc = hc - height_at(fs_c, st_c, tc, lv);
+        if (abs(fc) < abs(best_f)) {
+            best_t = tc; best_f = fc; best_fs = fs_c; best_st = st_c;
+        }
+        if (abs(fc) < 1e-3 * max(1.0, 1e-4 * tc)) break;
+        if (!bracketed && fc * f_a > 0.0) {
+            // Same side: secant through the last two points (Newton's rate if flat).
+            float den = fc - f_a;
+            float tn = abs(den) > 1e-9 ? tc - fc * (tc - t_a) / den : tc - fc / rate;
+            t_a = tc;
+            f_a = fc;
+            tc = clamp(tn, lo, hi);
+            if (tc == t_a) break;   // pinned at the 10% bound: no root in reach
+            continue;
+        }
+        if (!bracketed) {
+            t_b = tc; f_b = fc; bracketed = true;
+        } else if (fc * f_a > 0.0) {
+            t_a = tc; f_a = fc;
+            if (side == -1) f_b *= 0.5;
+            side = -1;
+        } else {
+            t_b = tc; f_b = fc;
+            if (side == 1) f_a *= 0.5;
+            side = 1;
+        }
+        tc = (t_a * f_b - t_b * f_a) / (f_b - f_a);
+    }
+    // Accepted below the threshold that asked for it, or converged (at 20,000 km the
+    // threshold, 1 m, is below a float distance's resolution; the tolerance is not).
+    if (abs(best_f) < max(trigger, 1e-3 * max(1.0, 1e-4 * best_t)) && best_t > 0.0) {
+        t = best_t;
+        fs = best_fs;
+        st = best_st;
+        return true;
+    }
+    return false;
+}
+
+// Normal from the blended surface's gradient (per texel of the finest tile) carried into 3D
+// through the chart's Jacobian, measured with two forward evaluations (no Newton steps):
+// ∂p/∂a = (R+h)·(e1 − up·(up·e1))/S + (∂h/∂a)·up, likewise b.
+vec3 surface_normal(SlotRecord r, uint fs, vec2 st, float t) {
+    vec3 hg = height_grad_at(fs, st, t);
+    vec2 ab = chart_inverse(r, st);
+    const float eps = 1e-3;
+    float da = eps * r.chart_inv_scale;
+    vec2 js_a = (chart_forward(r, ab + vec2(da, 0.0)) - st) / da;   // ∂(s,t)/∂a
+    vec2 js_b = (chart_forward(r, ab + vec2(0.0, da)) - st) / da;   // ∂(s,t)/∂b
+    float dh_da = dot(hg.yz, js_a), dh_db = dot(hg.yz, js_b);
+    vec3 up = local_up(r, ab);
+    float S = sqrt(1.0 + dot(ab, ab));
+    float Rh = frame.planet_radius + hg.x;
+    vec3 tan_a = Rh * (r.e1.xyz - up * dot(up, r.e1.xyz)) / S + dh_da * up;
+    vec3 tan_b = Rh * (r.e2.xyz - up * dot(up, r.e2.xyz)) / S + dh_db * up;
+    vec3 n = normalize(cross(tan_a, tan_b));
+    return dot(n, up) < 0.0 ? -n : n;
+}
+
 void main() {
     uvec2 px = gl_GlobalInvocationID.xy;
     if (px.x >= uint(frame.viewport.x) || px.y >= uint(frame.viewport.y)) return;
@@ -77,35 +194,16 @@ void main() {
         // sea floor beyond the datum horizon was culled — the ocean hides it), else sky.
         uint face;
         ivec2 X;
-        dir_to_face_fixed(normalize(d * t_ocean - frame.planet_center.xyz), face, X);
+        dir_to_face_fixed(normalize(d * t_ocean - frame.planet_center), face, X);
         if (t_ocean < 1e30 && try_ocean(d, t_ocean, face, X, px)) return;
         imageStore(hits, ivec2(px), uvec4(0u));
         return;
     }
-    uint leaf = uint(key & 0xffffffffUL);
-    Bisector b = pool.b[leaf];
-    vec3 p0 = corner(b, 0u), p1 = corner(b, 1u), p2 = corner(b, 2u);
-
-    // Ray–plane of the chord triangle; barycentrics clamped into the triangle (a pixel centre
-    // can sit just outside the triangle that covered it).
-    vec3 e1 = p1 - p0, e2 = p2 - p0;
-    vec3 nrm = cross(e1, e2);
-    float denom = dot(nrm, d);
-    float t = abs(denom) > 1e-30 ? dot(nrm, p0) / denom : length(p0);
-    vec3 q = d * t - p0;
-    float d11 = dot(e1, e1), d12 = dot(e1, e2), d22 = dot(e2, e2);
-    float q1 = dot(q, e1), q2 = dot(q, e2);
-    float inv = 1.0 / max(d11 * d22 - d12 * d12, 1e-30);
-    float b1 = clamp((d22 * q1 - d12 * q2) * inv, 0.0, 1.0);
-    float b2 = clamp((d11 * q2 - d12 * q1) * inv, 0.0, 1.0 - b1);
-
-    // Fixed-point hint from the corners (differences are small for small triangles).
-    uint root = uint(b.path >> (b.depth - 5u));
-    uint face = (root - 16u) / 2u;
-    ivec2 c0 = ivec2(b.corners[0], b.corners[1]);
-    ivec2 c1 = ivec2(b.corners[2], b.corners[3]);
-    ivec2 c2 = ivec2(b.corners[4], b.corners[5]);
-    ivec2 X = c0 + ivec2(round(b1 * vec2(c1 - c0) + b2 * vec2(c2 - c0)));
+    Bisector b = pool.b[uint(key & 0xffffffffUL)];
+    vec2 bary;
+    float t = chord_distance(b, d, bary);
+    uint face;
+    ivec2 X = fixed_hint(b, bary, face);
 
     // The ocean surface in front of the terrain hides it (water only).
     if (t_ocean < t && try_ocean(d, t_ocean, face, X, px)) return;
@@ -113,95 +211,18 @@ void main() {
     uint fs;
     vec2 st;
     float h_chord;
-    vec3 hit = d * t;
-    locate(hit, face, X, fs, st, h_chord);
+    locate(d * t, face, X, fs, st, h_chord);
     uint level;
     float h_surf = height_at(fs, st, t, level);
     uint flags = 0u;
     float trigger = min(CORRECT_ABS_M, CORRECT_REL * t);
-    if ((pc.flags & 1u) == 0u && abs(h_chord - h_surf) > trigger) {
-        // Root of f(t') = (height of the ray point) − (surface height there) along the ray, in
-        // the tile frame (no planet-sized subtraction). A Newton step on the ray's radial rate
-        // (exact over flat ground) starts it; then secant steps on measured f until the root is
-        // bracketed, and regula falsi (Illinois) inside the bracket — on a slope seen at a
-        // grazing angle the surface's own gradient dominates f', and the radial rate alone
-        // overshoots by the ratio of the two. Every step stays within 10% of the chord
-        // distance; the hit moves only where the search got |f| below the threshold.
-        float lo = (1.0 - CORRECT_MAX_REL) * t, hi = (1.0 + CORRECT_MAX_REL) * t;
-        float ta = t, fa = h_chord - h_surf;
-        float tb = t, fb = fa;
-        bool bracketed = false;
-        int side = 0;
-        SlotRecord r0 = slots.s[fs];
-        float rate = dot(d, local_up(r0, chart_inverse(r0, st)));
-        rate = abs(rate) < 1e-6 ? -1e-6 : rate;
-        float tc = clamp(t - fa / rate, lo, hi);
-        float best_t = t, best_f = fa;
-        uint best_fs = fs;
-        vec2 best_st = st;
-        for (int k = 0; k < 6; ++k) {
-            uint fs_c;
-            vec2 st_c;
-            float hc;
-            uint lv;
-            locate(d * tc, face, X, fs_c, st_c, hc);
-            float fc = hc - height_at(fs_c, st_c, tc, lv);
-            if (abs(fc) < abs(best_f)) {
-                best_t = tc; best_f = fc; best_fs = fs_c; best_st = st_c;
-            }
-            if (abs(fc) < 1e-3 * max(1.0, 1e-4 * tc)) break;
-            if (!bracketed && fc * fa > 0.0) {
-                // Same side: secant through the last two points (Newton's rate if flat).
-                float den = fc - fa;
-                float tn = abs(den) > 1e-9 ? tc - fc * (tc - ta) / den : tc - fc / rate;
-                ta = tc;
-                fa = fc;
-                tc = clamp(tn, lo, hi);
-                if (tc == ta) break;   // pinned at the 10% bound: no root in reach
-                continue;
-            }
-            if (!bracketed) {
-                tb = tc; fb = fc; bracketed = true;
-            } else if (fc * fa > 0.0) {
-                ta = tc; fa = fc;
-                if (side == -1) fb *= 0.5;
-                side = -1;
-            } else {
-                tb = tc; fb = fc;
-                if (side == 1) fa *= 0.5;
-                side = 1;
-            }
-            tc = (ta * fb - tb * fa) / (fb - fa);
-        }
-        // Accepted below the threshold that asked for it, or converged (at 20,000 km the
-        // threshold, 1 m, is below a float distance's resolution; the tolerance is not).
-        if (abs(best_f) < max(trigger, 1e-3 * max(1.0, 1e-4 * best_t)) && best_t > 0.0) {
-            t = best_t;
-            fs = best_fs;
-            st = best_st;
-            h_surf = height_at(fs, st, t, level);
-            flags |= HIT_CORRECTED;
-        }
+    if ((pc.flags & 1u) == 0u && abs(h_chord - h_surf) > trigger
+        && correct_along_ray(d, face, X, h_chord - h_surf, trigger, t, fs, st)) {
+        h_surf = height_at(fs, st, t, level);
+        flags |= HIT_CORRECTED;
     }
-
-    // Normal from the blended surface's gradient (per texel of the finest tile) carried into 3D
-    // through the chart's Jacobian, measured with two forward evaluations (no Newton steps):
-    // ∂p/∂a = (R+h)·(e1 − up·(up·e1))/S + (∂h/∂a)·up, likewise b.
     SlotRecord r = slots.s[fs];
-    vec3 hg = height_grad_at(fs, st, t);
-    vec2 ab = chart_inverse(r, st);
-    const float eps = 1e-3;
-    float da = eps * r.chart_inv_scale;
-    vec2 js_a = (chart_forward(r, ab + vec2(da, 0.0)) - st) / da;   // ∂(s,t)/∂a
-    vec2 js_b = (chart_forward(r, ab + vec2(0.0, da)) - st) / da;   // ∂(s,t)/∂b
-    float dh_da = dot(hg.yz, js_a), dh_db = dot(hg.yz, js_b);
-    vec3 up = local_up(r, ab);
-    float S = sqrt(1.0 + dot(ab, ab));
-    float Rh = frame.planet_center.w + hg.x;
-    vec3 ta = Rh * (r.e1.xyz - up * dot(up, r.e1.xyz)) / S + dh_da * up;
-    vec3 tb = Rh * (r.e2.xyz - up * dot(up, r.e2.xyz)) / S + dh_db * up;
-    vec3 n = normalize(cross(ta, tb));
-    if (dot(n, up) < 0.0) n = -n;
+    vec3 n = surface_normal(r, fs, st, t);
     if (water_weight(r.page, st) > 0.5) flags |= HIT_WATER;
     imageStore(hits, ivec2(px), pack_hit(t, n, fs, level, flags, st));
 }

@@ -1,7 +1,7 @@
 #version 460
 // raster.cbt_debug: flat colour by LEB depth (a hue cycle of 12 levels over a brightness ramp
 // toward the deepest leaves); mode 1 darkens a one-pixel band along every edge (wireframe);
-// mode 2 draws only that band, over the shaded image (depth-tested against raster.publish).
+// mode 2 draws only that band, over the shaded image (depth-tested against raster.hardware).
 
 layout(location = 0) in vec3 bary;
 layout(location = 1) flat in uint leb_depth;

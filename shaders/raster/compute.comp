@@ -1,10 +1,10 @@
 #version 460
 // raster.compute: the compute rasteriser. One thread per drawn leaf: small triangles (the CBT
 // keeps edges ≤ 24–48 px) are rasterised here straight into the 64-bit visibility buffer with
-// atomicMin — the same buffer and key raster.publish writes — since fixed-function raster is
+// atomicMin — the same buffer and key raster.hardware writes — since fixed-function raster is
 // the scarce resource on a big GPU (H200: ~0.36 Gtri/s at 4 px², while compute atomics run at
 // 40–140 G/s). Triangles crossing the near plane or with a large footprint go to the hardware
-// raster (raster.publish) through an indirect draw.
+// raster (raster.hardware) through an indirect draw.
 //
 // Coverage is inclusive (pixel centres within 1e-4 of an edge in barycentric units count), so
 // leaves drawn here and leaves drawn by the hardware can overlap on shared edges but never
@@ -40,7 +40,7 @@ void main() {
         c[k] = frame.view_proj * vec4(p, 1.0);
         near_plane = near_plane || c[k].w < NEAR * 1.001;
     }
-    vec2 vp = frame.viewport.xy;
+    vec2 vp = frame.viewport;
     if (!near_plane) {
         vec2 s0 = (c[0].xy / c[0].w * 0.5 + 0.5) * vp;
         vec2 s1 = (c[1].xy / c[1].w * 0.5 + 0.5) * vp;
@@ -64,7 +64,7 @@ void main() {
                     if (w0 < -EPS || w1 < -EPS || w2 < -EPS) continue;
                     float z = w0 * z0 + w1 * z1 + w2 * z2;
                     if (z <= 0.0) continue;
-                    // Same key as raster.publish: view depth bits (1 / z_ndc) over the leaf.
+                    // Same key as raster.hardware: view depth bits (1 / z_ndc) over the leaf.
                     uint64_t key = (uint64_t(floatBitsToUint(1.0 / z)) << 32) | uint64_t(leaf);
                     atomicMin(vis.v[uint(y) * W + uint(x)], key);
                 }

@@ -16,7 +16,7 @@ const DESCENT: usize = 48;
 /// Frames of the turn at 2 m (30° per frame: a full turn in 12 frames).
 const TURN: usize = 12;
 
-fn flight_camera(f: usize) -> (engine::cbt::ViewCamera, f64, f64) {
+fn flight_camera(f: usize) -> (engine::camera::ViewCamera, f64, f64) {
     let (top, bottom): (f64, f64) = (2.0e7, 2.0);
     let (agl, heading, pitch) = if f < DESCENT {
         let t = f as f64 / (DESCENT - 1) as f64;
@@ -117,7 +117,7 @@ fn exhausted_pool_stays_conforming_and_reports_saturation() {
 /// iteration's are written) and checks them against the marks in the control block.
 fn frame_with_args(
     scene: &mut Scene,
-    cam: &engine::cbt::ViewCamera,
+    cam: &engine::camera::ViewCamera,
 ) -> (FrameStats, Vec<(Control, Sweeps)>, Sweeps, f64, f64) {
     let out = scene.frame_custom(cam, Readback::Counters, None, |g, h, t, push| {
         nodes::frame_args(g, h, push);
@@ -267,7 +267,8 @@ fn dispatch_sizes_follow_the_high_water_mark_and_quiet_frames_do_less() {
 #[test]
 fn gpu_mesh_counters_arrive_one_slot_cycle_late() {
     use engine::cbt::gpu::mesh::GpuMesh;
-    use engine::gpu::frame::frame_constants;
+    use engine::frame_constants::{FrameConstantBuffers, FrameConstants};
+    use engine::surface::LodParams;
     let Scene { mut gpu, s } = Scene::new(64, CbtParams::default());
     let engine::cbt::gpu::scene::CbtScene { mut tiles, cbt, .. } = s;
     cbt.destroy(&gpu.ctx);
@@ -276,15 +277,21 @@ fn gpu_mesh_counters_arrive_one_slot_cycle_late() {
         GpuMesh::new(&gpu.ctx, Some(1 << 12), CbtParams::default(), slots).expect("mesh");
     let w = world();
     let cam = camera(LAT, LON, 500.0, 30.0, -20.0);
+    let mut constants = FrameConstantBuffers::new(&gpu.ctx, slots).expect("constants");
     let mut direct = Vec::new();
     for f in 0..12u32 {
         let (slot, _) = gpu.exec.begin_frame(&gpu.ctx).expect("slot");
-        let consts = frame_constants(&cam, w.body.radius, w.body.texel0(), glam::DVec3::Z, 0.0, f);
-        let mut g = framegraph::Graph::new();
-        let t = tiles
-            .declare(Some(&gpu.ctx), &mut g, slot, &w.res, cam.eye, consts)
+        let lod = LodParams::for_camera(w.body, &cam);
+        let consts = FrameConstants::new(&cam, w.body, glam::DVec3::Z, &lod, tiles.lookup_size);
+        constants.write(slot, &consts).expect("constants");
+        tiles
+            .prepare(&gpu.ctx, slot, &w.res, cam.eye, w.body.texel0())
             .expect("tiles");
-        let h = mesh.declare(&mut g, &t, slot);
+        mesh.prepare(slot);
+        let mut g = framegraph::Graph::new();
+        let frame = constants.import(&mut g, slot);
+        let t = engine::atlas::SurfaceBindings::new(frame, tiles.declare(&mut g));
+        let h = mesh.declare(&mut g, &t);
         if f as usize >= slots {
             assert_eq!(
                 mesh.control,
@@ -312,5 +319,6 @@ fn gpu_mesh_counters_arrive_one_slot_cycle_late() {
     );
     mesh.destroy(&gpu.ctx);
     tiles.destroy(&gpu.ctx);
+    constants.destroy(&gpu.ctx);
     gpu.assert_clean();
 }

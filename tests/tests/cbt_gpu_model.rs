@@ -114,7 +114,7 @@ struct Lockstep {
 /// every step is compared from the very same pool.
 fn lockstep_frame(
     scene: &mut Scene,
-    cam: &engine::cbt::ViewCamera,
+    cam: &engine::camera::ViewCamera,
     params: &CbtParams,
     ls: &mut Lockstep,
     f: usize,

@@ -4,7 +4,7 @@
 
 mod cbt_gpu_common;
 use cbt_gpu_common::*;
-use engine::cbt::gpu::debug::{DebugMode, BACKGROUND};
+use engine::cbt::gpu::debug::{MeshStyle, BACKGROUND};
 use engine::cbt::gpu::readback::{self, Readback};
 use engine::cbt::oracle::oracle;
 use engine::cbt::CbtParams;
@@ -118,7 +118,7 @@ fn horizon_cull_removes_leaves_not_pixels() {
             };
             let mut scene = Scene::new(1 << 14, p);
             scene.run_to_quiet(&cam, 40);
-            let out = scene.frame_with(&cam, Readback::Pool, Some(DebugMode::Flat));
+            let out = scene.frame_with(&cam, Readback::Pool, Some(MeshStyle::Flat));
             let pool = readback::pool(&out).expect("pool");
             conforming(&pool, name);
             let st = readback::frame_stats(&pool.control);

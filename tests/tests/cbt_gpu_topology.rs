@@ -52,6 +52,7 @@ fn topology_stages_equal_the_model_bit_for_bit() {
         let split_pct = if (round / 20) % 2 == 0 { 45 } else { 10 };
         cpu_round(&mut cpu, round, split_pct, 45);
 
+        cbt.prepare();
         let mut g = Graph::new();
         let mut h = cbt.import(&mut g);
         let mut forced = g.create_buffer("test.forced", BufferDesc::gpu(16));

@@ -2,10 +2,12 @@
 //! under validation, checked against independent f64 geometry and the ETOPO source.
 
 use ash::vk;
-use engine::cbt::camera::ViewCamera;
+use engine::camera::ViewCamera;
+use engine::debug_view::DebugView;
 use engine::planet::cube::latlon_to_dir;
-use engine::publish::{AovPixel, View};
+use engine::renderer::FrameRequest;
 use engine::renderer::{PlanetRenderer, RendererOptions};
+use engine::shade::AovPixel;
 use engine::source::TileSource;
 use framegraph::{Graph, ImageDesc};
 use glam::DVec3;
@@ -27,23 +29,19 @@ fn options(ctx: &framegraph::Context) -> RendererOptions {
 
 fn render(gpu: &mut Gpu, r: &mut PlanetRenderer, cam: &ViewCamera) -> Frame {
     let (slot, _) = gpu.exec.begin_frame(&gpu.ctx).unwrap();
+    let req = FrameRequest {
+        cam: *cam,
+        frame_slot: slot,
+        view: DebugView::Shaded,
+        aov: true,
+    };
+    r.prepare(&gpu.ctx, req).unwrap();
     let mut g = Graph::new();
     let mut target = g.create_image(
         "target",
         ImageDesc::d2(cam.width, cam.height, vk::Format::R8G8B8A8_UNORM),
     );
-    let aov = r
-        .declare(
-            Some(&gpu.ctx),
-            &mut g,
-            cam,
-            slot,
-            &mut target,
-            View::Shaded,
-            true,
-        )
-        .unwrap()
-        .unwrap();
+    let aov = r.declare(&mut g, &mut target).unwrap().unwrap();
     g.readback_image("color", target);
     g.readback("aov", aov);
     let out = gpu

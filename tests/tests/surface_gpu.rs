@@ -2,10 +2,10 @@
 //! heights agree within 1 cm at probes spanning levels, tile edges, face edges and level-blend
 //! rings; both sides of a tile edge and of a level ring agree within 1 mm.
 
-use engine::cbt::camera::ViewCamera;
-use engine::gpu::frame::frame_constants;
-use engine::gpu::slots::{Residency, ResidentTile};
-use engine::gpu::tiles::GpuTiles;
+use engine::atlas::slots::{Residency, ResidentTile};
+use engine::atlas::{SurfaceBindings, TileAtlas};
+use engine::camera::ViewCamera;
+use engine::frame_constants::{FrameConstantBuffers, FrameConstants};
 use engine::planet::cube::{fixed_to_unit, FIXED_ONE};
 use engine::planet::{Body, Face, TileId};
 use engine::source::{AnalyticSource, TileSource};
@@ -263,7 +263,7 @@ fn run_probes(
     probes: &[(Face, u64, u64, f64)],
 ) -> Vec<[f32; 4]> {
     let body = Body { radius: R };
-    let consts = frame_constants(cam, R, body.texel0(), DVec3::new(1.0, 0.5, 0.2), 0.0, 0);
+    let lod = LodParams::for_camera(body, cam);
     let n = probes.len();
     let words: Vec<[u32; 4]> = probes
         .iter()
@@ -271,11 +271,17 @@ fn run_probes(
         .collect();
     let (slot, _) = gpu.exec.begin_frame(&gpu.ctx).unwrap();
     let cap = (res.tiles.len() as u32 + 8).next_power_of_two();
-    let mut tiles = GpuTiles::new(&gpu.ctx, cap, cap, gpu.exec.frames_in_flight()).unwrap();
-    let mut g = Graph::new();
-    let b = tiles
-        .declare(Some(&gpu.ctx), &mut g, slot, res, cam.eye, consts)
+    let mut tiles = TileAtlas::new(&gpu.ctx, cap, cap, gpu.exec.frames_in_flight()).unwrap();
+    let mut constants = FrameConstantBuffers::new(&gpu.ctx, gpu.exec.frames_in_flight()).unwrap();
+    let sun = DVec3::new(1.0, 0.5, 0.2);
+    let consts = FrameConstants::new(cam, body, sun, &lod, tiles.lookup_size);
+    constants.write(slot, &consts).unwrap();
+    tiles
+        .prepare(&gpu.ctx, slot, res, cam.eye, body.texel0())
         .unwrap();
+    let mut g = Graph::new();
+    let frame = constants.import(&mut g, slot);
+    let b = SurfaceBindings::new(frame, tiles.declare(&mut g));
     let mut input = g.create_buffer("test.probes", BufferDesc::gpu(16 * n as u64));
     let mut output = g.create_buffer("test.results", BufferDesc::gpu(48 * n as u64));
     g.transfer("test.probes.upload")
@@ -296,5 +302,6 @@ fn run_probes(
         .unwrap();
     let r: Vec<[f32; 4]> = bytemuck::cast_slice(out.readback("results").unwrap()).to_vec();
     tiles.destroy(&gpu.ctx);
+    constants.destroy(&gpu.ctx);
     r
 }

@@ -4,8 +4,8 @@
 //! exit when an accuracy bar fails. `--compare A.json B.json`: ratios per node and view.
 
 use crate::bench::{self, flights::FlightPlan, report::Report, Options};
-use crate::gpu::GpuArgs;
-use crate::view::bookmarks;
+use crate::bookmarks;
+use crate::device::GpuArgs;
 use anyhow::{bail, Result};
 use std::path::PathBuf;
 

@@ -2,7 +2,7 @@
 //! frame `planetfall render` draws), without a window: RenderDoc's library is loaded before
 //! the Vulkan instance and the frame is bracketed with StartFrameCapture/EndFrameCapture.
 
-use crate::gpu::GpuArgs;
+use crate::device::GpuArgs;
 use crate::headless::{FrameArgs, Headless};
 use crate::view::renderdoc::RenderDocCapture;
 use anyhow::{Context as _, Result};
@@ -24,9 +24,9 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<()> {
     a.frame.check()?;
-    let (view, cam) = a.frame.camera()?;
     let mut rd = RenderDocCapture::load(&a.dir).context("planetfall capture needs RenderDoc")?;
     let mut h = Headless::new(&a.gpu, &a.frame)?;
+    let (view, cam) = a.frame.camera(h.renderer.as_ref())?;
     for _ in 0..a.frame_index {
         h.frame(&cam, &a.frame)?;
     }

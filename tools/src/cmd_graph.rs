@@ -43,23 +43,36 @@ pub fn run(a: Args) -> Result<()> {
     } else {
         QueueSetup::single(0)
     };
-    let mut renderer = scene::make(None, &a.frame.scene)?;
-    // The camera only matters to the renderer's numbers, not the graph's shape: no ground query.
-    let (_, b) = a.frame.camera.resolve()?;
-    let cam = crate::camera_args::pose_of(&b, |_| 0.0).camera(a.frame.width, a.frame.height);
+    // A context of this machine's device holds the renderer's persistent objects; the graph is
+    // compiled for `queues`, whatever that device has.
+    let ctx = crate::device::GpuArgs::default().context()?;
+    let mut renderer = scene::make(&ctx, &a.frame.scene, scene::Purpose::Inspect)?;
+    let (_, cam) = a.frame.camera(renderer.as_ref())?;
+    let result = print_frames(&a, &ctx, renderer.as_mut(), &cam, queues);
+    renderer.destroy(&ctx);
+    result
+}
+
+fn print_frames(
+    a: &Args,
+    ctx: &framegraph::Context,
+    renderer: &mut dyn crate::view::SceneRenderer,
+    cam: &engine::camera::ViewCamera,
+    queues: QueueSetup,
+) -> Result<()> {
     // Frames before N are declared and dropped: they carry the renderer's one-time nodes.
     for i in 0..=a.frame_index {
         let c = if a.viewer {
             let extent = [a.frame.width, a.frame.height];
             let input = FrameInput {
-                ctx: None,
-                cam: &cam,
+                cam,
                 extent,
                 frame_slot: 0,
-                frame: 0,
+                frame: i,
                 dt: 0.0,
                 debug: a.frame.debug,
             };
+            renderer.prepare(ctx, &input)?;
             let mut g = Graph::new();
             // A stand-in swapchain image: the graph's shape does not depend on the real one.
             let desc = ImageDesc::d2(extent[0], extent[1], vk::Format::B8G8R8A8_UNORM);
@@ -75,7 +88,7 @@ pub fn run(a: Args) -> Result<()> {
             hud.text(1, 1, "HUD", crate::view::hud::WHITE);
             frame::declare(
                 &mut g,
-                renderer.as_mut(),
+                &*renderer,
                 &input,
                 Some(&hud),
                 Output::Present {
@@ -86,7 +99,7 @@ pub fn run(a: Args) -> Result<()> {
             )?;
             g.compile(queues)?
         } else {
-            crate::headless::compile(renderer.as_mut(), None, queues, &cam, &a.frame)?
+            crate::headless::compile(renderer, ctx, queues, cam, &a.frame)?
         };
         if i < a.frame_index {
             continue;

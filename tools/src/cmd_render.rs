@@ -1,6 +1,6 @@
 //! `planetfall render`: one headless frame to a PNG.
 
-use crate::gpu::GpuArgs;
+use crate::device::GpuArgs;
 use crate::headless::{FrameArgs, Headless};
 use anyhow::{Context as _, Result};
 use std::path::PathBuf;
@@ -45,8 +45,8 @@ pub fn run(a: Args) -> Result<()> {
             max_frames: a.max_frames,
         });
     }
-    let (_, cam) = a.frame.camera()?;
     let mut h = Headless::new(&a.gpu, &a.frame)?;
+    let (_, cam) = a.frame.camera(h.renderer.as_ref())?;
     h.renderer.request_depth(a.depth_out.is_some());
     let mut out = h.frame(&cam, &a.frame)?;
     let mut frames = 1;

@@ -1,8 +1,9 @@
 //! `planetfall view`: the interactive viewer (winit window, swapchain, flight, HUD, puffin,
 //! RenderDoc). See `view/` for the pieces and README.md for keys and flags.
 
-use crate::camera_args::CameraArgs;
-use crate::gpu::GpuArgs;
+use crate::bookmarks;
+use crate::camera::CameraArgs;
+use crate::device::GpuArgs;
 use crate::view::app::{self, Setup};
 use crate::view::flight::Flight;
 use crate::view::ground::{place, GroundConfig, GroundProbe};
@@ -10,7 +11,7 @@ use crate::view::path::CameraPath;
 use crate::view::renderdoc::RenderDocCapture;
 use crate::view::script::{self, Script};
 use crate::view::viewer::Parts;
-use crate::view::{bookmarks, profiler, scene};
+use crate::view::{profiler, scene};
 use anyhow::{ensure, Result};
 use std::path::PathBuf;
 
@@ -103,12 +104,14 @@ pub fn run(a: Args) -> Result<()> {
     };
     let _puffin = a.puffin.as_deref().and_then(profiler::start);
     let probe = GroundProbe::start(GroundConfig {
+        scene: a.scene.clone(),
         etopo: a.etopo.clone(),
         data: a.data.clone(),
         disabled: a.no_ground,
     });
     let (pose, ground) = place(&probe, &start);
-    let mut flight = Flight::new(pose);
+    // The scene's own body replaces this once the renderer exists (`Viewer::new`).
+    let mut flight = Flight::new(pose, engine::planet::Body::EARTH);
     flight.ground = ground;
     flight.clamp_to_ground();
     let parts = Parts {
@@ -126,7 +129,7 @@ pub fn run(a: Args) -> Result<()> {
         frames_in_flight: a.frames_in_flight,
     };
     // Unknown scene names fail before the window opens.
-    scene::make(None, &a.scene)?;
+    scene::check(&a.scene)?;
     let setup = Setup {
         size: [a.width, a.height],
         validation: a.gpu.validation,

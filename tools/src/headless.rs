@@ -1,14 +1,12 @@
 //! One frame without a window — `render`, `capture` and `graph` share it, so `graph` lists
 //! exactly the nodes the headless frame runs (and the RenderDoc test expects).
 
-use crate::camera_args::{pose_of, CameraArgs};
+use crate::camera::{view_camera, CameraArgs};
 use crate::view::frame::{self, Output};
-use crate::view::ground::{level_for, GroundConfig, GroundProbe};
-use crate::view::{scene, DebugView, FrameInput};
+use crate::view::{scene, DebugView, FrameInput, SceneRenderer};
 use anyhow::{Context as _, Result};
-use engine::cbt::camera::ViewCamera;
+use engine::camera::ViewCamera;
 use framegraph::{CompiledGraph, Context, Executor, FrameOutput, Graph, QueueSetup};
-use std::time::Duration;
 
 /// The scene, the size and the camera of a headless frame.
 #[derive(clap::Args, Clone, Debug)]
@@ -33,7 +31,7 @@ pub struct FrameArgs {
 fn parse_aov(s: &str) -> Result<DebugView, String> {
     match s {
         "level" => Ok(DebugView::Levels),
-        "slot" => Ok(DebugView::SlotIds),
+        "slot" => Ok(DebugView::Slots),
         "normal" => Ok(DebugView::Normals),
         "latlon" => Ok(DebugView::LatLon),
         "water" => Ok(DebugView::Water),
@@ -59,27 +57,25 @@ impl FrameArgs {
         Ok(())
     }
 
-    /// The camera, resolving a height above ground with the CPU ground query if needed.
-    pub fn camera(&self) -> Result<(String, ViewCamera)> {
+    /// The view's name and its camera over what `scene` draws ([`crate::camera::view_camera`]).
+    pub fn camera(&self, scene: &dyn SceneRenderer) -> Result<(String, ViewCamera)> {
         let (name, b) = self.camera.resolve()?;
-        let pose = pose_of(&b, |dir| {
-            let probe = GroundProbe::start(GroundConfig::default());
-            probe.query_blocking(dir, level_for(1.0), Duration::from_secs(120))
-        });
-        Ok((name, pose.camera(self.width, self.height)))
+        let source = scene.source();
+        let cam = view_camera(&b, source.as_deref(), self.width, self.height);
+        Ok((name, cam))
     }
 }
 
-/// Declare and compile the headless frame of `renderer` (no GPU work: `ctx` may be `None`).
+/// Prepare, declare and compile the headless frame of `renderer` for `queues` (no GPU work
+/// is submitted).
 pub fn compile<'a>(
-    renderer: &'a mut dyn crate::view::SceneRenderer,
-    ctx: Option<&Context>,
+    renderer: &'a mut dyn SceneRenderer,
+    ctx: &Context,
     queues: QueueSetup,
     cam: &ViewCamera,
     a: &FrameArgs,
 ) -> Result<CompiledGraph<'a>> {
     let input = FrameInput {
-        ctx,
         cam,
         extent: [a.width, a.height],
         frame_slot: 0,
@@ -87,8 +83,9 @@ pub fn compile<'a>(
         dt: 0.0,
         debug: a.aov.unwrap_or(a.debug),
     };
+    renderer.prepare(ctx, &input)?;
     let mut g = Graph::new();
-    frame::declare(&mut g, renderer, &input, None, Output::Readback)?;
+    frame::declare(&mut g, &*renderer, &input, None, Output::Readback)?;
     Ok(g.compile(queues)?)
 }
 
@@ -96,11 +93,11 @@ pub fn compile<'a>(
 pub fn run(
     ctx: &Context,
     exec: &mut Executor,
-    renderer: &mut dyn crate::view::SceneRenderer,
+    renderer: &mut dyn SceneRenderer,
     cam: &ViewCamera,
     a: &FrameArgs,
 ) -> Result<FrameOutput> {
-    let compiled = compile(renderer, Some(ctx), ctx.queue_setup(), cam, a)?;
+    let compiled = compile(renderer, ctx, ctx.queue_setup(), cam, a)?;
     let out = exec.run(ctx, compiled).context("rendering")?;
     renderer.frame_done(&out);
     Ok(out)
@@ -110,14 +107,14 @@ pub fn run(
 pub struct Headless {
     pub ctx: Context,
     exec: Executor,
-    pub renderer: Box<dyn crate::view::SceneRenderer>,
+    pub renderer: Box<dyn SceneRenderer>,
 }
 
 impl Headless {
-    pub fn new(gpu: &crate::gpu::GpuArgs, a: &FrameArgs) -> Result<Headless> {
+    pub fn new(gpu: &crate::device::GpuArgs, a: &FrameArgs) -> Result<Headless> {
         let ctx = gpu.context()?;
         let exec = Executor::new(&ctx, 1)?;
-        let renderer = scene::make(Some(&ctx), &a.scene)?;
+        let renderer = scene::make(&ctx, &a.scene, scene::Purpose::Render)?;
         Ok(Headless {
             ctx,
             exec,

@@ -2,7 +2,8 @@
 //! capture tools, one subcommand each.
 
 mod bench;
-mod camera_args;
+mod bookmarks;
+mod camera;
 mod cmd_bake;
 mod cmd_bench;
 mod cmd_capture;
@@ -10,9 +11,10 @@ mod cmd_graph;
 mod cmd_height;
 mod cmd_render;
 mod cmd_view;
-mod gpu;
+mod device;
 mod headless;
 mod image_out;
+mod lines;
 mod test_scene;
 mod view;
 

@@ -1,6 +1,7 @@
 //! The foundation's test scene: a GPU-written count drives an indirect dispatch that writes a
 //! vertex buffer, drawn with an indirect draw. It exercises every access pattern the planet
-//! frame uses and stands in for it until the planet lands (`view::scene::TestScene`).
+//! frame uses, so the viewer and the frame graph can be checked without terrain
+//! (`view::scene::TestScene`).
 
 use ash::vk;
 use framegraph::{BufferDesc, Graph, ImageRef, LoadOp, RasterState};

@@ -1,4 +1,4 @@
-//! `planetfall bench --quick` on lavapipe under validation (issue 7): the quick views of
+//! `planetfall bench --quick` on lavapipe under validation: the quick views of
 //! `captures/views.txt` on the analytic planet meet the accuracy bars (see-through and
 //! covers-sky ≤ 0.5 %, no NaN — the command itself exits non-zero otherwise), and the run
 //! writes its JSON, Markdown and contact sheet with every section filled; `--compare` of a
@@ -91,13 +91,13 @@ fn quick_bench_meets_the_accuracy_bars_and_writes_every_output() {
                 .find(|x| x["name"] == n)
                 .unwrap_or_else(|| panic!("{name}: no node {n}"))
         };
-        assert!(node("raster.publish")["median_ms"].as_f64().unwrap() > 0.0);
+        assert!(node("raster.hardware")["median_ms"].as_f64().unwrap() > 0.0);
         assert!(
-            node("raster.publish")["floor_ms"].as_f64().unwrap() > 0.0,
+            node("raster.hardware")["floor_ms"].as_f64().unwrap() > 0.0,
             "{name}: raster floor"
         );
         assert!(
-            node("resolve.terrain")["floor_bytes"].as_u64() == Some(20 * 96 * 64),
+            node("shade.terrain")["floor_bytes"].as_u64() == Some(20 * 96 * 64),
             "{name}: resolve floor bytes"
         );
         assert!(
@@ -153,7 +153,7 @@ fn quick_bench_meets_the_accuracy_bars_and_writes_every_output() {
         .unwrap();
     let text = String::from_utf8_lossy(&cmp.stdout);
     assert!(
-        cmp.status.success() && text.contains("raster.publish") && text.contains("1.000"),
+        cmp.status.success() && text.contains("raster.hardware") && text.contains("1.000"),
         "{text}"
     );
     let _ = std::fs::remove_dir_all(&out);

@@ -64,7 +64,7 @@ fn check_regions(nodes: &[(String, String)], tree: &str, rows: &[(usize, String,
 /// `planetfall capture`: headless, no window.
 #[test]
 fn capture_opens_in_renderdoc_with_every_node_label() {
-    // The default scene's frame (test scene: raster.test, test.sweep; the planet: raster.publish,
+    // The default scene's frame (test scene: raster.test, test.sweep; the planet: raster.hardware,
     // cbt.decide, …): at least one raster and one compute node to look inside.
     let nodes = graph_nodes(&["--frame", "1"]);
     assert!(nodes.iter().any(|(_, k)| k == "Raster"), "{nodes:?}");

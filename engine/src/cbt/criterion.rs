@@ -12,8 +12,8 @@
 //! 1/cos²(fov/2) smaller than the projected distance at the frame edge (1.33× at 60°), and
 //! independent of where the camera looks, so turning the camera changes only the frustum set.
 
-use super::camera::ViewCamera;
 use super::params::CbtParams;
+use crate::camera::ViewCamera;
 use glam::DVec3;
 
 /// The per-frame constants every kernel reads (the GPU's uniform block; f32 there).

@@ -6,7 +6,7 @@
 //! - [`stages`]: EVAL, DECIDE, RESOLVE, RESERVE, NEIGHBOURS, COMMIT, FINISH as per-entry
 //!   kernels; [`sumtree`] is REDUCE.
 //! - [`update`]: the driver (shuffled thread order); [`validate`]: the mesh validator.
-//! - [`criterion`], [`params`], [`camera`], [`surface`]: what the kernels measure against
+//! - [`criterion`], [`params`], [`surface`]: what the kernels measure against
 //!   (`crate::surface::TileSurface` is the GPU's tile surface in f64); [`oracle`]: the f64
 //!   criterion check of a quiet mesh.
 //! - [`gpu`]: the same update as frame-graph nodes (`shaders/cbt/*.comp`).
@@ -15,7 +15,6 @@
 
 pub mod base;
 pub mod bisector;
-pub mod camera;
 pub mod criterion;
 pub mod gpu;
 pub mod leb;
@@ -29,7 +28,6 @@ pub mod update;
 pub mod validate;
 
 pub use bisector::Bisector;
-pub use camera::ViewCamera;
 pub use params::CbtParams;
 pub use pool::{CbtError, Pool};
 pub use surface::{AnalyticSurface, Surface};

@@ -5,13 +5,13 @@
 //! relative tolerance.
 
 use super::bisector::{FLAG_CAPPED, FLAG_CULLED, FLAG_OFFSCREEN, INVALID};
-use super::camera::ViewCamera;
 use super::criterion::{edge_px, horizon_culled, offscreen, targets, under_merge_targets, View};
 use super::leb;
 use super::params::CbtParams;
 use super::pool::Pool;
 use super::stages::eval::corner_position;
 use super::surface::Surface;
+use crate::camera::ViewCamera;
 use glam::DVec3;
 
 /// What the f64 oracle found.

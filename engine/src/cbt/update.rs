@@ -12,7 +12,6 @@ use super::bisector::{
     bit_words, Control, DispatchArgs, DrawArgs, IterationStats, FATE_CANDIDATE, FATE_MERGE_KEEP,
     FATE_SPLIT, FLAG_DIRTY, MAX_ITERATIONS, WISH_MERGE, WISH_SPLIT, WORKGROUP_SIZE,
 };
-use super::camera::ViewCamera;
 use super::criterion::View;
 use super::params::CbtParams;
 use super::pool::Pool;
@@ -20,6 +19,7 @@ use super::stages::decide::twin_chain;
 use super::stages::{commit, decide, eval, finish, neighbours, reserve, resolve};
 use super::sumtree::{get_bit, set_bit};
 use super::surface::Surface;
+use crate::camera::ViewCamera;
 
 /// What a frame did (the `--stats` readback).
 #[derive(Clone, Debug, Default, PartialEq)]

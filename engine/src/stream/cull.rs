@@ -3,7 +3,7 @@
 //! and frustum (the volume's hull against `ViewCamera::frustum_planes`). Both are conservative:
 //! a tile any part of which can be seen is never culled.
 
-use crate::cbt::camera::ViewCamera;
+use crate::camera::ViewCamera;
 use crate::cbt::criterion::arc_max_cos;
 use crate::params::{STREAM_MAX_HEIGHT_M, STREAM_MIN_HEIGHT_M};
 use crate::planet::TileId;

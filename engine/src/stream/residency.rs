@@ -2,11 +2,11 @@
 //! payloads from a `source::TileSource` (the DEM oracle or the analytic planet), and the list
 //! of payloads the GPU side copies (`stream.upload`).
 //!
-//! Synchronous when `wait_for_tiles` is set (issue 5 allows it): the frame fetches every load
+//! Synchronous when `wait_for_tiles` is set: the frame fetches every load
 //! before it returns, so what the frame wants is what it draws. Otherwise at most
 //! `fetch_per_frame` payloads are fetched per frame and the rest stay pending, fetched in the
 //! current priority order of later frames (TERRAIN.md §5: completions by current priority, not
-//! arrival) — background streaming with worker completions comes later. Either way parents are
+//! arrival); these fetches still block the frame. Either way parents are
 //! fetched before children, so a resident tile's parent chain is always resident.
 //!
 //! With `prefetch` set to the oracle behind the source, every load is queued on its worker
@@ -16,7 +16,7 @@
 use super::cull::HeightRange;
 use super::slots::{Eviction, SlotEntry, SlotState, SlotTable};
 use super::wanted::{wanted_set, WantedParams, WantedSet};
-use crate::cbt::camera::ViewCamera;
+use crate::camera::ViewCamera;
 use crate::earth::Tile;
 use crate::planet::{Body, TileId};
 use crate::source::TileSource;

@@ -2,7 +2,7 @@
 //! scripted flight (orbit → ground, a fast turn, back up) with a table smaller than the demand.
 
 use super::*;
-use crate::cbt::camera::ViewCamera;
+use crate::camera::ViewCamera;
 use crate::planet::{Body, Face};
 use crate::stream::wanted::{wanted_set, WantedParams, WantedTile};
 

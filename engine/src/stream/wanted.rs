@@ -10,7 +10,7 @@
 //! on the GPU (and the CPU ground query) ends at a resident root, for six slots.
 
 use super::cull::{horizon_culled, Frustum, HeightRange, TileVolume};
-use crate::cbt::camera::ViewCamera;
+use crate::camera::ViewCamera;
 use crate::params::{
     LAST_STORED_LEVEL, STREAM_DEMAND_FRACTION, STREAM_MAX_WANTED_TILES, STREAM_SLOTS,
 };

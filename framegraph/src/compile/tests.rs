@@ -401,14 +401,14 @@ fn dumps_name_every_node() {
     g.custom("cbt.eval")
         .write(&mut b, Access::ComputeWrite, false)
         .declare_only();
-    g.custom("resolve.terrain")
+    g.custom("shade.terrain")
         .read(b, Access::ComputeRead)
         .side_effect()
         .declare_only();
     let c = g.compile(ONE).unwrap();
     let dot = c.dump_dot();
     let text = c.dump_text();
-    for n in ["cbt.eval", "resolve.terrain"] {
+    for n in ["cbt.eval", "shade.terrain"] {
         assert!(dot.contains(&format!("\"{n}\"")) && text.contains(n));
     }
 }

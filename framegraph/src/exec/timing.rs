@@ -158,7 +158,7 @@ mod tests {
 
     #[test]
     fn crash_marker_names_the_node_in_flight() {
-        let names: Vec<String> = ["cbt.eval", "cbt.decide", "raster.publish"]
+        let names: Vec<String> = ["cbt.eval", "cbt.decide", "raster.hardware"]
             .iter()
             .map(|s| s.to_string())
             .collect();

@@ -2,9 +2,10 @@
 //! its ground, run-to-quiet, and the f64 criterion oracle.
 #![allow(dead_code)]
 
+use engine::camera::ViewCamera;
 pub use engine::cbt::oracle::Oracle;
 use engine::cbt::validate::{validate, MeshReport};
-use engine::cbt::{update_frame, AnalyticSurface, CbtParams, FrameStats, Pool, ViewCamera};
+use engine::cbt::{update_frame, AnalyticSurface, CbtParams, FrameStats, Pool};
 use engine::planet::cube::latlon_to_dir;
 
 /// Viewport of every CPU test: small, so a frame costs milliseconds.

@@ -3,9 +3,9 @@
 //! the model's own f64 measure sits at that threshold within the measurement error (positions
 //! agree to `POS_TOL` of their distance; residuals to the two sides' actual difference).
 
+use engine::camera::ViewCamera;
 use engine::cbt::base::canonical;
 use engine::cbt::bisector::{Bisector, FLAG_CAPPED, FLAG_CULLED, FLAG_DRAW, FLAG_OFFSCREEN};
-use engine::cbt::camera::ViewCamera;
 use engine::cbt::criterion::{edge_px, residual_px, targets, View};
 use engine::cbt::leb;
 use engine::cbt::stages::positions;

@@ -54,15 +54,15 @@ pub fn assert_same_pool(gpu: &Pool, cpu: &Pool, what: &str) {
 }
 
 use ash::vk;
-use engine::cbt::camera::ViewCamera;
-use engine::cbt::gpu::debug::{declare_debug_raster, DebugMode};
+use engine::atlas::slots::Residency;
+use engine::atlas::SurfaceBindings;
+use engine::camera::ViewCamera;
+use engine::cbt::gpu::debug::{declare_debug_raster, MeshStyle};
 use engine::cbt::gpu::layout::CbtPush;
 use engine::cbt::gpu::readback::{self, Readback};
 use engine::cbt::gpu::scene::{residency_around, CbtScene};
 use engine::cbt::gpu::{nodes, CbtHandles};
 use engine::cbt::{AnalyticSurface, CbtParams};
-use engine::gpu::slots::Residency;
-use engine::gpu::tiles::TileBindings;
 use engine::planet::cube::latlon_to_dir;
 use engine::planet::Body;
 use engine::source::AnalyticSource;
@@ -186,19 +186,17 @@ impl Scene {
         &mut self,
         cam: &ViewCamera,
         what: Readback,
-        image: Option<DebugMode>,
-        update: impl FnOnce(&mut Graph<'_>, &mut CbtHandles, &TileBindings, CbtPush),
+        image: Option<MeshStyle>,
+        update: impl FnOnce(&mut Graph<'_>, &mut CbtHandles, &SurfaceBindings, CbtPush),
     ) -> FrameOutput {
         let (slot, _) = self
             .gpu
             .exec
             .begin_frame(&self.gpu.ctx)
             .expect("frame slot");
+        self.s.prepare(&self.gpu.ctx, cam, slot).expect("prepare");
         let mut g = Graph::new();
-        let t = self
-            .s
-            .declare_tiles(Some(&self.gpu.ctx), &mut g, cam, slot)
-            .expect("tiles");
+        let t = self.s.declare_tiles(&mut g);
         let mut h = self.s.cbt.import(&mut g);
         update(
             &mut g,
@@ -224,7 +222,7 @@ impl Scene {
         &mut self,
         cam: &ViewCamera,
         what: Readback,
-        image: Option<DebugMode>,
+        image: Option<MeshStyle>,
     ) -> FrameOutput {
         self.frame_custom(cam, what, image, |g, h, t, push| {
             nodes::declare_update(g, h, t, push)

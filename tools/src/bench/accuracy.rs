@@ -8,8 +8,8 @@
 //! `isolated`: holes or specks with no silhouette in sight).
 
 use super::report::Accuracy;
-use engine::cbt::camera::ViewCamera;
-use engine::gpu::slots::Residency;
+use engine::atlas::slots::Residency;
+use engine::camera::ViewCamera;
 use engine::planet::Body;
 use engine::reference::{cast, pixel_ray, RefPixel};
 use engine::surface::LodParams;

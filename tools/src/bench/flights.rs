@@ -10,7 +10,7 @@ use super::stats::median;
 use super::view::{renderer, settle};
 use super::Options;
 use anyhow::Result;
-use engine::cbt::camera::ViewCamera;
+use engine::camera::ViewCamera;
 use engine::renderer::PlanetRenderer;
 use std::time::Instant;
 

@@ -4,9 +4,10 @@
 
 use anyhow::{Context as _, Result};
 use ash::vk;
-use engine::cbt::camera::ViewCamera;
-use engine::publish::{AovPixel, View};
-use engine::renderer::PlanetRenderer;
+use engine::camera::ViewCamera;
+use engine::debug_view::DebugView;
+use engine::renderer::{FrameRequest, PlanetRenderer};
+use engine::shade::AovPixel;
 use framegraph::exec::timing::NodeTime;
 use framegraph::{Access, Context, Executor, Graph, ImageDesc};
 use std::time::Instant;
@@ -64,18 +65,17 @@ impl Gpu {
     ) -> Result<Frame> {
         let t0 = Instant::now();
         let (slot, _) = self.exec.begin_frame(&self.ctx)?;
+        let req = FrameRequest {
+            cam: *cam,
+            frame_slot: slot,
+            view: DebugView::Shaded,
+            aov,
+        };
+        r.prepare(&self.ctx, req)?;
         let mut g = Graph::new();
         let desc = ImageDesc::d2(cam.width, cam.height, vk::Format::R8G8B8A8_UNORM);
         let mut target = g.create_image("bench.target", desc);
-        let aov_buf = r.declare(
-            Some(&self.ctx),
-            &mut g,
-            cam,
-            slot,
-            &mut target,
-            View::Shaded,
-            aov,
-        )?;
+        let aov_buf = r.declare(&mut g, &mut target)?;
         if let Some(a) = aov_buf {
             g.readback(AOV, a);
         }

@@ -82,7 +82,7 @@ pub fn grid(triangles: u64, w: u32, h: u32) -> (u32, u32) {
 }
 
 /// `bench.grid`: `triangles` triangles over the whole `w`×`h` viewport, the fragment work of
-/// `raster.publish` (early depth test, 64-bit atomicMin into a visibility buffer).
+/// `raster.hardware` (early depth test, 64-bit atomicMin into a visibility buffer).
 pub fn raster(gpu: &mut Gpu, triangles: u64, w: u32, h: u32) -> Result<RasterFloor> {
     if triangles == 0 {
         return Ok(RasterFloor::default());

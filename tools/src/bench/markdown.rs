@@ -18,7 +18,7 @@ fn node_names(views: &[ViewResult]) -> Vec<String> {
     names
 }
 
-/// Targets of issue 7 and whether this run meets them.
+/// The benchmark's targets (TERRAIN.md §7b) and whether this run meets them.
 fn targets(r: &Report) -> String {
     let mut s = String::from("| target | measured | met |\n|---|---|---|\n");
     let yes = |b: bool| if b { "yes" } else { "**no**" };

@@ -18,7 +18,7 @@ pub mod sheet;
 pub mod stats;
 pub mod view;
 
-use crate::view::bookmarks::Bookmark;
+use crate::bookmarks::Bookmark;
 use anyhow::{Context as _, Result};
 use report::Report;
 use std::path::{Path, PathBuf};
@@ -51,7 +51,7 @@ pub struct Options {
     pub command: String,
 }
 
-/// The accuracy bars `--quick` asserts (issue 7): per view, see-through and covers-sky at most
+/// The accuracy bars `--quick` asserts: per view, see-through and covers-sky at most
 /// 0.5 % of the pixels, and no non-finite value anywhere.
 pub const QUICK_MAX_MISMATCH: f64 = 0.005;
 
@@ -129,7 +129,7 @@ fn commit() -> String {
 }
 
 /// Run the benchmark; returns the report and the paths written.
-pub fn run(gpu_args: &crate::gpu::GpuArgs, o: &Options) -> Result<(Report, Vec<PathBuf>)> {
+pub fn run(gpu_args: &crate::device::GpuArgs, o: &Options) -> Result<(Report, Vec<PathBuf>)> {
     let t0 = Instant::now();
     let scene = scene::Scene::open(&o.scene)?;
     let mut gpu = frame::Gpu::new(gpu_args.context()?)?;
@@ -165,7 +165,7 @@ pub fn run(gpu_args: &crate::gpu::GpuArgs, o: &Options) -> Result<(Report, Vec<P
         let mut cams: Vec<_> = o
             .views
             .iter()
-            .map(|b| view::camera(b, scene.altitude(b), radius, o.width, o.height))
+            .map(|b| scene.camera(b, o.width, o.height))
             .collect();
         if o.flights {
             cams.extend(flights::cameras(&scene, radius, o));
@@ -236,7 +236,7 @@ fn write(r: &Report, frames: &[(String, Vec<u8>)], dir: &Path) -> Result<Vec<Pat
 
 #[cfg(test)]
 mod tests {
-    use crate::view::bookmarks::{self, Height};
+    use crate::bookmarks::{self, Height};
 
     #[test]
     fn the_view_file_holds_every_altitude_at_every_pitch() {

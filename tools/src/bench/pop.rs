@@ -21,7 +21,7 @@
 //! and so is surface that appears where the previous frame saw sky (current points projected
 //! back, [`compare_rows`]).
 
-use engine::cbt::camera::ViewCamera;
+use engine::camera::ViewCamera;
 use glam::DVec3;
 
 /// Relative second difference of 1/distance above which a pixel is a depth edge. 1/distance

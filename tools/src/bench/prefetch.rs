@@ -4,7 +4,7 @@
 //! after `planetfall bake` — and `--no-prefetch` measures them cold.
 
 use super::scene::Scene;
-use engine::cbt::camera::ViewCamera;
+use engine::camera::ViewCamera;
 use engine::planet::TileId;
 use engine::stream::{wanted_set, HeightRange, WantedParams};
 use std::collections::HashSet;

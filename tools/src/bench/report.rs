@@ -156,7 +156,7 @@ pub struct Tiles {
     pub trimmed: usize,
 }
 
-/// The raster floor of `raster.publish`: a full-screen grid of the same triangle count.
+/// The raster floor of `raster.hardware`: a full-screen grid of the same triangle count.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct RasterFloor {
     pub triangles: u64,

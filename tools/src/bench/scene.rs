@@ -1,8 +1,9 @@
 //! What the benchmark draws: the Earth (ETOPO5 through the DEM oracle, the viewer's source) or
 //! the analytic test planet, with the ground query that places views given above the ground.
 
-use crate::view::bookmarks::{Bookmark, Height};
+use crate::bookmarks::Bookmark;
 use anyhow::{bail, Result};
+use engine::camera::ViewCamera;
 use engine::cbt::surface::AnalyticSurface;
 use engine::planet::latlon_to_dir;
 use engine::source::{AnalyticSource, EarthSource, TileSource};
@@ -10,20 +11,16 @@ use std::sync::Arc;
 
 pub enum Scene {
     Earth(Arc<EarthSource>),
-    Analytic(Arc<AnalyticSource>, AnalyticSurface),
+    Analytic(Arc<AnalyticSource>),
 }
 
 impl Scene {
     pub fn open(name: &str) -> Result<Scene> {
         match name {
             "earth" => Ok(Scene::Earth(crate::view::planet::earth()?)),
-            "analytic" => {
-                let s = AnalyticSurface::earth();
-                Ok(Scene::Analytic(
-                    Arc::new(AnalyticSource::from_surface(s.clone())),
-                    s,
-                ))
-            }
+            "analytic" => Ok(Scene::Analytic(Arc::new(AnalyticSource::from_surface(
+                AnalyticSurface::earth(),
+            )))),
             other => bail!("--scene {other:?}: the benchmark draws `earth` or `analytic`"),
         }
     }
@@ -31,34 +28,25 @@ impl Scene {
     pub fn name(&self) -> &'static str {
         match self {
             Scene::Earth(_) => "earth",
-            Scene::Analytic(..) => "analytic",
+            Scene::Analytic(_) => "analytic",
         }
     }
 
     pub fn source(&self) -> Arc<dyn TileSource> {
         match self {
             Scene::Earth(s) => s.clone(),
-            Scene::Analytic(s, _) => s.clone(),
+            Scene::Analytic(s) => s.clone(),
         }
     }
 
-    /// Ground height (m above the datum) at a latitude/longitude: the finest level the source
-    /// stores (Earth L9, where the renderer draws the ground under the camera), or the analytic
-    /// function.
+    /// Ground height (m above the datum) at a latitude/longitude, as every command places
+    /// views above the ground (`engine::ground::ground_height`).
     pub fn ground(&self, lat: f64, lon: f64) -> f64 {
-        match self {
-            Scene::Earth(s) => {
-                engine::ground::height_at_latlon(&s.oracle, lat, lon, s.finest_level()).height_m
-            }
-            Scene::Analytic(_, surf) => surf.height(latlon_to_dir(lat, lon)),
-        }
+        engine::ground::ground_height(self.source().as_ref(), latlon_to_dir(lat, lon))
     }
 
-    /// A view's camera height above the datum, m.
-    pub fn altitude(&self, b: &Bookmark) -> f64 {
-        match b.height {
-            Height::Datum(a) => a,
-            Height::Ground(a) => self.ground(b.lat, b.lon) + a,
-        }
+    /// A view's camera at `width`×`height` px ([`crate::camera::view_camera`]).
+    pub fn camera(&self, b: &Bookmark, width: u32, height: u32) -> ViewCamera {
+        crate::camera::view_camera(b, Some(self.source().as_ref()), width, height)
     }
 }

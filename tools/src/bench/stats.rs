@@ -75,7 +75,7 @@ mod tests {
         assert_eq!(quantile(&[], 0.95), 0.0);
         let times = [
             t("cbt.eval", 0.0, 1.0),
-            t("raster.publish", 1.0, 2.0),
+            t("raster.hardware", 1.0, 2.0),
             t("cbt.eval", 3.0, 0.5),
             t("readback.bench.aov", 3.5, 9.0),
         ];
@@ -84,7 +84,7 @@ mod tests {
             n,
             vec![
                 ("cbt.eval".to_string(), 1.5, 2),
-                ("raster.publish".to_string(), 2.0, 1)
+                ("raster.hardware".to_string(), 2.0, 1)
             ]
         );
         assert_eq!(frame_span(&times), (3.5, 3.5));

@@ -9,9 +9,9 @@ use super::report::{Limits, Mesh, NodeStat, Settle, Tiles, Timed, ViewResult};
 use super::scene::Scene;
 use super::stats::{frame_span, median, per_node, quantile};
 use super::Options;
-use crate::view::bookmarks::Bookmark;
+use crate::bookmarks::Bookmark;
 use anyhow::Result;
-use engine::cbt::camera::ViewCamera;
+use engine::camera::ViewCamera;
 use engine::renderer::{PlanetRenderer, RendererOptions};
 use std::time::Instant;
 
@@ -79,10 +79,6 @@ pub fn settle(
     Ok((s, first, first_gpu))
 }
 
-pub fn camera(b: &Bookmark, alt: f64, radius: f64, w: u32, h: u32) -> ViewCamera {
-    ViewCamera::geo(b.lat, b.lon, radius + alt, b.heading, b.pitch, b.fov, w, h)
-}
-
 /// Measure one view; returns the result and the scored frame's RGBA8 image.
 pub fn run(
     gpu: &mut Gpu,
@@ -91,11 +87,11 @@ pub fn run(
     o: &Options,
     limits: &Limits,
 ) -> Result<(ViewResult, Vec<u8>)> {
-    let alt = scene.altitude(b);
     let t = Instant::now();
     let mut r = renderer(gpu, scene)?;
     let setup_ms = t.elapsed().as_secs_f64() * 1e3;
-    let cam = camera(b, alt, r.body.radius, o.width, o.height);
+    let cam = scene.camera(b, o.width, o.height);
+    let alt = cam.eye.length() - r.body.radius;
     let result = measure(gpu, scene, &mut r, &cam, o, limits);
     r.destroy(&gpu.ctx);
     let (mut v, color) = result?;

@@ -4,13 +4,13 @@
 //! `--debug wireframe` adds the edges. The read-back pool is validated; `--stats` writes the
 //! last frame's counters, the validator's verdict and the per-node GPU times as JSON.
 
-use crate::camera_args::pose_of;
-use crate::gpu::GpuArgs;
+use crate::camera::view_camera;
+use crate::device::GpuArgs;
 use crate::headless::FrameArgs;
 use crate::view::DebugView;
 use anyhow::{Context as _, Result};
 use engine::cbt::bisector::Control;
-use engine::cbt::gpu::debug::{declare_debug_raster, DebugMode};
+use engine::cbt::gpu::debug::{declare_debug_raster, MeshStyle};
 use engine::cbt::gpu::readback::{self, Readback};
 use engine::cbt::gpu::scene::{residency_around, CbtScene};
 use engine::cbt::validate::validate;
@@ -37,17 +37,16 @@ pub struct Options<'a> {
 pub fn run(o: Options<'_>) -> Result<()> {
     let planet = AnalyticSurface::earth();
     let (_, bookmark) = o.frame.camera.resolve()?;
-    // Heights above ground are above this planet's ground, not the Earth's.
-    let cam = pose_of(&bookmark, |dir| planet.height(dir)).camera(o.frame.width, o.frame.height);
     let src = AnalyticSource::from_surface(planet);
+    let cam = view_camera(&bookmark, Some(&src), o.frame.width, o.frame.height);
     let res = residency_around(&src, cam.eye.normalize(), FINEST, 0);
     let ctx = o.gpu.context()?;
     let mut exec = Executor::new(&ctx, 1)?;
     let mut scene = CbtScene::new(&ctx, res, src.body, o.pool, CbtParams::default(), 1)?;
     let mode = if o.frame.debug == DebugView::Wireframe {
-        DebugMode::Wireframe
+        MeshStyle::FlatEdged
     } else {
-        DebugMode::Flat
+        MeshStyle::Flat
     };
     let mut frames = 0;
     let out = loop {
@@ -107,12 +106,13 @@ fn frame(
     ctx: &framegraph::Context,
     exec: &mut Executor,
     scene: &mut CbtScene,
-    cam: &engine::cbt::ViewCamera,
-    image: Option<DebugMode>,
+    cam: &engine::camera::ViewCamera,
+    image: Option<MeshStyle>,
 ) -> Result<FrameOutput> {
     let (slot, _) = exec.begin_frame(ctx)?;
+    scene.prepare(ctx, cam, slot)?;
     let mut g = Graph::new();
-    let (h, t) = scene.declare_frame(Some(ctx), &mut g, cam, slot)?;
+    let (h, t) = scene.declare_frame(&mut g);
     if let Some(mode) = image {
         let mut target = g.create_image(
             "cbt.image",

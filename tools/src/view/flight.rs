@@ -2,9 +2,8 @@
 //! a speed proportional to the height above ground (so orbit → walking height takes the same
 //! few seconds per decade), turned by mouse-look, and kept above the ground.
 
-use engine::cbt::camera::ViewCamera;
-use engine::params::EARTH_RADIUS_M;
-use engine::planet::{dir_to_latlon, latlon_to_dir};
+pub use engine::camera::Pose;
+use engine::planet::Body;
 use glam::DVec3;
 
 /// Eye height kept above the ground, metres (a standing person).
@@ -17,61 +16,6 @@ pub const LOOK_DEG_PER_PX: f64 = 0.15;
 pub const TURN_DEG_PER_S: f64 = 60.0;
 /// Pitch limit, degrees: ±90 would leave the heading undefined.
 const PITCH_LIMIT: f64 = 89.5;
-
-/// Where the camera is and where it looks (`docs/conventions.md`, Camera).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Pose {
-    pub lat: f64,
-    pub lon: f64,
-    /// Metres above the datum.
-    pub alt: f64,
-    pub heading: f64,
-    pub pitch: f64,
-    pub fov: f64,
-}
-
-impl Pose {
-    pub fn camera(&self, width: u32, height: u32) -> ViewCamera {
-        ViewCamera::geo(
-            self.lat,
-            self.lon,
-            EARTH_RADIUS_M + self.alt,
-            self.heading,
-            self.pitch,
-            self.fov,
-            width,
-            height,
-        )
-    }
-
-    pub fn up(&self) -> DVec3 {
-        latlon_to_dir(self.lat, self.lon)
-    }
-
-    /// Re-derive the pose from an eye position and a view direction (heading/pitch in the new
-    /// local frame, so travel along a great circle keeps looking the same way).
-    pub fn from_eye(eye: DVec3, forward: DVec3, fov: f64) -> Pose {
-        let dist = eye.length();
-        let up = eye / dist;
-        let (lat, lon) = dir_to_latlon(up);
-        let (east, north) = engine::planet::east_north(up);
-        let f = forward.normalize();
-        let pitch = f.dot(up).clamp(-1.0, 1.0).asin().to_degrees();
-        let heading = f
-            .dot(east)
-            .atan2(f.dot(north))
-            .to_degrees()
-            .rem_euclid(360.0);
-        Pose {
-            lat,
-            lon,
-            alt: dist - EARTH_RADIUS_M,
-            heading,
-            pitch,
-            fov,
-        }
-    }
-}
 
 /// Keys and mouse held this frame.
 #[derive(Clone, Copy, Debug, Default)]
@@ -93,6 +37,8 @@ pub struct Controls {
 #[derive(Clone, Debug)]
 pub struct Flight {
     pub pose: Pose,
+    /// The planet flown over (its radius places the pose).
+    pub body: Body,
     /// Multiplier on [`SPEED_PER_AGL`], changed by the scroll wheel (×1.25 per notch).
     pub speed_factor: f64,
     /// Metres above the datum of the ground under the camera (newest known).
@@ -102,9 +48,10 @@ pub struct Flight {
 }
 
 impl Flight {
-    pub fn new(pose: Pose) -> Flight {
+    pub fn new(pose: Pose, body: Body) -> Flight {
         Flight {
             pose,
+            body,
             speed_factor: 1.0,
             ground: 0.0,
             speed: 0.0,
@@ -131,11 +78,11 @@ impl Flight {
         if moving.length_squared() > 0.0 && dt > 0.0 {
             let agl = (self.pose.alt - self.ground).max(EYE_HEIGHT_M);
             let speed = SPEED_PER_AGL * self.speed_factor * agl;
-            let cam = self.pose.camera(1, 1);
+            let cam = self.pose.camera(self.body, 1, 1);
             let up = self.pose.up();
             let dir = cam.forward * c.forward + cam.right * c.right + up * c.up;
             let eye = cam.eye + dir.normalize() * speed * dt;
-            self.pose = Pose::from_eye(eye, cam.forward, self.pose.fov);
+            self.pose = Pose::from_eye(self.body, eye, cam.forward, self.pose.fov);
             self.speed = speed;
         }
         self.clamp_to_ground();
@@ -166,18 +113,8 @@ mod tests {
     }
 
     #[test]
-    fn from_eye_inverts_camera() {
-        let p = pose();
-        let c = p.camera(100, 100);
-        let q = Pose::from_eye(c.eye, c.forward, p.fov);
-        assert!((q.lat - p.lat).abs() < 1e-9 && (q.lon - p.lon).abs() < 1e-9);
-        assert!((q.alt - p.alt).abs() < 1e-6);
-        assert!((q.heading - p.heading).abs() < 1e-9 && (q.pitch - p.pitch).abs() < 1e-9);
-    }
-
-    #[test]
     fn speed_scales_with_height_and_ground_holds() {
-        let mut f = Flight::new(pose());
+        let mut f = Flight::new(pose(), Body::EARTH);
         f.ground = 5_000.0;
         f.step(
             &Controls {

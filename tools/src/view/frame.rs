@@ -28,10 +28,10 @@ pub enum Output {
     Readback,
 }
 
-/// Declare a whole frame. Returns the target's final handle.
+/// Declare a whole frame around `renderer`'s prepared one. Returns the target's final handle.
 pub fn declare<'a>(
     g: &mut Graph<'a>,
-    renderer: &'a mut dyn SceneRenderer,
+    renderer: &'a dyn SceneRenderer,
     input: &FrameInput<'_>,
     hud: Option<&Overlay>,
     output: Output,

@@ -1,11 +1,13 @@
-//! The ground under the camera, off the render thread: a probe thread owns the DEM oracle
-//! (built lazily on the first query: opening ETOPO takes seconds) and answers the latest
-//! request; the viewer uses the newest answer. Without ETOPO it says so once and reports the
-//! datum (height 0), so flight continues over the sea-level sphere.
+//! The ground under the camera, off the render thread: a probe thread owns a tile source of the
+//! viewer's scene (built lazily on the first query: opening ETOPO takes seconds) and answers
+//! the latest request with `engine::ground::ground_at`, the function every command places
+//! views with; the viewer uses the newest answer. Without ETOPO it says so once and reports
+//! the datum (height 0), so flight continues over the sea-level sphere.
 
-use engine::ground::height_at;
+use engine::ground::ground_at;
 use engine::params::{FIRST_DERIVED_LEVEL, LAST_STORED_LEVEL};
 use engine::planet::Body;
+use engine::source::{EarthSource, TileSource};
 use engine::store::{Oracle, OracleConfig};
 use glam::DVec3;
 use parking_lot::{Condvar, Mutex};
@@ -13,9 +15,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Where the probe finds its data (`--data`, `--etopo`).
+/// What the probe stands on: the scene's source, ETOPO and the tile store from `--etopo` and
+/// `--data` for the Earth.
 #[derive(Clone, Debug, Default)]
 pub struct GroundConfig {
+    /// `--scene`: "earth" (default), "analytic"; the test scene has no terrain (the datum).
+    pub scene: String,
     pub etopo: Option<PathBuf>,
     pub data: Option<PathBuf>,
     /// No oracle at all: the datum everywhere (tests, `--no-ground`).
@@ -107,6 +112,17 @@ impl Drop for GroundProbe {
     }
 }
 
+fn open_source(cfg: &GroundConfig) -> Result<Arc<dyn TileSource>, String> {
+    match cfg.scene.as_str() {
+        "analytic" => Ok(super::planet::analytic_source()),
+        "test" => Err("the test scene has no terrain: flying over the datum sphere".into()),
+        _ => Ok(Arc::new(EarthSource {
+            oracle: Arc::new(open_oracle(cfg)?),
+            body: Body::EARTH,
+        })),
+    }
+}
+
 fn open_oracle(cfg: &GroundConfig) -> Result<Oracle, String> {
     let path = engine::earth::etopo_path(cfg.etopo.as_deref());
     let source = engine::earth::Source::open(&path, Body::EARTH).map_err(|e| {
@@ -125,7 +141,7 @@ fn open_oracle(cfg: &GroundConfig) -> Result<Oracle, String> {
 
 fn probe_loop(shared: Arc<(Mutex<State>, Condvar)>, cfg: GroundConfig) {
     let (m, cv) = &*shared;
-    let mut oracle: Option<Result<Oracle, String>> = None;
+    let mut source: Option<Result<Arc<dyn TileSource>, String>> = None;
     loop {
         let (dir, level) = {
             let mut st = m.lock();
@@ -139,15 +155,15 @@ fn probe_loop(shared: Arc<(Mutex<State>, Condvar)>, cfg: GroundConfig) {
                 cv.wait(&mut st);
             }
         };
-        let o = oracle.get_or_insert_with(|| {
+        let src = source.get_or_insert_with(|| {
             if cfg.disabled {
                 Err("ground query off (--no-ground): flying over the datum sphere".into())
             } else {
-                open_oracle(&cfg)
+                open_source(&cfg)
             }
         });
-        let h = match o {
-            Ok(o) => height_at(o, dir, level).height_m,
+        let h = match src {
+            Ok(s) => ground_at(s.as_ref(), dir, level).height_m,
             Err(why) => {
                 let mut st = m.lock();
                 if st.problem.is_none() {
@@ -170,11 +186,12 @@ const HIGHEST_GROUND_M: f64 = 9_000.0;
 
 /// The pose of a bookmark and the ground under it. The ground is queried (blocking) when it
 /// matters: heights above ground, and views low enough to be underground.
-pub fn place(probe: &GroundProbe, b: &super::bookmarks::Bookmark) -> (super::flight::Pose, f64) {
-    use super::bookmarks::Height;
-    let query = |dir: DVec3| probe.query_blocking(dir, LAST_STORED_LEVEL, Duration::from_secs(60));
+pub fn place(probe: &GroundProbe, b: &crate::bookmarks::Bookmark) -> (super::flight::Pose, f64) {
+    use crate::bookmarks::Height;
+    // The finest level the source holds, as `engine::ground::ground_height` reads it.
+    let query = |dir: DVec3| probe.query_blocking(dir, u8::MAX, Duration::from_secs(60));
     let mut ground = 0.0;
-    let pose = crate::camera_args::pose_of(b, |dir| {
+    let pose = crate::camera::pose_of(b, |dir| {
         ground = query(dir);
         ground
     });

@@ -3,7 +3,6 @@
 //! bookmarks, camera paths, scripts, puffin and RenderDoc.
 
 pub mod app;
-pub mod bookmarks;
 pub mod flight;
 pub mod font;
 pub mod frame;
@@ -18,89 +17,16 @@ pub mod scene;
 pub mod script;
 pub mod viewer;
 
-use engine::cbt::camera::ViewCamera;
+use engine::camera::ViewCamera;
 use framegraph::{Context, FrameOutput, Graph, ImageRef};
-use std::path::Path;
 
-/// The lines of our small text formats (bookmarks, scripts, camera paths): `#` starts a
-/// comment, blank lines are skipped. Yields the place (`file:line`, for errors), the raw
-/// line and its whitespace-separated fields.
-pub fn data_lines<'t>(
-    text: &'t str,
-    file: &'t Path,
-) -> impl Iterator<Item = (String, &'t str, Vec<&'t str>)> + 't {
-    text.lines().enumerate().filter_map(move |(i, raw)| {
-        let fields: Vec<&str> = raw
-            .split('#')
-            .next()
-            .unwrap_or("")
-            .split_whitespace()
-            .collect();
-        (!fields.is_empty()).then(|| (format!("{}:{}", file.display(), i + 1), raw, fields))
-    })
-}
-
-/// Debug views the viewer requests from the renderer (keys 1–8). A renderer that cannot draw
-/// one draws `Shaded` instead.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum DebugView {
-    #[default]
-    Shaded,
-    /// Colour by tile/mesh level.
-    Levels,
-    /// Colour by pool slot id.
-    SlotIds,
-    /// Wireframe over the shading.
-    Wireframe,
-    /// World-space normals as colour.
-    Normals,
-    /// Latitude/longitude as colour (red: latitude, green: longitude).
-    LatLon,
-    /// Water (blue) and land (brown).
-    Water,
-    /// The mesh itself: CBT leaves flat-coloured by depth, no shading.
-    Cbt,
-}
-
-impl DebugView {
-    pub const ALL: [DebugView; 8] = [
-        DebugView::Shaded,
-        DebugView::Levels,
-        DebugView::SlotIds,
-        DebugView::Wireframe,
-        DebugView::Normals,
-        DebugView::LatLon,
-        DebugView::Water,
-        DebugView::Cbt,
-    ];
-
-    /// Name used on the command line, in scripts and on the HUD.
-    pub fn name(self) -> &'static str {
-        match self {
-            DebugView::Shaded => "shaded",
-            DebugView::Levels => "levels",
-            DebugView::SlotIds => "slots",
-            DebugView::Wireframe => "wireframe",
-            DebugView::Normals => "normals",
-            DebugView::LatLon => "latlon",
-            DebugView::Water => "water",
-            DebugView::Cbt => "cbt",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<DebugView> {
-        DebugView::ALL
-            .into_iter()
-            .find(|d| d.name().eq_ignore_ascii_case(s.trim()))
-    }
-}
+pub use crate::lines::data_lines;
+pub use engine::debug_view::DebugView;
 
 /// Everything a renderer gets for one frame besides the graph. (The test scene reads only
 /// part of it; the planet frame reads the rest.)
 #[allow(dead_code)]
 pub struct FrameInput<'f> {
-    /// `None` when the frame is only declared (`planetfall graph`): touch no GPU object.
-    pub ctx: Option<&'f Context>,
     /// The view, f64, planet-centred; `cam.width`/`cam.height` equal `extent`.
     pub cam: &'f ViewCamera,
     /// Size of the target, px.
@@ -126,7 +52,7 @@ pub struct FrameInput<'f> {
 /// then draws the HUD over it and copies it to the swapchain, so the renderer never depends on
 /// the swapchain's format or usage flags.
 ///
-/// Node names follow the design (`cbt.decide`, `raster.publish`, …); `hud.*`, `present.*` and
+/// Node names follow the design (`cbt.decide`, `raster.hardware`, …); `hud.*`, `present.*` and
 /// `readback.color` are the viewer's, so a renderer's own readbacks take other names. To plug a
 /// renderer in, add it to [`scene::make`] (and [`scene::SCENES`]); `view`, `render`, `capture`,
 /// `graph` and their tests pick it up by `--scene`.
@@ -134,10 +60,15 @@ pub trait SceneRenderer {
     /// Short name for captures and the HUD ("test", "earth").
     fn name(&self) -> &str;
 
-    /// Declare this frame's nodes into `g`, drawing into `target`. Borrows `self` for the
-    /// graph's lifetime, so node closures may reference the renderer's persistent resources.
+    /// The host work of this frame, before its graph is declared: clocks, streaming, staging
+    /// writes, constants, counter reads. `input.frame_slot`'s previous frame has finished.
+    fn prepare(&mut self, ctx: &Context, input: &FrameInput<'_>) -> anyhow::Result<()>;
+
+    /// Declare the prepared frame's nodes into `g`, drawing into `target`: adds nodes, changes
+    /// nothing. Borrows `self` for the graph's lifetime, so node closures may reference the
+    /// renderer's persistent resources.
     fn declare<'a>(
-        &'a mut self,
+        &'a self,
         g: &mut Graph<'a>,
         input: &FrameInput<'_>,
         target: &mut ImageRef,
@@ -146,6 +77,12 @@ pub trait SceneRenderer {
     /// A frame this renderer declared has finished on the GPU (frames in flight later): its
     /// readbacks and node times. Default: nothing.
     fn frame_done(&mut self, _out: &FrameOutput) {}
+
+    /// Where this scene's tiles come from (None: no terrain). Views given above the ground
+    /// stand on it, and its body's radius places them ([`crate::camera`]).
+    fn source(&self) -> Option<std::sync::Arc<dyn engine::source::TileSource>> {
+        None
+    }
 
     /// Stats for the HUD (leaves, resident/pending tiles…), free-form key → value.
     fn stats(&self) -> Vec<(String, String)>;

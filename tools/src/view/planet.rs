@@ -1,10 +1,11 @@
 //! The planet frame behind the [`SceneRenderer`] interface: "earth" (ETOPO5 through the DEM
 //! oracle) and "analytic" (the CBT's sum-of-sines test planet as tiles).
 
-use super::{DebugView, FrameInput, SceneRenderer};
+use super::scene::Purpose;
+use super::{FrameInput, SceneRenderer};
 use anyhow::{Context as _, Result};
-use engine::publish::{AovPixel, View};
-use engine::renderer::{PlanetRenderer, RendererOptions};
+use engine::renderer::{FrameRequest, PlanetRenderer, RendererOptions};
+use engine::shade::AovPixel;
 use engine::source::{AnalyticSource, EarthSource, TileSource};
 use engine::store::oracle::{Oracle, OracleConfig};
 use framegraph::{Context, FrameOutput, Graph, ImageRef};
@@ -18,11 +19,9 @@ const AOV: &str = "planet.aov";
 const MAX_FRAMES_IN_FLIGHT: usize = 4;
 
 pub struct PlanetScene {
-    name: &'static str,
+    name: String,
+    /// `None` once destroyed.
     renderer: Option<PlanetRenderer>,
-    /// A context of our own when the scene was made without one (graph dumps): the renderer's
-    /// persistent objects must exist for the frame to be declared.
-    own_ctx: Option<Context>,
     depth: Option<Vec<f32>>,
     /// Read the per-pixel AOV back (only when asked: it is a copy of the whole frame).
     want_depth: bool,
@@ -66,86 +65,58 @@ fn source_of(name: &str) -> Result<Arc<dyn TileSource>> {
 }
 
 impl PlanetScene {
-    /// With a context, the renderer is built now; without one (name checks, graph dumps) only
-    /// when a frame is first declared, on a context of its own.
-    pub fn lazy(ctx: Option<&Context>, name: &'static str) -> Result<PlanetScene> {
-        let mut s = PlanetScene {
-            name,
-            renderer: None,
-            own_ctx: None,
+    pub fn new(ctx: &Context, name: &str, purpose: Purpose) -> Result<PlanetScene> {
+        let mut opts = RendererOptions::for_device(ctx);
+        if purpose == Purpose::Inspect {
+            (opts.wait_for_tiles, opts.fetch_per_frame) = (false, 0);
+        }
+        let renderer = PlanetRenderer::new(ctx, source_of(name)?, opts, MAX_FRAMES_IN_FLIGHT)?;
+        Ok(PlanetScene {
+            name: name.to_string(),
+            renderer: Some(renderer),
             depth: None,
             want_depth: false,
-        };
-        if let Some(ctx) = ctx {
-            s.renderer = Some(Self::build(ctx, name)?);
-        }
-        Ok(s)
-    }
-
-    fn build(ctx: &Context, name: &str) -> Result<PlanetRenderer> {
-        let opts = RendererOptions::for_device(ctx);
-        Ok(PlanetRenderer::new(
-            ctx,
-            source_of(name)?,
-            opts,
-            MAX_FRAMES_IN_FLIGHT,
-        )?)
-    }
-}
-
-impl Drop for PlanetScene {
-    fn drop(&mut self) {
-        if let (Some(ctx), Some(r)) = (self.own_ctx.as_ref(), self.renderer.take()) {
-            r.destroy(ctx);
-        }
-    }
-}
-
-fn view_of(d: DebugView) -> View {
-    match d {
-        DebugView::Shaded => View::Shaded,
-        DebugView::Wireframe => View::Wireframe,
-        DebugView::Cbt => View::Cbt,
-        DebugView::Levels => View::Level,
-        DebugView::SlotIds => View::Slot,
-        DebugView::Normals => View::Normal,
-        DebugView::LatLon => View::LatLon,
-        DebugView::Water => View::Water,
+        })
     }
 }
 
 impl SceneRenderer for PlanetScene {
     fn name(&self) -> &str {
-        self.name
+        &self.name
     }
 
-    fn declare<'a>(
-        &'a mut self,
-        g: &mut Graph<'a>,
-        input: &FrameInput<'_>,
-        target: &mut ImageRef,
-    ) -> Result<()> {
-        if self.renderer.is_none() {
-            let ctx = crate::gpu::GpuArgs::default().context()?;
-            self.renderer = Some(Self::build(&ctx, self.name)?);
-            self.own_ctx = Some(ctx);
-        }
+    fn prepare(&mut self, ctx: &Context, input: &FrameInput<'_>) -> Result<()> {
         let r = self
             .renderer
             .as_mut()
             .context("the planet renderer was destroyed")?;
-        if let Some(aov) = r.declare(
-            input.ctx,
-            g,
-            input.cam,
-            input.frame_slot,
-            target,
-            view_of(input.debug),
-            self.want_depth,
-        )? {
+        let req = FrameRequest {
+            cam: *input.cam,
+            frame_slot: input.frame_slot,
+            view: input.debug,
+            aov: self.want_depth,
+        };
+        Ok(r.prepare(ctx, req)?)
+    }
+
+    fn declare<'a>(
+        &'a self,
+        g: &mut Graph<'a>,
+        _input: &FrameInput<'_>,
+        target: &mut ImageRef,
+    ) -> Result<()> {
+        let r = self
+            .renderer
+            .as_ref()
+            .context("the planet renderer was destroyed")?;
+        if let Some(aov) = r.declare(g, target)? {
             g.readback(AOV, aov);
         }
         Ok(())
+    }
+
+    fn source(&self) -> Option<Arc<dyn TileSource>> {
+        self.renderer.as_ref().map(|r| r.source.clone())
     }
 
     fn frame_done(&mut self, out: &FrameOutput) {
@@ -165,7 +136,7 @@ impl SceneRenderer for PlanetScene {
         };
         let s = &r.stats;
         vec![
-            ("scene".into(), self.name.into()),
+            ("scene".into(), self.name.clone()),
             (
                 "leaves".into(),
                 format!("{} ({} drawn, hw {})", s.leaves, s.drawn, s.high_water),
@@ -202,10 +173,8 @@ impl SceneRenderer for PlanetScene {
     }
 
     fn destroy(&mut self, ctx: &Context) {
-        if self.own_ctx.is_none() {
-            if let Some(r) = self.renderer.take() {
-                r.destroy(ctx);
-            }
+        if let Some(r) = self.renderer.take() {
+            r.destroy(ctx);
         }
     }
 }

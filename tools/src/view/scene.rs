@@ -1,4 +1,4 @@
-//! Renderers the viewer can show, by name. The planet frame registers here when it lands.
+//! Renderers the viewer can show, by name.
 
 use super::{FrameInput, SceneRenderer};
 use anyhow::{bail, Result};
@@ -7,19 +7,35 @@ use framegraph::{Context, Graph, ImageRef};
 /// Scene names `--scene` accepts, default first.
 pub const SCENES: &[&str] = &["earth", "analytic", "test"];
 
-/// The renderer called `name`. `ctx` is `None` when the frame is only declared
-/// (`planetfall graph`, and a name check before the window opens): create no GPU object then
-/// (import persistent resources with null handles, or skip them).
-pub fn make(ctx: Option<&Context>, name: &str) -> Result<Box<dyn SceneRenderer>> {
-    match name {
-        "test" => Ok(Box::new(TestScene::default())),
-        "earth" => Ok(Box::new(super::planet::PlanetScene::lazy(ctx, "earth")?)),
-        "analytic" => Ok(Box::new(super::planet::PlanetScene::lazy(ctx, "analytic")?)),
-        other => bail!(
-            "--scene {other:?}: unknown scene; known: {}",
+/// How a scene's frames are used.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Purpose {
+    /// Frames that are shown or read back.
+    #[default]
+    Render,
+    /// Frames that are only compiled and printed (`planetfall graph`): load no tiles, since the
+    /// graph's shape does not depend on which are resident.
+    Inspect,
+}
+
+/// Fails on a name `make` does not know (before a window opens).
+pub fn check(name: &str) -> Result<()> {
+    if !SCENES.contains(&name) {
+        bail!(
+            "--scene {name:?}: unknown scene; known: {}",
             SCENES.join(", ")
-        ),
+        );
     }
+    Ok(())
+}
+
+/// The renderer called `name`, its persistent GPU objects made on `ctx`.
+pub fn make(ctx: &Context, name: &str, purpose: Purpose) -> Result<Box<dyn SceneRenderer>> {
+    check(name)?;
+    Ok(match name {
+        "test" => Box::new(TestScene::default()),
+        planet => Box::new(super::planet::PlanetScene::new(ctx, planet, purpose)?),
+    })
 }
 
 /// The foundation's test scene (`crate::test_scene`) behind the renderer interface. Ignores
@@ -36,18 +52,22 @@ impl SceneRenderer for TestScene {
         "test"
     }
 
-    fn declare<'a>(
-        &'a mut self,
-        g: &mut Graph<'a>,
-        input: &FrameInput<'_>,
-        target: &mut ImageRef,
-    ) -> Result<()> {
+    fn prepare(&mut self, _ctx: &Context, input: &FrameInput<'_>) -> Result<()> {
         let f = input.cam.forward;
         // Heading-like angle of the view direction around the planet axis, 0–1.
         self.blue = ((f.y.atan2(f.x) / std::f64::consts::TAU).rem_euclid(1.0)) as f32;
         self.debug = input.debug;
-        crate::test_scene::declare(g, target, self.blue);
         self.frames += 1;
+        Ok(())
+    }
+
+    fn declare<'a>(
+        &'a self,
+        g: &mut Graph<'a>,
+        _input: &FrameInput<'_>,
+        target: &mut ImageRef,
+    ) -> Result<()> {
+        crate::test_scene::declare(g, target, self.blue);
         Ok(())
     }
 

@@ -1,7 +1,6 @@
 //! The running viewer: GPU objects, flight state and one frame at a time. Window-system events
 //! arrive through `app.rs`; this file knows winit only for the window handle and key codes.
 
-use super::bookmarks::{self, Bookmark};
 use super::flight::{Controls, Flight};
 use super::frame::{self, Output};
 use super::ground::{level_for, GroundProbe};
@@ -10,7 +9,8 @@ use super::path::CameraPath;
 use super::renderdoc::RenderDocCapture;
 use super::script::{Command, Script};
 use super::{hud_text, profiler, DebugView, FrameInput, SceneRenderer};
-use crate::camera_args::render_line;
+use crate::bookmarks::{self, Bookmark};
+use crate::camera::render_line;
 use anyhow::{Context as _, Result};
 use framegraph::{Context, Executor, FrameOutput, Graph, Swapchain};
 use std::path::PathBuf;
@@ -91,14 +91,18 @@ impl Viewer {
         p: Parts,
     ) -> Result<Viewer> {
         let exec = Executor::new(&ctx, p.frames_in_flight)?;
-        let renderer = super::scene::make(Some(&ctx), &p.scene)?;
+        let renderer = super::scene::make(&ctx, &p.scene, super::scene::Purpose::Render)?;
+        let mut flight = p.flight;
+        if let Some(s) = renderer.source() {
+            flight.body = s.body();
+        }
         Ok(Viewer {
             window,
             ctx,
             exec,
             swapchain: Some(swapchain),
             renderer,
-            flight: p.flight,
+            flight,
             probe: p.probe,
             bookmarks: p.bookmarks,
             bookmark_file: p.bookmark_file,
@@ -406,9 +410,11 @@ impl Viewer {
         let screenshot = self.screenshot_next.take();
 
         let sc = self.swapchain.as_mut().context("no swapchain")?;
-        let cam = self.flight.pose.camera(extent[0], extent[1]);
+        let cam = self
+            .flight
+            .pose
+            .camera(self.flight.body, extent[0], extent[1]);
         let input = FrameInput {
-            ctx: Some(&self.ctx),
             cam: &cam,
             extent,
             frame_slot: slot,
@@ -416,6 +422,7 @@ impl Viewer {
             dt,
             debug: self.debug,
         };
+        self.renderer.prepare(&self.ctx, &input)?;
         let mut g = Graph::new();
         let image = sc.import(&mut g, &acq);
         let output = Output::Present {
@@ -423,7 +430,7 @@ impl Viewer {
             srgb,
             screenshot: screenshot.is_some(),
         };
-        frame::declare(&mut g, self.renderer.as_mut(), &input, Some(&hud), output)?;
+        frame::declare(&mut g, self.renderer.as_ref(), &input, Some(&hud), output)?;
         let compiled = g.compile(self.ctx.queue_setup())?;
         let retired = self.exec.execute(&self.ctx, compiled, sc.sync(&acq))?;
         sc.present(&self.ctx, &acq)?;

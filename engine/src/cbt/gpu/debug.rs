@@ -3,18 +3,19 @@
 //! list and the indirect draw that `cbt.finish` wrote; depth-tested (reverse-Z).
 
 use super::nodes::CbtHandles;
-use crate::gpu::tiles::TileBindings;
+use crate::atlas::SurfaceBindings;
 use ash::vk;
 use framegraph::{Graph, ImageDesc, ImageRef, LoadOp, RasterState};
 
-/// How the debug raster draws the mesh.
+/// How `raster.cbt_debug` draws the mesh (its push constant; `shaders/raster/cbt_debug.frag`).
+/// The renderer's debug views (`crate::debug_view::DebugView`) pick one.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum DebugMode {
+pub enum MeshStyle {
     /// Flat colour by depth.
     #[default]
     Flat = 0,
     /// Flat colour by depth with dark edges.
-    Wireframe = 1,
+    FlatEdged = 1,
     /// Edges only, over an image already drawn (see [`declare_debug_edges`]).
     Edges = 2,
 }
@@ -26,10 +27,10 @@ pub const BACKGROUND: [f32; 4] = [0.03, 0.04, 0.07, 1.0];
 pub fn declare_debug_raster(
     g: &mut Graph<'_>,
     h: &CbtHandles,
-    t: &TileBindings,
+    s: &SurfaceBindings,
     target: &mut ImageRef,
     extent: [u32; 2],
-    mode: DebugMode,
+    mode: MeshStyle,
 ) {
     let mut depth = g.create_image(
         "raster.cbt_debug.depth",
@@ -47,7 +48,7 @@ pub fn declare_debug_raster(
     )
     .read("pool", h.pool)
     .read("draw_list", h.draw_list)
-    .read("frame", t.frame)
+    .read("frame", s.frame)
     .push(&(mode as u32))
     .state(state)
     .color(target, LoadOp::Clear(BACKGROUND))
@@ -60,7 +61,7 @@ pub fn declare_debug_raster(
 pub fn declare_debug_edges(
     g: &mut Graph<'_>,
     h: &CbtHandles,
-    t: &TileBindings,
+    s: &SurfaceBindings,
     target: &mut ImageRef,
     depth: &mut ImageRef,
 ) {
@@ -77,8 +78,8 @@ pub fn declare_debug_edges(
     )
     .read("pool", h.pool)
     .read("draw_list", h.draw_list)
-    .read("frame", t.frame)
-    .push(&(DebugMode::Edges as u32))
+    .read("frame", s.frame)
+    .push(&(MeshStyle::Edges as u32))
     .state(state)
     .color(target, LoadOp::Load)
     .depth(depth, LoadOp::Load)

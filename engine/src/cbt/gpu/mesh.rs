@@ -2,17 +2,16 @@
 //! the raster (`MeshBindings`), and the frame's counters copied to host memory per frame slot
 //! (`cbt.counters`), read when the slot comes round again — no readback stall in the loop.
 
-use super::debug::{declare_debug_raster, DebugMode};
 use super::layout::CbtPush;
 use super::nodes::{self, CbtHandles};
 use super::readback::frame_stats;
 use super::{CbtGpu, CbtGpuError};
+use crate::atlas::SurfaceBindings;
 use crate::cbt::bisector::{Control, MAX_ITERATIONS};
 use crate::cbt::params::CbtParams;
 use crate::cbt::update::FrameStats;
-use crate::gpu::tiles::TileBindings;
 use crate::publish::MeshBindings;
-use framegraph::{Access, BufferDesc, Context, GpuBuffer, Graph, ImageRef};
+use framegraph::{Access, BufferDesc, Context, GpuBuffer, Graph};
 use std::mem::size_of;
 
 impl CbtHandles {
@@ -33,6 +32,8 @@ pub struct GpuMesh {
     /// Host-visible copies of the control block, one per frame slot.
     counters: Vec<GpuBuffer>,
     written: Vec<bool>,
+    /// The prepared frame's counters slot.
+    slot: usize,
     /// The last completed frame's counters (frames in flight old).
     pub stats: FrameStats,
     pub control: Control,
@@ -61,20 +62,16 @@ impl GpuMesh {
             cbt,
             counters,
             written,
+            slot: 0,
             stats: FrameStats::default(),
             control: Control::default(),
         })
     }
 
-    /// Declare this frame's update (`params.max_iterations` recorded) after `stream.upload`;
-    /// `frame_slot` from `Executor::begin_frame` (its previous frame has finished, so its
-    /// counters are read here first).
-    pub fn declare(
-        &mut self,
-        g: &mut Graph<'_>,
-        tiles: &TileBindings,
-        frame_slot: usize,
-    ) -> CbtHandles {
+    /// Host side of a frame in `frame_slot` (from `Executor::begin_frame`: that slot's
+    /// previous frame has finished): read its counters, decide whether the frame starts with
+    /// `cbt.init`.
+    pub fn prepare(&mut self, frame_slot: usize) {
         let slot = frame_slot % self.counters.len();
         if self.written[slot] {
             if let Some(bytes) = self.counters[slot].mapped() {
@@ -82,15 +79,24 @@ impl GpuMesh {
                 self.stats = frame_stats(&self.control);
             }
         }
+        self.written[slot] = true;
+        self.slot = slot;
+        self.cbt.prepare();
+    }
+
+    /// The prepared frame's update (`params.max_iterations` recorded), after `stream.upload`,
+    /// and `cbt.counters`, the copy of the control block the next [`GpuMesh::prepare`] of this
+    /// slot reads.
+    pub fn declare(&self, g: &mut Graph<'_>, surface: &SurfaceBindings) -> CbtHandles {
         let mut h = self.cbt.import(g);
         let iterations = self.cbt.params.max_iterations.clamp(1, MAX_ITERATIONS) as u32;
         nodes::declare_update(
             g,
             &mut h,
-            tiles,
+            surface,
             CbtPush::new(&self.cbt.params, self.cbt.capacity, iterations),
         );
-        let mut dst = g.import_buffer(&self.counters[slot]);
+        let mut dst = g.import_buffer(&self.counters[self.slot]);
         g.transfer("cbt.counters").copy_buffer(
             h.control,
             &mut dst,
@@ -102,20 +108,7 @@ impl GpuMesh {
             .read(dst, Access::HostRead)
             .side_effect()
             .declare_only();
-        self.written[slot] = true;
         h
-    }
-
-    /// `raster.cbt_debug` over this frame's mesh into `target`.
-    pub fn declare_debug(
-        g: &mut Graph<'_>,
-        h: &CbtHandles,
-        tiles: &TileBindings,
-        target: &mut ImageRef,
-        extent: [u32; 2],
-        mode: DebugMode,
-    ) {
-        declare_debug_raster(g, h, tiles, target, extent, mode);
     }
 
     pub fn destroy(self, ctx: &Context) {

@@ -1,4 +1,4 @@
-//! The CBT update on the GPU (issue 4 phase 2): the persistent pool buffers and the frame-graph
+//! The CBT update on the GPU: the persistent pool buffers and the frame-graph
 //! nodes that refine and coarsen the mesh every frame, one `shaders/cbt/*.comp` kernel per stage
 //! of the CPU model (`stages/`), which stays the specification and the test oracle.
 //!
@@ -65,7 +65,10 @@ pub struct CbtGpu {
     draw_list: GpuBuffer,
     /// The initial state (roots, free bits and tree, control), uploaded by the first frame.
     init: GpuBuffer,
+    /// The pool is due back to its initial state ([`CbtGpu::reset`], or never initialised).
     needs_init: bool,
+    /// The prepared frame starts with `cbt.init`.
+    init_this_frame: bool,
 }
 
 /// Byte ranges of the initial-state upload buffer.
@@ -130,6 +133,7 @@ impl CbtGpu {
             draw_list: buf("cbt.draw_list", 4 * capacity as u64)?,
             init: GpuBuffer::new(ctx, "cbt.init.staging", BufferDesc::upload(init.total))?,
             needs_init: true,
+            init_this_frame: false,
         };
         cbt.write_initial_state()?;
         Ok(cbt)
@@ -153,14 +157,20 @@ impl CbtGpu {
         Ok(())
     }
 
-    /// Back to the 12 roots at the next declared frame (the GPU buffers are rewritten by
+    /// Host side of a frame: whether it starts with `cbt.init`.
+    pub fn prepare(&mut self) {
+        self.init_this_frame = std::mem::replace(&mut self.needs_init, false);
+    }
+
+    /// Back to the 12 roots at the next prepared frame (the GPU buffers are rewritten by
     /// `cbt.init`; call only when no frame using this pool is in flight).
     pub fn reset(&mut self) {
         self.needs_init = true;
     }
 
-    /// Import the buffers into this frame's graph (and upload the initial state if due).
-    pub fn import(&mut self, g: &mut Graph<'_>) -> CbtHandles {
+    /// Import the buffers into this frame's graph (and upload the initial state if the
+    /// prepared frame is due for it).
+    pub fn import(&self, g: &mut Graph<'_>) -> CbtHandles {
         let mut h = CbtHandles {
             pool: g.import_buffer(&self.pool),
             control: g.import_buffer(&self.control),
@@ -174,9 +184,8 @@ impl CbtGpu {
             draw_list: g.import_buffer(&self.draw_list),
             capacity: self.capacity,
         };
-        if self.needs_init {
+        if self.init_this_frame {
             self.declare_init(g, &mut h);
-            self.needs_init = false;
         }
         h
     }

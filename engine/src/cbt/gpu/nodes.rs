@@ -12,7 +12,7 @@
 //! number of sum-tree passes the capacity needs (6 levels each: 1 up to 2¹⁸ entries, 3 at 2²²).
 
 use super::layout::{CbtPush, Sweeps};
-use crate::gpu::tiles::TileBindings;
+use crate::atlas::SurfaceBindings;
 use framegraph::{BufferRef, Graph};
 
 /// This frame's handles of the pool buffers (newest versions after the nodes declared so far).
@@ -39,7 +39,7 @@ impl CbtHandles {
 }
 
 /// The whole update of one frame: `iterations` (1..=4) recorded iterations and FINISH.
-pub fn declare_update(g: &mut Graph<'_>, h: &mut CbtHandles, t: &TileBindings, push: CbtPush) {
+pub fn declare_update(g: &mut Graph<'_>, h: &mut CbtHandles, t: &SurfaceBindings, push: CbtPush) {
     frame_args(g, h, push);
     for it in 0..push.iterations {
         let p = push.at(it, 0);
@@ -60,7 +60,7 @@ pub fn frame_args(g: &mut Graph<'_>, h: &mut CbtHandles, p: CbtPush) {
 }
 
 /// `cbt.eval` over the live entries (all at iteration 0, dirty ones after).
-pub fn eval(g: &mut Graph<'_>, h: &mut CbtHandles, t: &TileBindings, p: CbtPush) {
+pub fn eval(g: &mut Graph<'_>, h: &mut CbtHandles, t: &SurfaceBindings, p: CbtPush) {
     surface(g.compute("cbt.eval", &shaders::CBT_EVAL), t)
         .write("pool", &mut h.pool)
         .write("control", &mut h.control)
@@ -69,7 +69,7 @@ pub fn eval(g: &mut Graph<'_>, h: &mut CbtHandles, t: &TileBindings, p: CbtPush)
 }
 
 /// `cbt.decide`.
-pub fn decide(g: &mut Graph<'_>, h: &mut CbtHandles, t: &TileBindings, p: CbtPush) {
+pub fn decide(g: &mut Graph<'_>, h: &mut CbtHandles, t: &SurfaceBindings, p: CbtPush) {
     g.compute("cbt.decide", &shaders::CBT_DECIDE)
         .read("frame", t.frame)
         .write("pool", &mut h.pool)
@@ -150,7 +150,7 @@ pub fn commit(g: &mut Graph<'_>, h: &mut CbtHandles, p: CbtPush) {
 
 /// FINISH: evaluate what the last iteration changed, then compact the drawn leaves into the
 /// draw list and write the indirect draw.
-pub fn finish(g: &mut Graph<'_>, h: &mut CbtHandles, t: &TileBindings, p: CbtPush) {
+pub fn finish(g: &mut Graph<'_>, h: &mut CbtHandles, t: &SurfaceBindings, p: CbtPush) {
     surface(g.compute("cbt.finish", &shaders::CBT_FINISH), t)
         .write("pool", &mut h.pool)
         .write("control", &mut h.control)
@@ -180,7 +180,7 @@ pub fn finish(g: &mut Graph<'_>, h: &mut CbtHandles, t: &TileBindings, p: CbtPus
 /// Binds the surface (frame constants and tiles, bindings 16–19) to a node.
 fn surface<'g, 'a>(
     n: framegraph::graph::ComputeNode<'g, 'a>,
-    t: &TileBindings,
+    t: &SurfaceBindings,
 ) -> framegraph::graph::ComputeNode<'g, 'a> {
     n.read("frame", t.frame)
         .read("slots", t.slots)

@@ -7,11 +7,11 @@
 use super::layout::CbtPush;
 use super::nodes::{self, CbtHandles};
 use super::{CbtGpu, CbtGpuError};
-use crate::cbt::camera::ViewCamera;
+use crate::atlas::slots::{Residency, ResidentTile};
+use crate::atlas::{SurfaceBindings, TileAtlas};
+use crate::camera::ViewCamera;
 use crate::cbt::params::CbtParams;
-use crate::gpu::frame::frame_constants;
-use crate::gpu::slots::{Residency, ResidentTile};
-use crate::gpu::tiles::{GpuTiles, TileBindings};
+use crate::frame_constants::{FrameConstantBuffers, FrameConstants};
 use crate::planet::cube::dir_to_face;
 use crate::planet::{Body, Face, TileId};
 use crate::source::TileSource;
@@ -69,9 +69,11 @@ pub fn residency_around(src: &dyn TileSource, dir: DVec3, max_level: u8, ring: i
 pub struct CbtScene {
     pub res: Residency,
     pub body: Body,
-    pub tiles: GpuTiles,
+    pub tiles: TileAtlas,
     pub cbt: CbtGpu,
-    /// Frames declared.
+    constants: FrameConstantBuffers,
+    frame_slot: usize,
+    /// Frames prepared.
     pub frames: u32,
 }
 
@@ -85,48 +87,50 @@ impl CbtScene {
         frames_in_flight: usize,
     ) -> Result<CbtScene, CbtGpuError> {
         let n = res.tiles.len() as u32;
-        let tiles = GpuTiles::new(ctx, n, n, frames_in_flight)?;
+        let tiles = TileAtlas::new(ctx, n, n, frames_in_flight)?;
         let cbt = CbtGpu::new(ctx, capacity, params)?;
+        let constants = FrameConstantBuffers::new(ctx, frames_in_flight)?;
         Ok(CbtScene {
             res,
             body,
             tiles,
             cbt,
+            constants,
+            frame_slot: 0,
             frames: 0,
         })
     }
 
-    /// `stream.upload` of this frame's constants and slot records (and the tiles, once).
-    pub fn declare_tiles(
+    /// Host side of a frame: the constants for `cam`, the slot records (and the tiles, on the
+    /// first frame) staged in `frame_slot`, whether the pool starts with `cbt.init`.
+    pub fn prepare(
         &mut self,
-        ctx: Option<&Context>,
-        g: &mut Graph<'_>,
+        ctx: &Context,
         cam: &ViewCamera,
         frame_slot: usize,
-    ) -> framegraph::Result<TileBindings> {
-        let consts = frame_constants(
-            cam,
-            self.body.radius,
-            self.body.texel0(),
-            DVec3::new(0.3, 0.4, 0.8),
-            0.0,
-            self.frames,
-        );
-        self.frames += 1;
+    ) -> framegraph::Result<()> {
+        let sun = DVec3::new(0.3, 0.4, 0.8);
+        let consts =
+            FrameConstants::new(cam, self.body, sun, &self.lod(cam), self.tiles.lookup_size);
+        self.constants.write(frame_slot, &consts)?;
         self.tiles
-            .declare(ctx, g, frame_slot, &self.res, cam.eye, consts)
+            .prepare(ctx, frame_slot, &self.res, cam.eye, self.body.texel0())?;
+        self.cbt.prepare();
+        self.frame_slot = frame_slot;
+        self.frames += 1;
+        Ok(())
     }
 
-    /// `stream.upload` and the whole update (4 iterations recorded) for `cam`: the handles
-    /// after FINISH and the tile bindings, for readbacks and rasters.
-    pub fn declare_frame(
-        &mut self,
-        ctx: Option<&Context>,
-        g: &mut Graph<'_>,
-        cam: &ViewCamera,
-        frame_slot: usize,
-    ) -> framegraph::Result<(CbtHandles, TileBindings)> {
-        let t = self.declare_tiles(ctx, g, cam, frame_slot)?;
+    /// `stream.upload` of the prepared frame: the surface bindings.
+    pub fn declare_tiles(&self, g: &mut Graph<'_>) -> SurfaceBindings {
+        let frame = self.constants.import(g, self.frame_slot);
+        SurfaceBindings::new(frame, self.tiles.declare(g))
+    }
+
+    /// `stream.upload` and the whole update (4 iterations recorded) of the prepared frame: the
+    /// handles after FINISH and the surface bindings, for readbacks and rasters.
+    pub fn declare_frame(&self, g: &mut Graph<'_>) -> (CbtHandles, SurfaceBindings) {
+        let t = self.declare_tiles(g);
         let mut h = self.cbt.import(g);
         nodes::declare_update(
             g,
@@ -134,17 +138,12 @@ impl CbtScene {
             &t,
             CbtPush::new(&self.cbt.params, self.cbt.capacity, 4),
         );
-        Ok((h, t))
+        (h, t)
     }
 
     /// The level selection the GPU uses for `cam` (frame constants), for CPU-side checks.
     pub fn lod(&self, cam: &ViewCamera) -> LodParams {
-        LodParams {
-            texel0: self.body.texel0(),
-            pixel_angle: cam.pixel_angle(),
-            lod_bias: 0.0,
-            max_level: crate::params::MAX_LEVEL,
-        }
+        LodParams::for_camera(self.body, cam)
     }
 
     /// The surface the GPU meshes, in f64.
@@ -159,5 +158,6 @@ impl CbtScene {
     pub fn destroy(self, ctx: &Context) {
         self.cbt.destroy(ctx);
         self.tiles.destroy(ctx);
+        self.constants.destroy(ctx);
     }
 }

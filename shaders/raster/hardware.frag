@@ -1,5 +1,5 @@
 #version 460
-// raster.publish: no shading — depth + leaf id into the 64-bit visibility buffer with atomicMin
+// raster.hardware: no shading — depth + leaf id into the 64-bit visibility buffer with atomicMin
 // (a compute rasteriser can write the same buffer the same way). Key: view depth (positive f32,
 // bits order like the value) in the high word, leaf index in the low word.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require

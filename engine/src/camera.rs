@@ -1,8 +1,72 @@
-//! The f64 view the CPU model refines for: eye, orientation, vertical field of view, viewport.
-//! (The renderer's own camera lives elsewhere; this is the minimum the criterion needs.)
+//! The camera, f64 and planet-centred: a geographic [`Pose`] (what bookmarks, flight and the
+//! command line speak) and the [`ViewCamera`] it becomes at a viewport size (what the renderer,
+//! the CBT criterion and the reference ray caster use). The GPU only sees it camera-relative,
+//! through `crate::frame_constants`.
 
 use crate::planet::cube::latlon_to_dir;
+use crate::planet::{dir_to_latlon, east_north, Body};
 use glam::DVec3;
+
+/// Where the camera is and where it looks (`docs/conventions.md`, Camera): degrees, and metres
+/// above the datum of a body.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pose {
+    pub lat: f64,
+    pub lon: f64,
+    /// Metres above the datum.
+    pub alt: f64,
+    /// Clockwise from north.
+    pub heading: f64,
+    /// 0 = horizon, −90 = straight down.
+    pub pitch: f64,
+    /// Vertical field of view.
+    pub fov: f64,
+}
+
+impl Pose {
+    /// The camera of this pose over `body` at a viewport of `width`×`height` px.
+    pub fn camera(&self, body: Body, width: u32, height: u32) -> ViewCamera {
+        ViewCamera::geo(
+            self.lat,
+            self.lon,
+            body.radius + self.alt,
+            self.heading,
+            self.pitch,
+            self.fov,
+            width,
+            height,
+        )
+    }
+
+    /// Unit local vertical.
+    pub fn up(&self) -> DVec3 {
+        latlon_to_dir(self.lat, self.lon)
+    }
+
+    /// Re-derive the pose from an eye position and a view direction (heading/pitch in the new
+    /// local frame, so travel along a great circle keeps looking the same way).
+    pub fn from_eye(body: Body, eye: DVec3, forward: DVec3, fov: f64) -> Pose {
+        let dist = eye.length();
+        let up = eye / dist;
+        let (lat, lon) = dir_to_latlon(up);
+        let (east, north) = east_north(up);
+        let f = forward.normalize();
+        let pitch = f.dot(up).clamp(-1.0, 1.0).asin().to_degrees();
+        let heading = f
+            .dot(east)
+            .atan2(f.dot(north))
+            .to_degrees()
+            .rem_euclid(360.0);
+        Pose {
+            lat,
+            lon,
+            alt: dist - body.radius,
+            heading,
+            pitch,
+            fov,
+        }
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ViewCamera {
@@ -58,7 +122,7 @@ impl ViewCamera {
         height: u32,
     ) -> ViewCamera {
         let up_local = latlon_to_dir(lat, lon);
-        let (east, north) = crate::planet::east_north(up_local);
+        let (east, north) = east_north(up_local);
         let (h, p) = (heading_deg.to_radians(), pitch_deg.to_radians());
         let horizontal = h.cos() * north + h.sin() * east;
         let forward = p.cos() * horizontal + p.sin() * up_local;
@@ -99,6 +163,34 @@ impl ViewCamera {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A pose and the camera it becomes invert each other, on the body it was placed over:
+    /// with a radius other than the Earth's, a pose that used a fixed radius would be off by
+    /// the difference in altitude.
+    #[test]
+    fn pose_from_eye_inverts_camera_on_any_body() {
+        let p = Pose {
+            lat: 27.9,
+            lon: 86.9,
+            alt: 10_000.0,
+            heading: 40.0,
+            pitch: -10.0,
+            fov: 60.0,
+        };
+        for body in [
+            Body::EARTH,
+            Body {
+                radius: 1_737_400.0,
+            },
+        ] {
+            let c = p.camera(body, 100, 100);
+            assert!((c.eye.length() - body.radius - p.alt).abs() < 1e-6);
+            let q = Pose::from_eye(body, c.eye, c.forward, p.fov);
+            assert!((q.lat - p.lat).abs() < 1e-9 && (q.lon - p.lon).abs() < 1e-9);
+            assert!((q.alt - p.alt).abs() < 1e-6);
+            assert!((q.heading - p.heading).abs() < 1e-9 && (q.pitch - p.pitch).abs() < 1e-9);
+        }
+    }
 
     #[test]
     fn geo_pose_conventions() {

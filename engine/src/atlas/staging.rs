@@ -41,6 +41,11 @@ impl StagingRing {
         Ok(self.bufs[slot].as_mut().expect("ensured above"))
     }
 
+    /// The slot's buffer as [`StagingRing::get`] last left it.
+    pub fn current(&self, slot: usize) -> Option<&GpuBuffer> {
+        self.bufs.get(slot).and_then(|b| b.as_ref())
+    }
+
     pub fn destroy(self, ctx: &Context) {
         for b in self.bufs.into_iter().flatten() {
             b.destroy(ctx);

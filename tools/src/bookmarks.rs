@@ -80,7 +80,7 @@ pub fn parse_height(s: &str) -> Option<Height> {
 /// Parse a bookmark file's text; errors name `file` and the line.
 pub fn parse(text: &str, file: &Path) -> Result<Vec<Bookmark>> {
     let mut out: Vec<Bookmark> = Vec::new();
-    for (place, raw, t) in super::data_lines(text, file) {
+    for (place, raw, t) in crate::lines::data_lines(text, file) {
         let at = || place.clone();
         if t.len() != 7 && t.len() != 8 {
             bail!(

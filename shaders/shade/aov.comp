@@ -1,5 +1,5 @@
 #version 460
-// resolve.aov: exact per-pixel values for tests and tools, two vec4 per pixel:
+// shade.aov: exact per-pixel values for tests and tools, two vec4 per pixel:
 //   [0] unit direction of the hit from the planet centre (xyz), distance along the ray (m)
 //   [1] level, water (0/1), finest slot, surface-corrected (0/1); level −1 where no terrain.
 // Directions, not angles: GPU asin/atan are only good to ~1e-4 rad; the host converts in f64.

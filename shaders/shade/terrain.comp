@@ -1,5 +1,5 @@
 #version 460
-// resolve.terrain: shade hit records — materials from altitude, slope and latitude, sun +
+// shade.terrain: shade hit records — materials from altitude, slope and latitude, sun +
 // sky ambient, a distance haze; flat sky where there is no terrain. Debug views by push constant.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 layout(local_size_x = 8, local_size_y = 8) in;
@@ -25,12 +25,12 @@ vec3 hue(float h) {
 }
 
 vec3 sky(vec3 d) {
-    vec3 up = normalize(-frame.planet_center.xyz);
+    vec3 up = normalize(-frame.planet_center);
     float e = dot(d, up);
     vec3 day = mix(vec3(0.62, 0.74, 0.90), vec3(0.22, 0.40, 0.78), clamp(e * 3.0 + 0.3, 0.0, 1.0));
-    // Until the atmosphere lands: the sky darkens to space with altitude (scale height ~8 km,
+    // A stand-in for a scattering sky: it darkens to space with altitude (scale height ~8 km,
     // black above ~100 km), brightest toward the horizon.
-    float air = exp(-max(frame.sun.w, 0.0) / 25000.0);
+    float air = exp(-max(frame.eye_altitude, 0.0) / 25000.0);
     return mix(vec3(0.004, 0.005, 0.012), day, clamp(air * (1.5 - e), 0.0, 1.0));
 }
 
@@ -81,7 +81,7 @@ void main() {
     float lat = degrees(asin(clamp(up.z, -1.0, 1.0)));
     bool water = hit_water(h);
     vec3 c;
-    if (pc.view == VIEW_LEVEL) c = hue(float(hit_level(h)) / 19.0) * (0.6 + 0.4 * max(dot(n, frame.sun.xyz), 0.0));
+    if (pc.view == VIEW_LEVEL) c = hue(float(hit_level(h)) / 19.0) * (0.6 + 0.4 * max(dot(n, frame.sun_dir), 0.0));
     else if (pc.view == VIEW_SLOT) c = hue(fract(float(slot) * 0.61803));
     else if (pc.view == VIEW_NORMAL) c = n * 0.5 + 0.5;
     else if (pc.view == VIEW_LATLON) c = vec3(lat / 180.0 + 0.5, degrees(atan(up.y, up.x)) / 360.0 + 0.5, 0.0);
@@ -89,12 +89,12 @@ void main() {
     else {
         float slope = 1.0 - dot(n, up);
         vec3 albedo = material(height, slope, lat, water);
-        float sun = max(dot(n, frame.sun.xyz), 0.0);
+        float sun = max(dot(n, frame.sun_dir), 0.0);
         // Sky light from the upper hemisphere, less where the surface faces down-slope.
         float ambient = 0.25 * (0.6 + 0.4 * dot(n, up));
         vec3 lit = albedo * (vec3(1.0, 0.95, 0.86) * sun * 1.25 + sky(up) * ambient);
-        // Haze until the atmosphere lands: thicker low, thinner from orbit.
-        float haze = 1.0 - exp(-dist / (80000.0 + 4.0 * max(frame.sun.w, 0.0)));
+        // A stand-in for aerial perspective: haze thicker low, thinner from orbit.
+        float haze = 1.0 - exp(-dist / (80000.0 + 4.0 * max(frame.eye_altitude, 0.0)));
         // The haze is lit air: pale blue even where the sky above is space.
         c = mix(lit, vec3(0.62, 0.72, 0.88), haze * 0.8);
         // Filmic-ish shoulder so snow in full sun keeps detail.

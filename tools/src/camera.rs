@@ -1,10 +1,13 @@
-//! Camera options shared by `view`, `render` and `capture`: a bookmark, overridden field by
-//! field by explicit values. Heights above ground are resolved with the CPU ground query.
+//! The one camera path every command takes: a view (a bookmark, overridden field by field by
+//! `--lat`, `--agl`, …) → a [`Pose`] (a height above ground stands on the scene source's
+//! finest tiles, `engine::ground::ground_height`) → the view camera over the source's body.
+//! `view`, `render`, `capture`, `graph` and `bench` all place their views here.
 
-use crate::view::bookmarks::{self, Bookmark, Height};
-use crate::view::flight::Pose;
+use crate::bookmarks::{self, Bookmark, Height};
 use anyhow::{bail, Result};
-use engine::planet::latlon_to_dir;
+use engine::camera::{Pose, ViewCamera};
+use engine::planet::{latlon_to_dir, Body};
+use engine::source::TileSource;
 use glam::DVec3;
 use std::path::PathBuf;
 
@@ -94,8 +97,27 @@ impl CameraArgs {
     }
 }
 
+/// The pose of `b` over `source` (None: no terrain, the datum is the ground).
+pub fn place(b: &Bookmark, source: Option<&dyn TileSource>) -> Pose {
+    pose_of(b, |dir| {
+        source.map_or(0.0, |s| engine::ground::ground_height(s, dir))
+    })
+}
+
+/// The view camera of `b` over `source` at `width`×`height` px.
+pub fn view_camera(
+    b: &Bookmark,
+    source: Option<&dyn TileSource>,
+    width: u32,
+    height: u32,
+) -> ViewCamera {
+    let body = source.map_or(Body::EARTH, |s| s.body());
+    place(b, source).camera(body, width, height)
+}
+
 /// The pose of a bookmark; `ground(dir)` gives the ground height (m above datum) where the
-/// bookmark's height is above ground.
+/// bookmark's height is above ground (the viewer's ground probe answers it off the render
+/// thread; everything else calls [`place`]).
 pub fn pose_of(b: &Bookmark, ground: impl FnOnce(DVec3) -> f64) -> Pose {
     let alt = match b.height {
         Height::Datum(a) => a,

@@ -1,5 +1,5 @@
 #version 460
-// raster.publish: the hardware raster for the leaves raster.compute hands over (crossing the
+// raster.hardware: the hardware raster for the leaves raster.compute hands over (crossing the
 // near plane, or large on screen): pull their camera-relative corners from the CBT pool.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #include "common/bisector.glsl"

@@ -1,0 +1,77 @@
+//! Shading of the publish's hit records: `shade.terrain` (materials, light, sky; the debug
+//! views) and, on request, `shade.aov` (exact per-pixel values — direction, distance, level,
+//! water — for tests and tools).
+
+use crate::atlas::SurfaceBindings;
+use crate::debug_view::DebugView;
+use framegraph::{BufferDesc, BufferRef, Graph, ImageRef};
+
+/// Declare `shade.terrain`, shading `hits` into `target` (RGBA8, storage).
+pub fn declare_terrain(
+    g: &mut Graph<'_>,
+    extent: [u32; 2],
+    hits: ImageRef,
+    surface: SurfaceBindings,
+    target: &mut ImageRef,
+    view: DebugView,
+) {
+    g.compute("shade.terrain", &shaders::SHADE_TERRAIN)
+        .read("frame", surface.frame)
+        .read("slots", surface.slots)
+        .read("tile_heights", surface.heights)
+        .read("hits", hits)
+        .write("color", target)
+        .push(&view.shade_mode())
+        .dispatch_threads([extent[0], extent[1], 1]);
+}
+
+/// One pixel of `shade.aov` (two vec4, `shaders/shade/aov.comp`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct AovPixel {
+    /// Unit direction of the hit from the planet centre.
+    pub dir: [f32; 3],
+    /// Distance along the ray, metres (0: no terrain).
+    pub dist: f32,
+    /// Level chosen for the hit (−1: no terrain).
+    pub level: f32,
+    /// 1 where the hit is water.
+    pub water: f32,
+    pub slot: f32,
+    /// 1 where the surface-following correction moved the hit.
+    pub corrected: f32,
+}
+
+impl AovPixel {
+    pub fn is_terrain(&self) -> bool {
+        self.level >= 0.0
+    }
+    pub fn is_water(&self) -> bool {
+        self.water > 0.5
+    }
+    /// Latitude, longitude in degrees (f64 from the f32 direction).
+    pub fn latlon(&self) -> (f64, f64) {
+        let d = glam::DVec3::new(self.dir[0] as f64, self.dir[1] as f64, self.dir[2] as f64);
+        crate::planet::dir_to_latlon(d)
+    }
+}
+
+/// Declare `shade.aov` (per pixel: an [`AovPixel`]).
+pub fn declare_aov(
+    g: &mut Graph<'_>,
+    extent: [u32; 2],
+    hits: ImageRef,
+    surface: SurfaceBindings,
+) -> BufferRef {
+    let mut aov = g.create_buffer(
+        "shade.aov",
+        BufferDesc::gpu(32 * extent[0] as u64 * extent[1] as u64),
+    );
+    g.compute("shade.aov", &shaders::SHADE_AOV)
+        .read("frame", surface.frame)
+        .read("slots", surface.slots)
+        .read("hits", hits)
+        .write("aov", &mut aov)
+        .dispatch_threads([extent[0], extent[1], 1]);
+    aov
+}
