@@ -6,6 +6,7 @@
 //! not counted (a small, cached working set).
 
 use super::report::Limits;
+use std::mem::size_of;
 
 /// What the estimates need from the frame.
 #[derive(Clone, Copy, Debug, Default)]
@@ -17,10 +18,10 @@ pub struct FrameShape {
     pub uploaded_tiles: u64,
 }
 
-/// Bytes of one bisector (engine/src/cbt/bisector.rs, 160-byte pool entry).
-const BISECTOR: u64 = 160;
+/// Bytes of one bisector (the CBT pool entry).
+const BISECTOR: u64 = size_of::<engine::cbt::Bisector>() as u64;
 /// Slot record (TERRAIN.md §2) and tile page (520² u16) bytes.
-const SLOT_RECORD: u64 = 448;
+const SLOT_RECORD: u64 = size_of::<engine::gpu::slots::SlotRecord>() as u64;
 const PAGE: u64 = engine::gpu::tiles::PAGE_BYTES;
 
 /// How a node's floor is estimated.
@@ -160,5 +161,15 @@ mod tests {
         let (bytes, ms, _) = floor("stream.upload", 1, &f, &limits, 0.0);
         assert_eq!(bytes, Some(100 * 480));
         assert!((ms.unwrap() - 48_000.0 / 1e7).abs() < 1e-12);
+    }
+
+    #[test]
+    fn stated_bases_quote_the_struct_sizes() {
+        for node in ["cbt.eval", "cbt.decide", "cbt.upload"] {
+            let (_, why) = basis(node);
+            assert!(why.contains(&format!("{BISECTOR} B")), "{node}: {why}");
+        }
+        let (_, why) = basis("stream.upload");
+        assert!(why.starts_with(&format!("{SLOT_RECORD} B")), "{why}");
     }
 }
