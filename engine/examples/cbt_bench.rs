@@ -29,6 +29,8 @@ const VIEWS: [(u32, u32, f64, f64); 5] = [
     (7680, 4320, 2.0, -5.0),
 ];
 const SAMPLES: usize = 5;
+/// Bytes of one pool entry.
+const BISECTOR: u64 = std::mem::size_of::<engine::cbt::Bisector>() as u64;
 
 struct Sample {
     iterations: usize,
@@ -59,7 +61,7 @@ fn main() {
         res.tiles.len(),
         t.elapsed().as_secs_f64()
     );
-    let copy_gbs = copy_bandwidth(&ctx, &mut exec, capacity as u64 * 160);
+    let copy_gbs = copy_bandwidth(&ctx, &mut exec, capacity as u64 * BISECTOR);
     let mut rows = Vec::new();
     for (w, h, agl, pitch) in VIEWS {
         let (w, h) = (w / scale, h / scale);
@@ -211,10 +213,12 @@ fn report(ctx: &Context, capacity: u32, copy_gbs: f64, rows: &[Row], json_path: 
                 .collect::<Vec<_>>()
                 .join("/")
         };
-        // Floor: every per-entry sweep (5 per iteration + COMMIT) and FINISH reads 160 bytes per
-        // entry below the high-water mark once.
+        // Floor: every per-entry sweep (5 per iteration + COMMIT) and FINISH reads each bisector
+        // below the high-water mark once.
         let floor = |s: &Sample| {
-            (6 * s.iterations + 1) as f64 * s.high_water as f64 * 160.0 / (copy_gbs * 0.5e9) * 1e3
+            (6 * s.iterations + 1) as f64 * s.high_water as f64 * BISECTOR as f64
+                / (copy_gbs * 0.5e9)
+                * 1e3
         };
         let (fq, ft) = (
             floor(&quiet[0]),

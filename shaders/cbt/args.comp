@@ -24,17 +24,17 @@ void main() {
     uint changed = control.c.stats[stat_index(CBT_STAT_SPLITS)] + control.c.stats[stat_index(CBT_STAT_MERGES)];
     uint pending = changed > 0u ? 1u : 0u;
     control.c.pending = pending;
-    control.c.entry_sweep = uint[3](groups_covering(hw * pending), 1u, 1u);
+    control.c.entry_sweep = sweep_over(hw * pending);
     if (pending == 0u) {
-        control.c.commit_sweep = uint[3](0u, 1u, 1u);
-        control.c.word_sweep = uint[3](0u, 1u, 1u);
+        control.c.commit_sweep = sweep_over(0u);
+        control.c.word_sweep = sweep_over(0u);
     } else if (pc.iteration + 1u < pc.iterations) {
         control.c.iteration = pc.iteration + 1u;
     }
     sweeps.s.entry = control.c.entry_sweep;
-    sweeps.s.commit = uint[3](0u, 1u, 1u); // the next cbt.reserve.args sets it if that iteration runs
+    sweeps.s.commit = sweep_over(0u); // the next cbt.reserve.args sets it if that iteration runs
     CBT_WRITE_REDUCE_ARGS(request, bit_words(hw * pending))
     CBT_WRITE_REDUCE_ARGS(free, 0u)
-    sweeps.s.finish = uint[3](groups_covering(hw), 1u, 1u);
+    sweeps.s.finish = sweep_over(hw);
     CBT_WRITE_REDUCE_ARGS(draw, bit_words(hw))
 }

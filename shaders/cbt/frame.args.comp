@@ -12,7 +12,7 @@ layout(local_size_x = 1) in;
 void main() {
     for (uint k = 0u; k < 8u * CBT_MAX_ITERATIONS; ++k) control.c.stats[k] = 0u;
     uint hw = control.c.high_water;
-    control.c.entry_sweep = uint[3](groups_covering(hw), 1u, 1u);
+    control.c.entry_sweep = sweep_over(hw);
     sweeps.s.entry = control.c.entry_sweep;
     control.c.pending = 1u;
     control.c.iteration = 0u;

@@ -12,8 +12,8 @@ layout(local_size_x = 1) in;
 void main() {
     if (control.c.pending == 0u) return;
     uint range = max(control.c.high_water, control.c.alloc_high);
-    control.c.commit_sweep = uint[3](groups_covering(range), 1u, 1u);
+    control.c.commit_sweep = sweep_over(range);
     sweeps.s.commit = control.c.commit_sweep;
-    control.c.word_sweep = uint[3](groups_covering(bit_words(range)), 1u, 1u);
+    control.c.word_sweep = sweep_over(bit_words(range));
     CBT_WRITE_REDUCE_ARGS(free, bit_words(range))
 }

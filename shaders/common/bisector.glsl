@@ -51,7 +51,7 @@ struct Bisector {
     uint pushed;                // offset 144 atomicOr by finer leaves' DECIDE
     uint fate;                  // offset 148 CBT_FATE_*
     uint child;                 // offset 152 odd child's index when splitting
-    uint reserved;              // offset 156 0 (reserved for a cached tile-slot hint)
+    uint reserved;              // offset 156 0 (room for a tile-slot hint)
 };                              // 160 bytes
 
 // Per-iteration counters live in stats[iteration * 8 + k], k:

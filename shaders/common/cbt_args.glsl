@@ -1,9 +1,16 @@
 // Argument-writing helpers of the one-thread cbt.*args kernels: every sweep's dispatch size is
 // derived on the GPU from the control block, so nothing is read back between iterations.
+// The kernels stay separate rather than one kernel with a mode: each is a different step of
+// the control block's state machine (frame start, after RESERVE, end of an iteration, end of
+// the frame; each mirrors its own step of the model), binding different buffers. What they
+// share is here.
 #ifndef CBT_ARGS_GLSL
 #define CBT_ARGS_GLSL
 
 uint bit_words(uint n) { return (n + 63u) / 64u; }
+
+// A sweep over n items: whole groups covering them (zero groups when n is 0).
+uint[3] sweep_over(uint n) { return uint[3](groups_covering(n), 1u, 1u); }
 
 // Passes of a sum-tree build: each 64-wide workgroup reduces CBT_REDUCE_SPAN levels in shared
 // memory, pass 0 starting from the bit words (popcounts).

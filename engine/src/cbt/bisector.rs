@@ -53,7 +53,7 @@ pub struct Bisector {
     pub fate: u32,
     /// Pool index of the odd child when `fate == FATE_SPLIT` (RESERVE).
     pub child: u32,
-    /// Unused; reserved for a cached tile-slot hint (phase 2). Always 0.
+    /// Unused, always 0: room for a cached tile-slot hint without changing the layout.
     pub reserved: u32,
 }
 

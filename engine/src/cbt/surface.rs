@@ -1,5 +1,5 @@
-//! What EVAL samples: the `Surface` trait, and the analytic test planet the CPU model and
-//! (later) the GPU evaluate identically until real tiles reach the GPU.
+//! What EVAL samples: the `Surface` trait, and the analytic test planet, which the CPU model
+//! samples directly and the GPU through tiles baked from it (`AnalyticSource::from_surface`).
 
 use crate::planet::cube::Face;
 use crate::planet::Body;

@@ -5,6 +5,7 @@
 use crate::cbt::bisector::DispatchArgs;
 use crate::cbt::params::CbtParams;
 use bytemuck::{Pod, Zeroable};
+use std::mem::{offset_of, size_of};
 
 /// Sum-tree build passes recorded at most (each reduces 6 levels: 2²⁴ leaves).
 pub const REDUCE_PASSES: usize = 4;
@@ -35,18 +36,26 @@ pub struct Sweeps {
 
 impl Sweeps {
     /// Byte offsets of the arguments, for `dispatch_indirect`.
-    pub const ENTRY: u64 = 0;
-    pub const COMMIT: u64 = 12;
+    pub const ENTRY: u64 = offset_of!(Sweeps, entry) as u64;
+    pub const COMMIT: u64 = offset_of!(Sweeps, commit) as u64;
+    pub const FINISH: u64 = offset_of!(Sweeps, finish) as u64;
     pub fn request(pass: usize) -> u64 {
-        24 + 12 * pass as u64
+        Self::pass(offset_of!(Sweeps, request), pass)
     }
     pub fn free(pass: usize) -> u64 {
-        72 + 12 * pass as u64
+        Self::pass(offset_of!(Sweeps, free), pass)
     }
     pub fn draw(pass: usize) -> u64 {
-        120 + 12 * pass as u64
+        Self::pass(offset_of!(Sweeps, draw), pass)
     }
-    pub const FINISH: u64 = 168;
+    /// Pass `pass` of the per-pass arguments at byte `array`.
+    fn pass(array: usize, pass: usize) -> u64 {
+        assert!(
+            pass < REDUCE_PASSES,
+            "reduce pass {pass} of {REDUCE_PASSES}"
+        );
+        (array + pass * size_of::<DispatchArgs>()) as u64
+    }
 }
 
 /// Push constants of every `cbt.*` node: the criterion parameters as f32 and where in the
@@ -125,30 +134,25 @@ impl CbtPush {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::mem::{offset_of, size_of};
 
     #[test]
     fn sizes_match_the_glsl_mirror() {
         assert_eq!(size_of::<Sweeps>(), 192);
-        assert_eq!(offset_of!(Sweeps, commit) as u64, Sweeps::COMMIT);
-        assert_eq!(offset_of!(Sweeps, request) as u64, Sweeps::request(0));
-        assert_eq!(offset_of!(Sweeps, free) as u64, Sweeps::free(0));
-        assert_eq!(offset_of!(Sweeps, draw) as u64, Sweeps::draw(0));
-        assert_eq!(offset_of!(Sweeps, finish) as u64, Sweeps::FINISH);
+        assert_eq!(Sweeps::request(1) - Sweeps::request(0), 12);
         let src = include_str!("../../../../shaders/common/cbt_buffers.glsl");
         for (field, off) in [
-            ("commit", 12),
-            ("request", 24),
-            ("free", 72),
-            ("draw", 120),
-            ("finish", 168),
+            ("commit", Sweeps::COMMIT),
+            ("request", Sweeps::request(0)),
+            ("free", Sweeps::free(0)),
+            ("draw", Sweeps::draw(0)),
+            ("finish", Sweeps::FINISH),
         ] {
             let line = src
                 .lines()
                 .find(|l| l.contains(&format!(" {field}[")) && l.contains("// offset"));
             let line = line.unwrap_or_else(|| panic!("CbtSweeps.{field} missing"));
             assert!(
-                line.contains(&format!("// offset {off}")),
+                line.contains(&format!("// offset {off} ")),
                 "CbtSweeps.{field}: {line}"
             );
         }

@@ -11,31 +11,20 @@
 //! so a quiet frame runs one iteration's work and the count is decided on the GPU. P is the
 //! number of sum-tree passes the capacity needs (6 levels each: 1 up to 2¹⁸ entries, 3 at 2²²).
 
+use super::buffers::CbtBuffers;
 use super::layout::{CbtPush, Sweeps};
 use crate::atlas::SurfaceBindings;
+use crate::cbt::bisector::Control;
 use framegraph::{BufferRef, Graph};
+use std::mem::offset_of;
 
 /// This frame's handles of the pool buffers (newest versions after the nodes declared so far).
-#[derive(Clone, Copy, Debug)]
-pub struct CbtHandles {
-    pub pool: BufferRef,
-    pub control: BufferRef,
-    pub sweeps: BufferRef,
-    pub free_bits: BufferRef,
-    pub free_tree: BufferRef,
-    pub request_bits: BufferRef,
-    pub request_tree: BufferRef,
-    pub draw_bits: BufferRef,
-    pub draw_tree: BufferRef,
-    pub draw_list: BufferRef,
-    /// Pool capacity (entries).
-    pub capacity: u32,
-}
+pub type CbtHandles = CbtBuffers<BufferRef>;
 
 impl CbtHandles {
     /// `VkDrawIndirectCommand` of the drawn leaves: `control` at this offset (3 vertices per
     /// leaf; the vertex shader reads `draw_list` and the pool's positions).
-    pub const DRAW_ARGS_OFFSET: u64 = 36;
+    pub const DRAW_ARGS_OFFSET: u64 = offset_of!(Control, draw) as u64;
 }
 
 /// The whole update of one frame: `iterations` (1..=4) recorded iterations and FINISH.

@@ -1,6 +1,7 @@
 //! Inspection: the pool and its counters read back to the CPU, as the model's [`Pool`] (so the
 //! validator and the model's tests run on what the GPU built) and [`FrameStats`].
 
+use super::buffers::label;
 use super::layout::Sweeps;
 use super::nodes::CbtHandles;
 use crate::cbt::bisector::{Bisector, Control};
@@ -14,48 +15,27 @@ use framegraph::{FrameOutput, Graph};
 pub enum Readback {
     /// Control block and sweep arguments (a few hundred bytes): stats.
     Counters,
-    /// Everything: the pool (160 bytes per entry), bits, trees, draw list.
+    /// Everything: the pool (one bisector per entry), bits, trees, draw list.
     Pool,
 }
 
-/// Names of the readbacks in the frame's output (after a prefix, "" for the end of the frame).
-pub const CONTROL: &str = "cbt.control";
-pub const SWEEPS: &str = "cbt.sweeps";
-const ARRAYS: [&str; 8] = [
-    "cbt.pool",
-    "cbt.free_bits",
-    "cbt.free_tree",
-    "cbt.request_bits",
-    "cbt.request_tree",
-    "cbt.draw_bits",
-    "cbt.draw_tree",
-    "cbt.draw_list",
-];
+/// The buffers [`Readback::Counters`] reads back (binding names).
+const COUNTERS: [&str; 2] = ["control", "sweeps"];
 
 /// Copy the pool (or only its counters) to host memory at the end of the frame.
 pub fn declare_readback(g: &mut Graph<'_>, h: &CbtHandles, what: Readback) {
     declare_readback_as(g, h, what, "");
 }
 
-/// The same at this point of the frame (after the nodes declared so far), under names
-/// starting with `prefix`; tests read the pool between stages this way.
+/// The same at this point of the frame (after the nodes declared so far), each buffer under
+/// its label after `prefix`; tests read the pool between stages this way.
 pub fn declare_readback_as(g: &mut Graph<'_>, h: &CbtHandles, what: Readback, prefix: &str) {
-    g.readback(&format!("{prefix}{CONTROL}"), h.control);
-    g.readback(&format!("{prefix}{SWEEPS}"), h.sweeps);
-    if what == Readback::Pool {
-        let bufs = [
-            h.pool,
-            h.free_bits,
-            h.free_tree,
-            h.request_bits,
-            h.request_tree,
-            h.draw_bits,
-            h.draw_tree,
-            h.draw_list,
-        ];
-        for (name, b) in ARRAYS.iter().zip(bufs) {
-            g.readback(&format!("{prefix}{name}"), b);
-        }
+    let counters = h.iter().filter(|(name, _)| COUNTERS.contains(name));
+    let arrays = h
+        .iter()
+        .filter(|(name, _)| what == Readback::Pool && !COUNTERS.contains(name));
+    for (name, &b) in counters.chain(arrays) {
+        g.readback(&format!("{prefix}{}", label(name)), b);
     }
 }
 
@@ -73,7 +53,7 @@ pub fn control(out: &FrameOutput) -> framegraph::Result<Control> {
 }
 
 pub fn control_as(out: &FrameOutput, prefix: &str) -> framegraph::Result<Control> {
-    Ok(read::<Control>(out, &format!("{prefix}{CONTROL}"))?[0])
+    Ok(read::<Control>(out, &format!("{prefix}{}", label("control")))?[0])
 }
 
 pub fn sweeps(out: &FrameOutput) -> framegraph::Result<Sweeps> {
@@ -81,7 +61,7 @@ pub fn sweeps(out: &FrameOutput) -> framegraph::Result<Sweeps> {
 }
 
 pub fn sweeps_as(out: &FrameOutput, prefix: &str) -> framegraph::Result<Sweeps> {
-    Ok(read::<Sweeps>(out, &format!("{prefix}{SWEEPS}"))?[0])
+    Ok(read::<Sweeps>(out, &format!("{prefix}{}", label("sweeps")))?[0])
 }
 
 /// The whole pool as the model holds it (needs [`Readback::Pool`]).
@@ -90,23 +70,23 @@ pub fn pool(out: &FrameOutput) -> framegraph::Result<Pool> {
 }
 
 pub fn pool_as(out: &FrameOutput, prefix: &str) -> framegraph::Result<Pool> {
-    let name = |k: usize| format!("{prefix}{}", ARRAYS[k]);
-    let tree = |k: usize| -> framegraph::Result<SumTree> {
-        let nodes: Vec<u32> = read(out, &name(k))?;
+    let name = |buffer: &str| format!("{prefix}{}", label(buffer));
+    let tree = |buffer: &str| -> framegraph::Result<SumTree> {
+        let nodes: Vec<u32> = read(out, &name(buffer))?;
         Ok(SumTree {
             leaves: nodes.len() / 2,
             nodes,
         })
     };
     Ok(Pool {
-        entries: read::<Bisector>(out, &name(0))?,
-        free_bits: read(out, &name(1))?,
-        free_tree: tree(2)?,
-        request_bits: read(out, &name(3))?,
-        request_tree: tree(4)?,
-        draw_bits: read(out, &name(5))?,
-        draw_tree: tree(6)?,
-        draw_list: read(out, &name(7))?,
+        entries: read::<Bisector>(out, &name("pool"))?,
+        free_bits: read(out, &name("free_bits"))?,
+        free_tree: tree("free_tree")?,
+        request_bits: read(out, &name("request_bits"))?,
+        request_tree: tree("request_tree")?,
+        draw_bits: read(out, &name("draw_bits"))?,
+        draw_tree: tree("draw_tree")?,
+        draw_list: read(out, &name("draw_list"))?,
         control: control_as(out, prefix)?,
     })
 }

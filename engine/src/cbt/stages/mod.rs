@@ -3,7 +3,7 @@
 //! returns the writes for its own entry (plus, for a splitting entry, the child slot it owns
 //! through RESERVE) and any atomics. `update.rs` runs every kernel of a stage in a shuffled
 //! order, applying each result at once, so an accidental same-stage read-after-write shows up
-//! as a seed-dependent pool. The GLSL (`shaders/cbt/*.comp`, phase 2) transliterates these
+//! as a seed-dependent pool. The GLSL kernels (`shaders/cbt/*.comp`) transliterate these
 //! line by line; reads and writes per stage are tabulated in `docs/cbt.md`.
 
 pub mod commit;

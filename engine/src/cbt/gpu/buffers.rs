@@ -1,0 +1,136 @@
+//! The pool's GPU buffers as one set, [`CbtBuffers`], declared once by the table at the end of
+//! this file: one line per buffer, its name and its size for a capacity. The same set holds the
+//! owned buffers (`CbtBuffers<GpuBuffer>` in [`super::CbtGpu`]), this frame's graph handles
+//! (`CbtBuffers<BufferRef>` = [`super::CbtHandles`]), their sizes and their initial contents.
+//!
+//! A buffer's field name is the name every `cbt.*` node binds it under, which must equal the
+//! shaders' instance name (`shaders/common/cbt_buffers.glsl`; the graph binds by reflected
+//! name); [`label`] of it names the `VkBuffer` and its readback.
+
+use super::layout::Sweeps;
+use crate::cbt::bisector::{bit_words, tree_nodes, Bisector, Control};
+use std::mem::size_of;
+
+/// The debug label and readback name of the buffer bound as `name`: `cbt.<name>`.
+pub fn label(name: &str) -> String {
+    format!("cbt.{name}")
+}
+
+/// Bytes of `n` values of `T`.
+const fn bytes_of<T>(n: usize) -> u64 {
+    (n * size_of::<T>()) as u64
+}
+
+/// Declares [`CbtBuffers`] from `name: |capacity| bytes` lines: the struct, its sizes and its
+/// iteration, all in field (= binding) order.
+macro_rules! buffer_set {
+    ($($(#[$doc:meta])* $name:ident: |$c:pat_param| $bytes:expr,)+) => {
+        /// One value per pool buffer (see the module doc) and the capacity they are sized for.
+        #[derive(Clone, Copy, Debug)]
+        pub struct CbtBuffers<T> {
+            $($(#[$doc])* pub $name: T,)+
+            /// Pool capacity (entries).
+            pub capacity: u32,
+        }
+
+        impl CbtBuffers<u64> {
+            /// Bytes of each buffer of a pool of `capacity` entries.
+            pub fn sizes(capacity: u32) -> CbtBuffers<u64> {
+                CbtBuffers {
+                    $($name: {
+                        let $c: u32 = capacity;
+                        $bytes
+                    },)+
+                    capacity,
+                }
+            }
+        }
+
+        impl<T> CbtBuffers<T> {
+            /// (binding name, value) of every buffer.
+            pub fn iter(&self) -> impl Iterator<Item = (&'static str, &T)> {
+                [$((stringify!($name), &self.$name)),+].into_iter()
+            }
+
+            /// (binding name, value) of every buffer, mutably.
+            pub fn iter_mut(&mut self) -> impl Iterator<Item = (&'static str, &mut T)> {
+                [$((stringify!($name), &mut self.$name)),+].into_iter()
+            }
+
+            /// The values, in binding order.
+            pub fn into_values(self) -> impl Iterator<Item = T> {
+                [$(self.$name),+].into_iter()
+            }
+
+            /// The same set with `f(binding name, value)` for each value.
+            pub fn map<U>(&self, mut f: impl FnMut(&'static str, &T) -> U) -> CbtBuffers<U> {
+                CbtBuffers {
+                    $($name: f(stringify!($name), &self.$name),)+
+                    capacity: self.capacity,
+                }
+            }
+
+            /// [`Self::map`] for a fallible `f`: the first error.
+            pub fn try_map<U, E>(
+                &self,
+                mut f: impl FnMut(&'static str, &T) -> Result<U, E>,
+            ) -> Result<CbtBuffers<U>, E> {
+                Ok(CbtBuffers {
+                    $($name: f(stringify!($name), &self.$name)?,)+
+                    capacity: self.capacity,
+                })
+            }
+        }
+    };
+}
+
+buffer_set! {
+    /// The entries (binding 0).
+    pool: |c| bytes_of::<Bisector>(c as usize),
+    /// Counters, sweep sizes and the indirect draw (binding 1).
+    control: |_| bytes_of::<Control>(1),
+    /// Dispatch arguments of every indirect sweep (binding 2).
+    sweeps: |_| bytes_of::<Sweeps>(1),
+    /// Free entries, one bit each in u64 words (binding 3), and their sum tree (4).
+    free_bits: |c| bytes_of::<u64>(bit_words(c)),
+    free_tree: |c| bytes_of::<u32>(tree_nodes(bit_words(c))),
+    /// Entries requesting a child slot (RESOLVE) and their sum tree (bindings 5, 6).
+    request_bits: |c| bytes_of::<u64>(bit_words(c)),
+    request_tree: |c| bytes_of::<u32>(tree_nodes(bit_words(c))),
+    /// Drawn leaves (FINISH) and their sum tree (bindings 7, 8).
+    draw_bits: |c| bytes_of::<u64>(bit_words(c)),
+    draw_tree: |c| bytes_of::<u32>(tree_nodes(bit_words(c))),
+    /// Indices of the drawn leaves, compacted (binding 9).
+    draw_list: |c| bytes_of::<u32>(c as usize),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_follow_the_model_arrays() {
+        let s = CbtBuffers::sizes(4096);
+        assert_eq!(s.pool, 4096 * 160);
+        assert_eq!((s.free_bits, s.free_tree), (64 * 8, 128 * 4));
+        assert_eq!((s.control, s.sweeps), (size_of::<Control>() as u64, 192));
+        assert_eq!(s.draw_list, 4096 * 4);
+        let names: Vec<&str> = s.iter().map(|(n, _)| n).collect();
+        assert_eq!(names.len(), 10);
+        assert_eq!(names[9], "draw_list");
+        assert_eq!(label("pool"), "cbt.pool");
+    }
+
+    #[test]
+    fn names_are_the_shaders_binding_names() {
+        let src = include_str!("../../../../shaders/common/cbt_buffers.glsl");
+        for (i, (name, _)) in CbtBuffers::sizes(64).iter().enumerate() {
+            let decl = format!("binding = {i}) buffer ");
+            let line = src
+                .lines()
+                .find(|l| l.contains(&decl))
+                .unwrap_or_else(|| panic!("binding {i} missing"));
+            assert!(line.ends_with(&format!("}} {name};")), "{name}: {line}");
+        }
+    }
+}
