@@ -2,6 +2,9 @@
 //!
 //! vk-sync has no synchronization2 support, so this is our own table. Every access a node can
 //! declare is one row; barriers are planned from rows only (see `compile::barriers`).
+//!
+//! Holds [`Access`] (the rows), [`AccessInfo`] (a row's masks and layout) and [`Usage`] (one
+//! node's accesses to one resource, merged).
 
 use ash::vk;
 

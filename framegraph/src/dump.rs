@@ -1,5 +1,8 @@
 //! Text and Graphviz dumps of a compiled graph: nodes in order, queues, batches, barriers and
 //! resources. Node names are the same strings used for debug labels and puffin scopes.
+//!
+//! Holds `CompiledGraph::dump_text`, `CompiledGraph::dump_dot` and [`family_color`] (shared
+//! with the executor's debug labels).
 
 use crate::compile::{BarrierBatch, CompiledGraph};
 use crate::graph::{Origin, ResourceDesc};

@@ -1,4 +1,5 @@
-//! Errors of the frame-graph crate.
+//! Errors of the frame-graph crate: [`Error`], [`Result`] and `VkCheck` (a failed Vulkan call
+//! becomes `Error::Vk` naming the call).
 
 use ash::vk;
 

@@ -1,5 +1,7 @@
 //! Pipelines built from reflected shaders: one push-descriptor set layout (set 0) per pipeline,
 //! push constants from the reflected block, cached by shader identity and raster state.
+//!
+//! Holds [`Pipeline`] and the cache [`Pipelines`].
 
 use crate::context::Context;
 use crate::error::{Error, Result, VkCheck};

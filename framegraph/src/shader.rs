@@ -4,6 +4,9 @@
 //! Bindings are matched **by name** (the GLSL block instance or image variable name), never by
 //! declaration order: a node that binds a name the shader does not use, or misses one it does,
 //! fails `Graph::compile` with the node's and the binding's names.
+//!
+//! Holds [`Shader`], [`ShaderStage`], and the reflection: [`Reflection`], [`Binding`],
+//! [`BindingKind`].
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{Decoration, Dim, ExecutionMode, ExecutionModel, Op, StorageClass};

@@ -3,6 +3,9 @@
 //! and per-image present semaphores, and swapchain images imported into the graph as external
 //! images. No window-system library is linked here: the caller passes raw handles.
 //!
+//! Holds [`Swapchain`], [`SwapImage`], [`Acquired`], [`SwapchainError`] and
+//! [`required_extensions`].
+//!
 //! A frame, with `Executor::begin_frame` first (it frees the slot and so its acquire semaphore):
 //! ```text
 //! let (slot, _) = exec.begin_frame(&ctx)?;
@@ -14,8 +17,8 @@
 //! ```
 
 use crate::context::Context;
+use crate::desc::{ImageDesc, SharedState, TrackedState};
 use crate::graph::{Graph, ImageRef};
-use crate::resource::{ImageDesc, SharedState, TrackedState};
 use ash::vk;
 use raw_window_handle::{RawDisplayHandle, RawWindowHandle};
 use std::ffi::{c_char, CStr};

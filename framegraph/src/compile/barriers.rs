@@ -1,6 +1,6 @@
-//! Step 6 of compilation: walk the execution order tracking each resource's state and plan
-//! one batched synchronization2 barrier per node, with queue-ownership release/acquire pairs
-//! and image layouts.
+//! Step 7 of compilation (`plan_barriers`): walk the execution order tracking each resource's
+//! state and plan one batched synchronization2 barrier per node, with queue-ownership
+//! release/acquire pairs and image layouts.
 
 use super::*;
 

@@ -4,53 +4,32 @@
 //! 2. dependencies from versions (RAW, WAR, WAW);
 //! 3. cull nodes whose outputs reach no sink;
 //! 4. order (topological; async-transfer nodes hoisted as early as their inputs allow);
-//! 5. map queues to families and cut the order into per-queue batches with timeline waits;
-//! 6. plan one batched synchronization2 barrier per node (+ queue-ownership release/acquire;
-//!    `barriers.rs`);
-//! 7. plan transient memory aliasing.
+//! 5. map queues to families, add the queue hand-off nodes and cut the order into per-queue
+//!    batches with timeline waits;
+//! 6. plan transient memory aliasing (before barriers: a transient's first use must wait for
+//!    the previous occupant of its memory);
+//! 7. plan one batched synchronization2 barrier per node (+ queue-ownership release/acquire;
+//!    `barriers.rs`), then add the waits that put each acquire after its release.
+//!
+//! Holds the plan's types ([`CompiledGraph`], [`CompiledNode`], [`Batch`], [`BarrierBatch`],
+//! [`BufferBarrier`], [`ImageBarrier`]), [`CompileError`] and `Graph::compile`. Imports only
+//! pure modules (`access`, `desc`, `graph`, `queue`, `shader`); `tests/module_layers.rs`
+//! checks that. [`QueueSetup`] is re-exported from `queue`.
 
 use crate::access::Usage;
+use crate::desc::{Memory, TrackedState};
 use crate::graph::{
-    Graph, GraphError, NodeDecl, NodeKind, Origin, QueueKind, ResourceDecl, ResourceDesc, Work,
+    Graph, GraphError, NodeDecl, NodeKind, Origin, ResourceDecl, ResourceDesc, Work,
 };
-use crate::resource::{Memory, TrackedState};
-use crate::shader::BindingKind;
+use crate::queue::QueueKind;
+use crate::shader::{BindingKind, Shader};
 use ash::vk;
 use std::collections::{BTreeSet, HashMap};
 
 mod barriers;
 use barriers::plan_barriers;
 
-/// The device's queue families as the graph needs them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct QueueSetup {
-    pub universal: u32,
-    /// A dedicated transfer family, where the device has one.
-    pub transfer: Option<u32>,
-}
-
-impl QueueSetup {
-    pub fn single(family: u32) -> Self {
-        QueueSetup {
-            universal: family,
-            transfer: None,
-        }
-    }
-    pub fn family(&self, q: QueueKind) -> u32 {
-        match q {
-            QueueKind::Universal => self.universal,
-            QueueKind::AsyncTransfer => self.transfer.unwrap_or(self.universal),
-        }
-    }
-    /// The queue a node actually runs on.
-    pub fn effective(&self, q: QueueKind) -> QueueKind {
-        if self.family(q) == self.universal {
-            QueueKind::Universal
-        } else {
-            q
-        }
-    }
-}
+pub use crate::queue::QueueSetup;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BufferBarrier {
@@ -264,7 +243,7 @@ fn check_nodes(nodes: &[NodeDecl], resources: &[ResourceDecl], errors: &mut Vec<
                 });
             }
         }
-        let shaders: Vec<&crate::shader::Shader> = match &n.work {
+        let shaders: Vec<&Shader> = match &n.work {
             Work::Compute { shader, push, .. } => {
                 check_push(n, shader, push.len(), errors);
                 vec![shader]
@@ -341,7 +320,7 @@ fn check_nodes(nodes: &[NodeDecl], resources: &[ResourceDecl], errors: &mut Vec<
     }
 }
 
-fn check_push(n: &NodeDecl, s: &crate::shader::Shader, got: usize, errors: &mut Vec<GraphError>) {
+fn check_push(n: &NodeDecl, s: &Shader, got: usize, errors: &mut Vec<GraphError>) {
     if let Ok(r) = s.reflect() {
         if r.push_constant_size != 0 && r.push_constant_size as usize != got {
             errors.push(GraphError::PushConstants {
@@ -607,7 +586,8 @@ fn release_batch(nodes: &[CompiledNode], acquirer: &CompiledNode, res: u32) -> O
 }
 
 /// Greedy interval packing of transients used only on the universal queue, device-local,
-/// buffers with buffers and images with images.
+/// buffers with buffers and images with images. Returns each resource's alias slot, indexed
+/// by resource id (None: own memory, or not a transient).
 fn plan_aliasing(nodes: &[CompiledNode], resources: &[ResourceDecl]) -> Vec<Option<usize>> {
     let mut first = vec![usize::MAX; resources.len()];
     let mut last = vec![0usize; resources.len()];
@@ -629,7 +609,7 @@ fn plan_aliasing(nodes: &[CompiledNode], resources: &[ResourceDecl]) -> Vec<Opti
         .collect();
     candidates.sort_by_key(|&r| (first[r], r));
     let mut alias = vec![None; resources.len()];
-    // (is_image, last use, members)
+    // Per alias slot: (holds images, last position a member is used at).
     let mut slots: Vec<(bool, usize)> = Vec::new();
     for r in candidates {
         let img = resources[r].is_image();

@@ -3,8 +3,8 @@
 
 use super::*;
 use crate::access::Access;
+use crate::desc::{BufferDesc, ImageDesc, TrackedState};
 use crate::graph::{Graph, QueueKind};
-use crate::resource::{BufferDesc, ImageDesc, TrackedState};
 use ash::vk::{AccessFlags2 as A, ImageLayout as L, PipelineStageFlags2 as S};
 use parking_lot::Mutex;
 use std::sync::Arc;

@@ -1,8 +1,13 @@
 //! Execution: records a compiled graph batch by batch — every node inside a debug-utils label,
 //! a puffin CPU scope and a pair of GPU timestamps — submits batches with timeline-semaphore
 //! waits between queues, and collects readbacks and GPU node times when a frame finishes.
+//!
+//! Holds [`Executor`] (frame slots, timelines, the pipeline cache, `retire`), [`FrameSync`]
+//! and [`FrameOutput`]. The steps of `Executor::execute` are in `submit.rs`, node recording in
+//! `record.rs`, transients in `transient.rs`, timing in `timing.rs`.
 
 mod record;
+mod submit;
 pub mod timing;
 mod transient;
 
@@ -10,13 +15,12 @@ use crate::compile::CompiledGraph;
 use crate::context::Context;
 use crate::dump::family_color;
 use crate::error::{Error, Result, VkCheck};
-use crate::graph::{Origin, Work};
 use crate::pipeline::Pipelines;
 use ash::vk;
-use record::Physical;
 use std::collections::HashMap;
 use std::ffi::CString;
-use timing::{crash_marker, node_times, report_gpu, CpuScope, NodeTime, ScopeIds};
+use submit::Recording;
+use timing::{crash_marker, node_times, report_gpu, NodeTime, ScopeIds};
 use transient::Transients;
 
 /// Semaphores tying a frame to a swapchain.
@@ -278,206 +282,26 @@ impl Executor {
         sync: FrameSync,
     ) -> Result<Option<FrameOutput>> {
         puffin::profile_function!();
-        let slot_i = (self.frame % self.slots.len() as u64) as usize;
-        let retired = self.retire(ctx, slot_i)?;
+        let slot = (self.frame % self.slots.len() as u64) as usize;
+        // 1. Retire the slot's previous frame: its pools, queries and transients are reused.
+        let retired = self.retire(ctx, slot)?;
         let frame = self.frame;
         self.frame += 1;
-
-        // Reset the slot's pools and queries.
-        let n_nodes = g.nodes.len() as u32;
-        {
-            let s = &mut self.slots[slot_i];
-            for p in &mut s.pools {
-                unsafe {
-                    ctx.device
-                        .reset_command_pool(p.raw, vk::CommandPoolResetFlags::empty())
-                }
-                .vk("vkResetCommandPool")?;
-                p.next = 0;
-            }
-            if s.query_capacity < 2 * n_nodes {
-                if s.queries != vk::QueryPool::null() {
-                    unsafe { ctx.device.destroy_query_pool(s.queries, None) };
-                }
-                let cap = (2 * n_nodes).next_power_of_two().max(64);
-                let info = vk::QueryPoolCreateInfo::default()
-                    .query_type(vk::QueryType::TIMESTAMP)
-                    .query_count(cap);
-                s.queries =
-                    unsafe { ctx.device.create_query_pool(&info, None) }.vk("vkCreateQueryPool")?;
-                ctx.name_object(s.queries, &format!("timestamps.slot{slot_i}"));
-                s.query_capacity = cap;
-            }
-            unsafe { ctx.device.reset_query_pool(s.queries, 0, s.query_capacity) };
+        // 2. Reset the slot's command pools and timestamp queries (two per node).
+        self.reset_slot(ctx, slot, g.nodes.len() as u32)?;
+        // 3. Realize the transients: objects for the plan's resources, aliased as planned.
+        let raw = self.slots[slot].transients.realize(ctx, &g)?;
+        let mut f = Recording::new(ctx, g, raw, sync, slot, frame);
+        for batch in 0..f.g.batches.len() {
+            // 4. Record the batch's nodes; 5. submit it at once, so that the batches it
+            //    waits for (always earlier ones) already have their timeline values.
+            let cmd = self.record_batch(ctx, &mut f, batch)?;
+            self.submit_batch(ctx, &mut f, batch, cmd)?;
         }
-
-        let raw = self.slots[slot_i].transients.realize(ctx, &g)?;
-        let mut g = g;
-        let works = std::mem::take(&mut g.work);
-        self.record_and_submit(ctx, g, works, raw, sync, slot_i, frame, retired)
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn record_and_submit(
-        &mut self,
-        ctx: &Context,
-        g: CompiledGraph,
-        works: Vec<Work>,
-        raw: Vec<crate::graph::RawResource>,
-        sync: FrameSync,
-        slot_i: usize,
-        frame: u64,
-        retired: Option<FrameOutput>,
-    ) -> Result<Option<FrameOutput>> {
-        let phys = Physical { raw: &raw };
-        let mut works: Vec<Option<Work>> = works.into_iter().map(Some).collect();
-        let last_universal = g
-            .batches
-            .iter()
-            .rposition(|b| b.family == ctx.universal.family);
-        let first_universal = g
-            .batches
-            .iter()
-            .position(|b| b.family == ctx.universal.family);
-        let mut batch_values: Vec<(vk::Semaphore, u64)> = Vec::with_capacity(g.batches.len());
-        let mut timed = vec![false; g.nodes.len()];
-        let anchor_ns = puffin::now_ns();
-
-        for (bi, batch) in g.batches.iter().enumerate() {
-            let cmd = self.command_buffer(ctx, slot_i, batch.family)?;
-            let begin = vk::CommandBufferBeginInfo::default()
-                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-            unsafe { ctx.device.begin_command_buffer(cmd, &begin) }.vk("vkBeginCommandBuffer")?;
-            let ts_ok = ctx.queue(batch.family).timestamp_bits > 0;
-            let queries = self.slots[slot_i].queries;
-            for p in batch.nodes.clone() {
-                let node = &g.nodes[p];
-                let _scope = CpuScope::begin(&mut self.scopes, &node.name);
-                self.label_begin(ctx, cmd, &node.name);
-                record::barriers(ctx, cmd, &g, &phys, &node.barriers);
-                if ts_ok {
-                    unsafe {
-                        ctx.device.cmd_write_timestamp2(
-                            cmd,
-                            vk::PipelineStageFlags2::ALL_COMMANDS,
-                            queries,
-                            2 * p as u32,
-                        )
-                    };
-                }
-                let w = works[p].take().unwrap_or(Work::None);
-                let rec = record::Rec {
-                    ctx,
-                    pipelines: &self.pipelines,
-                    cmd,
-                    g: &g,
-                    phys: &phys,
-                };
-                record::work(&rec, node, w)?;
-                if ts_ok {
-                    unsafe {
-                        ctx.device.cmd_write_timestamp2(
-                            cmd,
-                            vk::PipelineStageFlags2::ALL_COMMANDS,
-                            queries,
-                            2 * p as u32 + 1,
-                        )
-                    };
-                    timed[p] = true;
-                }
-                record::barriers(ctx, cmd, &g, &phys, &node.releases);
-                self.label_end(ctx, cmd);
-            }
-            unsafe { ctx.device.end_command_buffer(cmd) }.vk("vkEndCommandBuffer")?;
-
-            // Waits: earlier batches on other queues, plus the swapchain acquire.
-            let mut waits: Vec<vk::SemaphoreSubmitInfo> = batch
-                .waits
-                .iter()
-                .map(|&w| {
-                    vk::SemaphoreSubmitInfo::default()
-                        .semaphore(batch_values[w].0)
-                        .value(batch_values[w].1)
-                        .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
-                })
-                .collect();
-            if Some(bi) == first_universal {
-                if let Some(s) = sync.wait {
-                    waits.push(
-                        vk::SemaphoreSubmitInfo::default()
-                            .semaphore(s)
-                            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS),
-                    );
-                }
-            }
-            let tl = self.timeline(batch.family);
-            tl.2 += 1;
-            let (sem, value) = (tl.1, tl.2);
-            batch_values.push((sem, value));
-            let mut signals = vec![vk::SemaphoreSubmitInfo::default()
-                .semaphore(sem)
-                .value(value)
-                .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
-            if Some(bi) == last_universal {
-                if let Some(s) = sync.signal {
-                    signals.push(
-                        vk::SemaphoreSubmitInfo::default()
-                            .semaphore(s)
-                            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS),
-                    );
-                }
-            }
-            let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(cmd)];
-            let submit = vk::SubmitInfo2::default()
-                .wait_semaphore_infos(&waits)
-                .command_buffer_infos(&cmds)
-                .signal_semaphore_infos(&signals);
-            let q = ctx.queue(batch.family);
-            let r = {
-                let _lock = q.lock.lock();
-                unsafe {
-                    ctx.device
-                        .queue_submit2(q.raw, &[submit], vk::Fence::null())
-                }
-            };
-            match r {
-                Ok(()) => {}
-                Err(vk::Result::ERROR_DEVICE_LOST) => {
-                    self.slots[slot_i].names = g.nodes.iter().map(|n| n.name.clone()).collect();
-                    return Err(self.device_lost(ctx, slot_i));
-                }
-                Err(e) => {
-                    return Err(Error::Vk {
-                        call: "vkQueueSubmit2",
-                        result: e,
-                    })
-                }
-            }
-        }
-
-        // Imported resources carry their state into the next frame.
-        for (r, st) in &g.final_states {
-            if let Origin::Imported { state, .. } = &g.resources[*r as usize].origin {
-                *state.lock() = *st;
-            }
-        }
-        let s = &mut self.slots[slot_i];
-        let mut last: HashMap<vk::Semaphore, u64> = HashMap::new();
-        for (sem, v) in batch_values {
-            let e = last.entry(sem).or_insert(0);
-            *e = (*e).max(v);
-        }
-        s.waits = last.into_iter().collect();
-        s.names = g.nodes.iter().map(|n| n.name.clone()).collect();
-        s.timed = timed;
-        s.readbacks = g
-            .readbacks
-            .iter()
-            .map(|(n, id)| (n.clone(), phys.buffer(*id)))
-            .collect();
-        s.frame = frame;
-        s.anchor_ns = anchor_ns;
-        s.pending = true;
+        // 6. Imported resources start the next frame in the state this one leaves them in.
+        f.carry_states();
+        // 7. Keep what `retire` needs to wait for this frame and collect its results.
+        self.park(f);
         Ok(retired)
     }
 

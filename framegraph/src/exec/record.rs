@@ -1,4 +1,7 @@
 //! Recording one node: its barrier batch, its commands, its ownership releases.
+//!
+//! Holds `Physical` (the frame's Vulkan objects by resource id), `barriers` (one
+//! `vkCmdPipelineBarrier2` from a planned batch), `Rec` and `work` (a node's commands).
 
 use crate::compile::{BarrierBatch, CompiledGraph, CompiledNode};
 use crate::context::Context;
@@ -8,11 +11,13 @@ use crate::pipeline::{Pipeline, Pipelines};
 use crate::shader::BindingKind;
 use ash::vk;
 
-pub(crate) struct Physical<'p> {
-    pub raw: &'p [RawResource],
+/// The frame's Vulkan objects, indexed by resource id: imported handles and realized
+/// transients alike.
+pub(crate) struct Physical {
+    pub raw: Vec<RawResource>,
 }
 
-impl Physical<'_> {
+impl Physical {
     pub fn buffer(&self, id: u32) -> vk::Buffer {
         match self.raw[id as usize] {
             RawResource::Buffer(b) => b,
@@ -242,7 +247,7 @@ pub(crate) struct Rec<'r> {
     pub pipelines: &'r Pipelines,
     pub cmd: vk::CommandBuffer,
     pub g: &'r CompiledGraph<'r>,
-    pub phys: &'r Physical<'r>,
+    pub phys: &'r Physical,
 }
 
 /// Record the node's own commands.

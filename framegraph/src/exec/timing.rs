@@ -1,5 +1,8 @@
 //! Per-node timing: puffin CPU scopes while recording, GPU timestamps around each node's
 //! commands, GPU durations reported to puffin on a "GPU" thread, and the crash marker.
+//!
+//! Holds [`NodeTime`], [`ScopeIds`], [`CpuScope`], [`node_times`], [`report_gpu`] and
+//! [`crash_marker`].
 
 use puffin::{GlobalProfiler, ScopeDetails, ScopeId, StreamInfo, ThreadInfo};
 use std::collections::HashMap;

@@ -1,12 +1,14 @@
 //! Physical transients: created from the compiled plan, bound to shared memory where the plan
 //! aliases them, and kept across frames (per frame slot) while the frame's shape is unchanged,
 //! so a steady frame allocates nothing.
+//!
+//! Holds [`Transients`], one per frame slot.
 
 use crate::compile::CompiledGraph;
-use crate::context::Context;
+use crate::context::{alloc_desc, Context};
+use crate::desc::{BufferDesc, ImageDesc, Memory, ALL_BUFFER_USAGE};
 use crate::error::{Error, Result, VkCheck};
 use crate::graph::{Origin, RawResource, ResourceDesc};
-use crate::resource::{alloc_desc, BufferDesc, ImageDesc, Memory, ALL_BUFFER_USAGE};
 use ash::vk;
 use gpu_allocator::vulkan::Allocation;
 use std::collections::HashMap;

@@ -1,9 +1,17 @@
 //! Declaring a frame: resources (imported or transient), nodes and how each node touches each
 //! resource. Nothing here talks to the GPU; `Graph::compile` is a pure function of what was
-//! declared (see `compile.rs`).
+//! declared (see `compile/mod.rs`, with barrier planning in `compile/barriers.rs`).
+//!
+//! Holds [`Graph`] and its resource and node declarations: the typed, versioned handles
+//! ([`Handle`], [`BufferRef`], [`ImageRef`]), [`ResourceDecl`] / [`ResourceDesc`] / [`Origin`] /
+//! [`RawResource`], [`NodeDecl`] / [`Use`] / [`NodeKind`], the work a node records ([`Work`],
+//! [`Dispatch`], [`Draw`], [`CopyOp`], [`LoadOp`], [`RasterState`], [`RecordCtx`]) and
+//! [`GraphError`]. The node builders are in `nodes.rs`; [`QueueKind`] is re-exported from
+//! `queue`. Importing owned `GpuBuffer`s / `GpuImage`s is in `resource`, so that declarations
+//! name only descriptions and raw handles.
 
 use crate::access::Access;
-use crate::resource::{BufferDesc, ImageDesc, TrackedState};
+use crate::desc::{format_bytes, BufferDesc, ImageDesc, TrackedState};
 use crate::shader::{BindingKind, Shader, ShaderStage};
 use ash::vk;
 use parking_lot::Mutex;
@@ -13,13 +21,7 @@ use std::sync::Arc;
 mod nodes;
 pub use nodes::{BindTarget, ComputeNode, CustomNode, RasterNode, TransferNode};
 
-/// Which queue a node runs on. Where the device has no such family, the node runs on the
-/// universal queue — same graph, same code path, no ownership transfers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum QueueKind {
-    Universal,
-    AsyncTransfer,
-}
+pub use crate::queue::QueueKind;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BufferKind;
@@ -418,14 +420,6 @@ impl<'a> Graph<'a> {
         Handle::new(self.add_resource(name, ResourceDesc::Image(desc), origin))
     }
 
-    pub fn import_buffer(&mut self, b: &crate::resource::GpuBuffer) -> BufferRef {
-        self.import_buffer_raw(&b.name, b.desc, b.raw, b.state.clone())
-    }
-
-    pub fn import_image(&mut self, i: &crate::resource::GpuImage) -> ImageRef {
-        self.import_image_raw(&i.name, i.desc, i.raw, i.view, i.state.clone(), false)
-    }
-
     pub fn resource_name(&self, id: u32) -> &str {
         &self.resources[id as usize].name
     }
@@ -581,7 +575,7 @@ impl<'a> Graph<'a> {
     /// Copy an image into a host-visible buffer (tightly packed rows), read back under `name`.
     pub fn readback_image(&mut self, name: &str, img: ImageRef) {
         let (extent, layers, texel) = match &self.resources[img.id as usize].desc {
-            ResourceDesc::Image(d) => (d.extent, d.layers, crate::resource::format_bytes(d.format)),
+            ResourceDesc::Image(d) => (d.extent, d.layers, format_bytes(d.format)),
             ResourceDesc::Buffer(_) => ([0; 3], 1, 0),
         };
         let size = extent[0] as u64 * extent[1] as u64 * extent[2] as u64 * layers as u64 * texel;

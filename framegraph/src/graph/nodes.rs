@@ -1,6 +1,8 @@
 //! The node builders `Graph` hands out (`compute`, `raster`, `transfer`, `custom`): each
 //! binds resources to its shader's reflected bindings, or declares its accesses directly, and
 //! records the node's work.
+//!
+//! Holds [`ComputeNode`], [`RasterNode`], [`TransferNode`], [`CustomNode`] and [`BindTarget`].
 
 use super::*;
 
