@@ -20,3 +20,5 @@ pub mod source;
 pub mod store;
 pub mod stream;
 pub mod surface;
+#[doc(hidden)]
+pub mod testing;

@@ -62,14 +62,17 @@ impl Bookmark {
     }
 }
 
-/// Parse `12000`, `12000alt` or `300agl`.
+/// Parse `12000`, `12000alt` or `300agl`: metres above the datum in [−12,000, 10⁹] (below
+/// the deepest trench to far beyond any orbit view) or above the ground in [0, 10⁹]. Larger
+/// magnitudes are typos, and would cost the camera its precision.
 pub fn parse_height(s: &str) -> Option<Height> {
     let (num, agl) = if let Some(n) = s.strip_suffix("agl") {
         (n, true)
     } else {
         (s.strip_suffix("alt").unwrap_or(s), false)
     };
-    let v: f64 = num.parse().ok().filter(|v: &f64| v.is_finite())?;
+    let lo = if agl { 0.0 } else { -12_000.0 };
+    let v: f64 = num.parse().ok().filter(|v| (lo..=1e9).contains(v))?;
     Some(if agl {
         Height::Ground(v)
     } else {
@@ -80,6 +83,8 @@ pub fn parse_height(s: &str) -> Option<Height> {
 /// Parse a bookmark file's text; errors name `file` and the line.
 pub fn parse(text: &str, file: &Path) -> Result<Vec<Bookmark>> {
     let mut out: Vec<Bookmark> = Vec::new();
+    // Lower-cased names seen: a linear duplicate check, so a long file cannot stall parsing.
+    let mut names = std::collections::HashSet::new();
     for (place, raw, t) in crate::lines::data_lines(text, file) {
         let at = || place.clone();
         if t.len() != 7 && t.len() != 8 {
@@ -101,7 +106,8 @@ pub fn parse(text: &str, file: &Path) -> Result<Vec<Bookmark>> {
         };
         let height = parse_height(t[3]).with_context(|| {
             format!(
-                "{}: height {:?}: want metres, `<m>alt` or `<m>agl`",
+                "{}: height {:?}: want metres above the datum (`12000` or `12000alt`, \
+                 −12000 to 1e9) or above the ground (`300agl`, 0 to 1e9)",
                 at(),
                 t[3]
             )
@@ -124,7 +130,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Vec<Bookmark>> {
                 })
                 .unwrap_or_default(),
         };
-        if out.iter().any(|o| o.name.eq_ignore_ascii_case(&b.name)) {
+        if !names.insert(b.name.to_ascii_lowercase()) {
             bail!("{}: bookmark {:?} is defined twice", at(), b.name);
         }
         out.push(b);

@@ -56,7 +56,12 @@ impl Etopo {
                 path: path.to_path_buf(),
             });
         }
-        let f = NcFile::open(path)?;
+        Etopo::from_nc(&NcFile::open(path)?)
+    }
+
+    /// The grid of an opened netCDF file (see [`Etopo::open`]).
+    pub fn from_nc(f: &NcFile) -> Result<Etopo, EtopoError> {
+        let path = &f.path;
         let grid_err = |what: String| EtopoError::Grid {
             path: path.to_path_buf(),
             what,
@@ -66,47 +71,88 @@ impl Etopo {
             .iter()
             .find(|v| v.dims.len() == 2)
             .ok_or_else(|| grid_err("no 2-D height variable".into()))?;
-        let (ydim, xdim) = (&f.dims[var.dims[0]], &f.dims[var.dims[1]]);
-        let ys = f.read_f64(f.var(&ydim.name)?);
-        let xs = f.read_f64(f.var(&xdim.name)?);
+        // The axes index the height rows and columns, so each must be the 1-D variable of its
+        // own dimension (a 2-D or other-length "axis" would send the row slicing out of range).
+        let axis = |d: usize| -> Result<Vec<f64>, EtopoError> {
+            let name = &f.dims[d].name;
+            let v = f.var(name)?;
+            if v.dims != [d] {
+                return Err(grid_err(format!(
+                    "coordinate variable {name} is not 1-D along dimension {name}"
+                )));
+            }
+            let xs = f.read_f64(v);
+            if xs.iter().any(|x| !x.is_finite()) {
+                return Err(grid_err(format!(
+                    "coordinate variable {name} is not finite"
+                )));
+            }
+            Ok(xs)
+        };
+        let (ys, xs) = (axis(var.dims[0])?, axis(var.dims[1])?);
         if xs.len() < 8 || ys.len() < 8 {
             return Err(grid_err("grid too small".into()));
         }
         // Longitudes: evenly spaced, covering 360° (ETOPO5's axis is stored with a float32
         // spacing 0.0833341°; the grid itself is 5′ = 1/12° exactly, 4320 columns).
         let step = (xs[xs.len() - 1] - xs[0]) / (xs.len() - 1) as f64;
-        let nlon = (360.0 / step).round() as usize;
-        if nlon == 0 || nlon > xs.len() || (360.0 / nlon as f64 - step).abs() > 1e-3 * step {
+        let nlon = (360.0 / step).round();
+        let even = |a: &[f64], d: f64| {
+            a.windows(2)
+                .all(|w| (w[1] - w[0] - d).abs() <= 1e-3 * d.abs())
+        };
+        if !(1.0..=xs.len() as f64).contains(&nlon)
+            || (360.0 / nlon - step).abs() > 1e-3 * step
+            || !even(&xs, step)
+            || xs[0].abs() > 360.0
+        {
             return Err(grid_err(format!(
-                "longitude axis does not cover 360° ({step}°)"
+                "longitude axis is not evenly spaced over 360° from a start in ±360° \
+                 ({}..{}, step {step}°)",
+                xs[0],
+                xs[xs.len() - 1]
             )));
         }
-        // Latitudes: evenly spaced, south → north (or flipped on load).
+        let nlon = nlon as usize;
+        // Latitudes: evenly spaced pole to pole (within a row), south → north or flipped on
+        // load; the reconstruction reflects across the poles.
         let (ya, yb) = (ys[0], ys[ys.len() - 1]);
         let nlat = ys.len();
         let flip = ya > yb;
         let (lat0, lat1) = if flip { (yb, ya) } else { (ya, yb) };
-        if lat0 < -90.0 - 1e-6 || lat1 > 90.0 + 1e-6 {
-            return Err(grid_err(format!("latitudes outside ±90° ({ya}..{yb})")));
+        let ystep = (yb - ya) / (nlat - 1) as f64;
+        let dlat = ystep.abs();
+        if !(dlat > 0.0 && even(&ys, ystep))
+            || lat0 < -90.0 - 1e-6
+            || lat1 > 90.0 + 1e-6
+            || lat0 > -90.0 + dlat * 1.001
+            || lat1 < 90.0 - dlat * 1.001
+        {
+            return Err(grid_err(format!(
+                "latitude axis is not evenly spaced from pole to pole ({ya}..{yb})"
+            )));
         }
-        let dlat = (lat1 - lat0) / (nlat - 1) as f64;
         let raw = f.read_f32(var);
+        // netCDF fills a missing value with the fill value itself, stored in the variable's
+        // type: compare exactly there (a tolerance would turn a small fill value such as
+        // −32768 into "every height is missing").
         let fill = var
             .attr("_FillValue")
             .or_else(|| var.attr("missing_value"))
-            .and_then(|a| a.values.first().copied());
+            .and_then(|a| a.values.first())
+            .map(|&fv| fv as f32);
         let mut data = Vec::with_capacity(nlat * nlon);
         let mut fill_count = 0;
         for r in 0..nlat {
             let src = if flip { nlat - 1 - r } else { r };
             for &v in &raw[src * xs.len()..src * xs.len() + nlon] {
-                let is_fill = !v.is_finite() || fill.is_some_and(|fv| (v as f64 - fv).abs() < 1e25);
+                let is_fill = !v.is_finite() || fill == Some(v);
                 fill_count += is_fill as usize;
                 data.push(if is_fill { 0.0 } else { v });
             }
         }
         Ok(Etopo {
-            path: path.to_path_buf(),
+            path: path.clone(),
             nlon,
             nlat,
             lon0: xs[0],

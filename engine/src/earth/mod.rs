@@ -5,6 +5,8 @@ pub mod bands;
 pub mod derive;
 pub mod etopo;
 pub mod netcdf;
+#[cfg(test)]
+mod netcdf_fuzz;
 pub mod tile;
 
 pub use derive::Source;

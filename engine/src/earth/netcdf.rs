@@ -126,8 +126,10 @@ impl Cursor<'_> {
         self.take((4 - n % 4) % 4)?;
         String::from_utf8(s).map_err(|_| self.err("name is not UTF-8"))
     }
-    /// A list header: (tag, count); ABSENT (0, 0) gives count 0.
-    fn list(&mut self, tag: u32) -> Result<usize, NcError> {
+    /// A list header: (tag, count); ABSENT (0, 0) gives count 0. Each entry takes at least
+    /// `min_entry` bytes, so a count the rest of the file cannot hold is refused here, before
+    /// anything is allocated for it.
+    fn list(&mut self, tag: u32, min_entry: usize) -> Result<usize, NcError> {
         let (t, n) = (self.u32()?, self.u32()? as usize);
         if t == 0 && n == 0 {
             return Ok(0);
@@ -135,10 +137,17 @@ impl Cursor<'_> {
         if t != tag {
             return Err(self.err(format!("expected list tag {tag:#x}, found {t:#x}")));
         }
+        let left = self.b.len() - self.at;
+        if n > left / min_entry {
+            return Err(self.err(format!(
+                "list claims {n} entries but only {left} bytes remain"
+            )));
+        }
         Ok(n)
     }
     fn attrs(&mut self) -> Result<Vec<NcAttr>, NcError> {
-        let n = self.list(0x0C)?;
+        // name length, type, count.
+        let n = self.list(0x0C, 12)?;
         let mut out = Vec::with_capacity(n);
         for _ in 0..n {
             let name = self.name()?;
@@ -191,6 +200,11 @@ impl NcFile {
             path: path.to_path_buf(),
             source,
         })?;
+        NcFile::from_bytes(path, bytes)
+    }
+
+    /// Parses a file's contents; `path` is for error messages.
+    pub fn from_bytes(path: &Path, bytes: Vec<u8>) -> Result<NcFile, NcError> {
         let mut c = Cursor {
             b: &bytes,
             at: 0,
@@ -203,7 +217,8 @@ impl NcFile {
             _ => return Err(c.err("bad magic")),
         };
         let _numrecs = c.u32()?;
-        let ndims = c.list(0x0A)?;
+        // name length, dimension length.
+        let ndims = c.list(0x0A, 8)?;
         let mut dims = Vec::with_capacity(ndims);
         for _ in 0..ndims {
             let name = c.name()?;
@@ -211,7 +226,8 @@ impl NcFile {
             dims.push(NcDim { name, len });
         }
         let attrs = c.attrs()?;
-        let nvars = c.list(0x0B)?;
+        // name length, rank, attribute list, type, size, begin.
+        let nvars = c.list(0x0B, 28)?;
         let mut vars = Vec::with_capacity(nvars);
         for _ in 0..nvars {
             let name = c.name()?;
@@ -237,23 +253,31 @@ impl NcFile {
                 begin,
             });
         }
-        let file = NcFile {
+        let header_end = c.at as u64;
+        // Checked: corrupt dimension lengths or offsets must not wrap around to a range that
+        // fits, or `raw` would slice out of bounds.
+        for v in &vars {
+            let bad = |what: &str| NcError::Format {
+                path: path.to_path_buf(),
+                what: format!("variable {} {what}", v.name),
+            };
+            let len = v.dims.iter().try_fold(v.ty.size() as u64, |n, &d| {
+                n.checked_mul(dims[d].len as u64)
+            });
+            let end = len.and_then(|n| n.checked_add(v.begin));
+            match end {
+                _ if v.begin < header_end => return Err(bad("starts inside the header")),
+                Some(end) if end <= bytes.len() as u64 => {}
+                _ => return Err(bad("runs past the end of the file")),
+            }
+        }
+        Ok(NcFile {
             path: path.to_path_buf(),
             dims,
             attrs,
             vars,
-            bytes: Vec::new(),
-        };
-        for v in &file.vars {
-            let end = v.begin as usize + file.len_of(v) * v.ty.size();
-            if end > bytes.len() {
-                return Err(NcError::Format {
-                    path: path.to_path_buf(),
-                    what: format!("variable {} runs past the end of the file", v.name),
-                });
-            }
-        }
-        Ok(NcFile { bytes, ..file })
+            bytes,
+        })
     }
 
     pub fn var(&self, name: &str) -> Result<&NcVar, NcError> {

@@ -3,7 +3,7 @@
 //! a presence mask and per-tile CRC-32s, itself covered by a header CRC-32.
 
 use crate::earth::tile::{Tile, TILE_DISK_BYTES};
-use crate::params::DERIVATION_VERSION;
+use crate::params::{DERIVATION_VERSION, MAX_LEVEL};
 use crate::planet::{Face, TileId};
 use memmap2::Mmap;
 use std::fs::{File, OpenOptions};
@@ -117,18 +117,34 @@ impl Header {
         }
         let mut r = [0u8; 8];
         r.copy_from_slice(&b[16..24]);
+        let radius = f64::from_le_bytes(r);
+        // A header with a valid checksum but impossible contents was written by something
+        // else: refuse it here rather than let it reach a tile id or a length computation.
+        if !(radius.is_finite() && radius > 0.0) {
+            return Err(format!("radius {radius} m is not a positive finite number"));
+        }
+        let (level, face, bx, by) = (b[24], b[25], u32_at(28), u32_at(32));
+        if level > MAX_LEVEL || face >= 6 {
+            return Err(format!("level {level} / face {face} out of range"));
+        }
+        let edge = (1u32 << level).div_ceil(4);
+        if bx >= edge || by >= edge {
+            return Err(format!(
+                "block ({bx}, {by}) outside level {level}'s {edge}×{edge} blocks"
+            ));
+        }
         let mut crc = [0u32; BLOCK_TILES];
         for (k, c) in crc.iter_mut().enumerate() {
             *c = u32_at(36 + 4 * k);
         }
         Ok(Header {
             block: BlockId {
-                level: b[24],
-                face: Face(b[25]),
-                bx: u32_at(28),
-                by: u32_at(32),
+                level,
+                face: Face(face),
+                bx,
+                by,
             },
-            radius: f64::from_le_bytes(r),
+            radius,
             derivation: u32_at(12),
             present: u16::from_le_bytes([b[26], b[27]]),
             crc,

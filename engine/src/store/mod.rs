@@ -2,6 +2,8 @@
 //! DEM oracle's worker pool (`docs/earth.md`).
 
 pub mod block;
+#[cfg(test)]
+mod block_fuzz;
 pub mod cache;
 pub mod counters;
 pub mod datadir;

@@ -12,6 +12,8 @@ pub mod hud_text;
 pub mod path;
 pub mod planet;
 pub mod profiler;
+#[cfg(test)]
+mod readers_fuzz;
 pub mod renderdoc;
 pub mod scene;
 pub mod script;

@@ -79,6 +79,21 @@ impl CameraPath {
             let [t, lat, lon, alt, heading, pitch, fov] = v[..] else {
                 bail!("{at}: {want}, found {}", v.len());
             };
+            // The bookmarks' ranges, and a clock from 0 to ~4 months: a finite but absurd
+            // value would still break the camera (fov 0, latitude 1000°) or the playback.
+            for (what, v, lo, hi) in [
+                ("time", t, 0.0, 1e7),
+                ("latitude", lat, -90.0, 90.0),
+                ("longitude", lon, -180.0, 360.0),
+                ("altitude", alt, -12_000.0, 1e9),
+                ("heading", heading, -360.0, 360.0),
+                ("pitch", pitch, -90.0, 90.0),
+                ("fov", fov, 1.0, 170.0),
+            ] {
+                if !(lo..=hi).contains(&v) {
+                    bail!("{at}: {what} {v} is outside [{lo}, {hi}]");
+                }
+            }
             if out.samples.last().is_some_and(|(t0, _)| t < *t0) {
                 bail!("{at}: time {t} goes backwards");
             }

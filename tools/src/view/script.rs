@@ -110,18 +110,30 @@ pub fn parse(text: &str, file: &Path) -> Result<Vec<Command>> {
                 let names: Vec<&str> = DebugView::ALL.iter().map(|d| d.name()).collect();
                 Command::Debug(DebugView::parse(t[1]).with_context(|| format!("{}: unknown debug view {:?}; known: {}", at(), t[1], names.join(", ")))?)
             }
-            "help" => Command::Help,
+            "help" => {
+                want(0)?;
+                Command::Help
+            }
             "screenshot" => {
                 want(1)?;
                 Command::Screenshot(PathBuf::from(t[1]))
             }
-            "capture" => Command::Capture,
-            "print" => Command::Print,
+            "capture" => {
+                want(0)?;
+                Command::Capture
+            }
+            "print" => {
+                want(0)?;
+                Command::Print
+            }
             "sleep" => {
                 want(1)?;
                 Command::Sleep(int(1, 0, 600_000)?)
             }
-            "exit" => Command::Exit,
+            "exit" => {
+                want(0)?;
+                Command::Exit
+            }
             other => bail!("{}: unknown command {other:?} (frames, fly, speed, resize, bookmark, debug, help, screenshot, capture, print, sleep, exit)", at()),
         };
         out.push(cmd);
