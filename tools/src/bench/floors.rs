@@ -1,6 +1,6 @@
 //! Each node's floor: the least it can cost on this device. Sweeps over memory (the CBT pool,
 //! per-pixel buffers) are floored by bytes ÷ the measured device copy bandwidth; uploads by
-//! bytes ÷ the measured host→device bandwidth; `raster.publish` by the time of a full-screen
+//! bytes ÷ the measured host→device bandwidth; `raster.hardware` by the time of a full-screen
 //! grid of the same triangle count (limits.rs). The byte counts are estimates from the data
 //! layouts, stated per node in [`basis`] and docs/bench.md; texel reads of the tile atlas are
 //! not counted (a small, cached working set).
@@ -71,9 +71,9 @@ pub fn basis(node: &str) -> (Basis, &'static str) {
         "stream.upload" => (Upload { per_resident: SLOT_RECORD + 32, per_upload: PAGE, per_entry: 0, per_drawn: 0 }, "448 B slot record + ~32 B lookup per resident tile, 540,800 B per uploaded page, host → device"),
         "publish.clear" => (Device { per_entry: 0, per_pixel: 8, per_drawn: 0 }, "8 B visibility word written per pixel"),
         "publish.resolve" => (Device { per_entry: 0, per_pixel: 24, per_drawn: 36 }, "8 B visibility read + 16 B hit written per pixel, 36 B corners per drawn leaf"),
-        "resolve.terrain" => (Device { per_entry: 0, per_pixel: 20, per_drawn: 0 }, "16 B hit read + 4 B colour written per pixel"),
-        "resolve.aov" => (Device { per_entry: 0, per_pixel: 48, per_drawn: 0 }, "16 B hit read + 32 B AOV written per pixel"),
-        "raster.publish" => (Raster, "full-screen grid of the same triangle count (bench.grid)"),
+        "shade.terrain" => (Device { per_entry: 0, per_pixel: 20, per_drawn: 0 }, "16 B hit read + 4 B colour written per pixel"),
+        "shade.aov" => (Device { per_entry: 0, per_pixel: 48, per_drawn: 0 }, "16 B hit read + 32 B AOV written per pixel"),
+        "raster.hardware" => (Raster, "full-screen grid of the same triangle count (bench.grid)"),
         _ => (None, ""),
     }
 }
@@ -153,9 +153,9 @@ mod tests {
         let (bytes, ms, _) = floor("cbt.eval", 2, &f, &limits, 0.0);
         assert_eq!(bytes, Some(2 * 208 * 100_000));
         assert!((ms.unwrap() - 2.0 * 208e5 / 1e9).abs() < 1e-12, "{ms:?}");
-        let (bytes, _, _) = floor("resolve.terrain", 1, &f, &limits, 0.0);
+        let (bytes, _, _) = floor("shade.terrain", 1, &f, &limits, 0.0);
         assert_eq!(bytes, Some(20_000_000));
-        assert_eq!(floor("raster.publish", 1, &f, &limits, 0.25).1, Some(0.25));
+        assert_eq!(floor("raster.hardware", 1, &f, &limits, 0.25).1, Some(0.25));
         assert_eq!(floor("cbt.args", 4, &f, &limits, 0.25).1, None);
         // Uploads are floored by the host→device path.
         let (bytes, ms, _) = floor("stream.upload", 1, &f, &limits, 0.0);
