@@ -16,6 +16,7 @@ pub mod profiler;
 pub mod renderdoc;
 pub mod scene;
 pub mod script;
+pub mod stats;
 pub mod viewer;
 
 use engine::cbt::camera::ViewCamera;
@@ -147,8 +148,9 @@ pub trait SceneRenderer {
     /// readbacks and node times. Default: nothing.
     fn frame_done(&mut self, _out: &FrameOutput) {}
 
-    /// Stats for the HUD (leaves, resident/pending tiles…), free-form key → value.
-    fn stats(&self) -> Vec<(String, String)>;
+    /// The last frame's numbers (mesh counters, tile residency…), for the HUD and
+    /// `render --stats`.
+    fn stats(&self) -> stats::SceneStats;
 
     /// Whether the last frame left nothing to refine or load: headless commands run frames
     /// until it is (or a frame limit). Default: a single frame is final.
