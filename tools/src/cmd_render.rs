@@ -6,6 +6,7 @@ use anyhow::{Context as _, Result};
 use std::path::PathBuf;
 
 mod cbt;
+mod stats;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -23,8 +24,9 @@ pub struct Args {
     /// Frames to run at most while the mesh refines and tiles load (the last one is written).
     #[arg(long, default_value_t = 100)]
     max_frames: u32,
-    /// Write the frame's statistics as JSON (with --scene cbt: the CBT's counters per
-    /// iteration, quiet flag, saturation, the validator's verdict, GPU time per node).
+    /// Write the last frame's statistics as JSON, the same numeric keys for every scene (mesh
+    /// counters, tiles, GPU ms per node; --scene cbt adds per-iteration counters and the
+    /// validator's verdict).
     #[arg(long)]
     stats: Option<PathBuf>,
     /// Bisector pool entries for --scene cbt (default: 2^22, or what the device allows).
@@ -70,14 +72,18 @@ pub fn run(a: Args) -> Result<()> {
         println!("node {:<28} {:9.3} ms", t.name, t.duration_ms);
     }
     if let Some(path) = &a.stats {
-        let pairs: Vec<String> = h
-            .renderer
-            .stats()
-            .iter()
-            .map(|(k, v)| format!("  {k:?}: {v:?}"))
-            .collect();
-        std::fs::write(path, format!("{{\n{}\n}}\n", pairs.join(",\n")))
-            .with_context(|| format!("writing {}", path.display()))?;
+        let size = [a.frame.width, a.frame.height];
+        let settled = h.renderer.settled();
+        stats::StatsFile::new(
+            &a.frame.scene,
+            size,
+            frames,
+            settled,
+            h.renderer.stats(),
+            &out,
+        )
+        .write(path)?;
+        println!("wrote {}", path.display());
     }
     h.finish()?;
     println!("wrote {}", a.out.display());

@@ -23,7 +23,7 @@ use clap::{Parser, Subcommand};
 #[derive(Parser)]
 #[command(
     name = "planetfall",
-    version,
+    version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("PLANETFALL_BUILD_COMMIT"), ")"),
     about = "A compute-first planet renderer on Vulkan"
 )]
 struct Cli {

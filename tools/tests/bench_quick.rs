@@ -2,7 +2,8 @@
 //! `captures/views.txt` on the analytic planet meet the accuracy bars (see-through and
 //! covers-sky ≤ 0.5 %, no NaN — the command itself exits non-zero otherwise), and the run
 //! writes its JSON, Markdown and contact sheet with every section filled; `--compare` of a
-//! report with itself gives ratio 1; bad input is reported by name.
+//! report with itself gives ratio 1; bad input is reported by name. The report names the
+//! commit the binary was built from (this checkout's HEAD) and the validation layer's verdict.
 
 use std::path::Path;
 use std::process::Command;
@@ -11,6 +12,32 @@ const BIN: &str = env!("CARGO_BIN_EXE_planetfall");
 
 fn repo() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
+/// `git rev-parse HEAD` of this checkout, `-dirty` when a tracked file differs from it — what
+/// tools/build.rs embeds, since cargo rebuilt the binary for this test run.
+fn checkout_commit() -> String {
+    let git = |args: &[&str]| {
+        let o = Command::new("git")
+            .current_dir(repo())
+            .args(args)
+            .output()
+            .expect("git runs");
+        assert!(o.status.success(), "git {args:?}");
+        String::from_utf8(o.stdout).unwrap().trim().to_string()
+    };
+    let hash = git(&["rev-parse", "HEAD"]);
+    let status = git(&[
+        "--no-optional-locks",
+        "status",
+        "--porcelain",
+        "--untracked-files=no",
+    ]);
+    if status.is_empty() {
+        hash
+    } else {
+        hash + "-dirty"
+    }
 }
 
 #[test]
@@ -51,6 +78,19 @@ fn quick_bench_meets_the_accuracy_bars_and_writes_every_output() {
     );
     let r: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let commit = r["commit"].as_str().unwrap();
+    let hash = commit.strip_suffix("-dirty").unwrap_or(commit);
+    assert!(
+        hash.len() == 40 && hash.chars().all(|c| c.is_ascii_hexdigit()),
+        "commit {commit:?}"
+    );
+    assert_eq!(
+        commit,
+        checkout_commit(),
+        "the binary's commit is the checkout's"
+    );
+    assert_eq!(r["validation"]["enabled"], true, "run with --validation");
+    assert_eq!(r["validation"]["messages"], 0);
     let views = r["views"].as_array().unwrap();
     assert!(views.len() >= 3, "{} quick views", views.len());
     for v in views {
@@ -131,6 +171,10 @@ fn quick_bench_meets_the_accuracy_bars_and_writes_every_output() {
     assert!(r["teleport"]["frames_to_settled"].as_u64().unwrap() >= 1);
 
     let md = std::fs::read_to_string(find("md")).unwrap();
+    assert!(
+        md.contains(&format!("- commit: {commit}\n- validation: on, 0 messages")),
+        "Markdown lacks the commit and validation lines"
+    );
     for section in [
         "## Limits",
         "## Targets",

@@ -1,6 +1,9 @@
 //! `planetfall graph --dot` names every node exactly as the executed frame reports it (the
 //! GPU timing/puffin names, which are also the debug-label strings). The render reports its
 //! last frame, a steady-state one, so the graph compared is frame 1 (frame 0 adds `cbt.init`).
+//! The same Earth render writes `--stats`: numeric mesh counters and resident tiles.
+
+mod common;
 
 use std::collections::BTreeSet;
 use std::process::Command;
@@ -33,6 +36,7 @@ fn dot_node_names_equal_timed_node_names() {
         .collect();
     let dir = std::env::temp_dir().join(format!("pf-graph-cli-{}", std::process::id()));
     let png = dir.join("r.png");
+    let stats = dir.join("stats.json");
     let render = planetfall(&[
         "render",
         "--validation",
@@ -42,6 +46,8 @@ fn dot_node_names_equal_timed_node_names() {
         "64",
         "--out",
         png.to_str().unwrap(),
+        "--stats",
+        stats.to_str().unwrap(),
     ]);
     let timed: BTreeSet<String> = render
         .lines()
@@ -51,5 +57,17 @@ fn dot_node_names_equal_timed_node_names() {
     assert!(dot_nodes.len() >= 5, "{dot_nodes:?}");
     assert_eq!(dot_nodes, timed);
     assert!(png.exists());
+    let st = common::render_stats::read(&stats, "earth", [64, 64]);
+    assert!(st["leaves"].as_u64().unwrap() > 0, "{st}");
+    assert!(st["tiles"]["resident"].as_u64().unwrap() > 0, "{st}");
+    assert_eq!(
+        st["nodes"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<BTreeSet<_>>(),
+        timed.iter().collect::<BTreeSet<_>>(),
+        "the stats time every node the render printed"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -76,7 +76,12 @@ fn targets(r: &Report) -> String {
 pub fn render(r: &Report) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# planetfall bench — {}\n", r.device);
-    let _ = writeln!(s, "- command: `{}`\n- commit: {}\n- driver: {}\n- scene: {}, {}×{}, {} timed frames per view{}\n- run: {:.1} s; tiles prepared on every core before the views: {} in {:.1} s\n", r.command, r.commit, r.driver, r.scene, r.width, r.height, r.timed_frames, if r.quick { " (--quick)" } else { "" }, r.wall_s, r.prefetch_tiles, r.prefetch_s);
+    let validation = if r.validation.enabled {
+        format!("on, {} messages", r.validation.messages)
+    } else {
+        "off".into()
+    };
+    let _ = writeln!(s, "- command: `{}`\n- commit: {}\n- validation: {validation}\n- driver: {}\n- scene: {}, {}×{}, {} timed frames per view{}\n- run: {:.1} s; tiles prepared on every core before the views: {} in {:.1} s\n", r.command, r.commit, r.driver, r.scene, r.width, r.height, r.timed_frames, if r.quick { " (--quick)" } else { "" }, r.wall_s, r.prefetch_tiles, r.prefetch_s);
     let l = &r.limits;
     let _ = writeln!(
         s,

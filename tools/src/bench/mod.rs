@@ -113,21 +113,6 @@ pub fn slug(name: &str) -> String {
         .join("-")
 }
 
-/// The commit this binary runs from: `PLANETFALL_COMMIT`, else `git describe`, else unknown.
-fn commit() -> String {
-    if let Ok(c) = std::env::var("PLANETFALL_COMMIT") {
-        return c;
-    }
-    std::process::Command::new("git")
-        .args(["describe", "--always", "--dirty", "--abbrev=12"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .and_then(|o| String::from_utf8(o.stdout).ok())
-        .map(|s| s.trim().to_string())
-        .unwrap_or_else(|| "unknown".into())
-}
-
 /// Run the benchmark; returns the report and the paths written.
 pub fn run(gpu_args: &crate::device::GpuArgs, o: &Options) -> Result<(Report, Vec<PathBuf>)> {
     let t0 = Instant::now();
@@ -137,12 +122,16 @@ pub fn run(gpu_args: &crate::device::GpuArgs, o: &Options) -> Result<(Report, Ve
     let mut r = Report {
         device: info.name.clone(),
         driver: info.driver.clone(),
-        commit: commit(),
+        commit: env!("PLANETFALL_BUILD_COMMIT").into(),
         command: o.command.clone(),
         scene: scene.name().into(),
         width: o.width,
         height: o.height,
         quick: o.quick,
+        validation: report::Validation {
+            enabled: gpu.ctx.validation,
+            messages: 0,
+        },
         timed_frames: o.frames,
         ..Default::default()
     };
@@ -189,6 +178,7 @@ pub fn run(gpu_args: &crate::device::GpuArgs, o: &Options) -> Result<(Report, Ve
         );
         frames.push((v.name.clone(), color));
         r.views.push(v);
+        r.validation.messages = gpu.ctx.messages.count();
         // Results so far, so a run cut short still leaves its numbers.
         r.wall_s = t0.elapsed().as_secs_f64();
         write(&r, &frames, &o.out)?;
@@ -211,9 +201,13 @@ pub fn run(gpu_args: &crate::device::GpuArgs, o: &Options) -> Result<(Report, Ve
         r.flights = flights;
         r.teleport = Some(teleport);
     }
-    gpu.finish()?;
+    // The report records the messages even when they fail the run.
+    let messages = gpu.ctx.messages.clone();
+    let finished = gpu.finish();
+    r.validation.messages = messages.count();
     r.wall_s = t0.elapsed().as_secs_f64();
     let paths = write(&r, &frames, &o.out)?;
+    finished?;
     Ok((r, paths))
 }
 

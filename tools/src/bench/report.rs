@@ -9,12 +9,16 @@ use std::path::Path;
 pub struct Report {
     pub device: String,
     pub driver: String,
+    /// The commit the binary was built from (full hash, `-dirty` when a tracked file differed
+    /// from it; tools/build.rs), or `unknown`.
     pub commit: String,
     pub command: String,
     pub scene: String,
     pub width: u32,
     pub height: u32,
     pub quick: bool,
+    #[serde(default)]
+    pub validation: Validation,
     /// Timed frames per view.
     pub timed_frames: u32,
     pub limits: Limits,
@@ -27,6 +31,15 @@ pub struct Report {
     pub teleport: Option<Settle>,
     /// Seconds the whole run took.
     pub wall_s: f64,
+}
+
+/// Whether the Khronos validation layer watched the run, and what it said.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Validation {
+    pub enabled: bool,
+    /// Messages it reported over the whole run (the run fails when there are any, after
+    /// writing the report).
+    pub messages: u64,
 }
 
 /// Ceilings of the device measured in the same run.

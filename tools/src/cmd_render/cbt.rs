@@ -2,13 +2,16 @@
 //! model's sum of sines, as tiles resident around the camera down to L12), refined until a frame
 //! is quiet (or `--max-frames`), then drawn by `raster.cbt_debug`: flat colour by LEB depth,
 //! `--debug wireframe` adds the edges. The read-back pool is validated; `--stats` writes the
-//! last frame's counters, the validator's verdict and the per-node GPU times as JSON.
+//! last frame's counters, the validator's verdict and the per-node GPU times as JSON, with the
+//! keys every scene's stats share.
 
+use super::stats::StatsFile;
 use crate::camera::view_camera;
 use crate::device::GpuArgs;
 use crate::headless::FrameArgs;
+use crate::view::stats::{MeshStats, SceneStats};
 use crate::view::DebugView;
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use engine::cbt::bisector::Control;
 use engine::cbt::gpu::debug::{declare_debug_raster, MeshStyle};
 use engine::cbt::gpu::readback::{self, Readback};
@@ -17,7 +20,7 @@ use engine::cbt::validate::validate;
 use engine::cbt::{AnalyticSurface, CbtParams};
 use engine::source::AnalyticSource;
 use framegraph::{Executor, FrameOutput, Graph, ImageDesc};
-use std::fmt::Write as _;
+use serde_json::json;
 use std::path::Path;
 
 /// The scene name that selects this path.
@@ -83,8 +86,8 @@ pub fn run(o: Options<'_>) -> Result<()> {
         println!("node {:<28} {:9.3} ms", t.name, t.duration_ms);
     }
     if let Some(path) = o.stats {
-        let json = stats_json(frames, scene.cbt.capacity, &pool.control, &verdict, &out);
-        std::fs::write(path, json).with_context(|| format!("writing {}", path.display()))?;
+        let capacity = scene.cbt.capacity;
+        write_stats(path, &o, frames, capacity, &pool.control, &verdict, &out)?;
         println!("wrote {}", path.display());
     }
     scene.destroy(&ctx);
@@ -127,74 +130,58 @@ fn frame(
     Ok(exec.run(ctx, g.compile(ctx.queue_setup())?)?)
 }
 
-/// The `--stats` JSON (hand-written: flat numbers and names only).
-fn stats_json(
+/// The `--stats` file: the shared keys (`stats.rs`) and the CBT's own — pool capacity, culled,
+/// off-screen and free entries, counters per iteration, the validator's verdict.
+fn write_stats(
+    path: &Path,
+    o: &Options<'_>,
     frames: u32,
     capacity: u32,
     c: &Control,
     verdict: &Result<engine::cbt::validate::MeshReport, Vec<String>>,
     out: &FrameOutput,
-) -> String {
+) -> Result<()> {
     let st = readback::frame_stats(c);
-    let mut s = String::from("{\n");
-    let _ = writeln!(
-        s,
-        "  \"scene\": \"cbt\",\n  \"frames\": {frames},\n  \"capacity\": {capacity},"
-    );
-    let _ = writeln!(
-        s,
-        "  \"leaves\": {},\n  \"drawn\": {},\n  \"culled\": {},\n  \"offscreen\": {},\n  \"high_water\": {},\n  \"free\": {},",
-        st.leaves, st.drawn, st.culled, st.offscreen, st.high_water, c.free_count
-    );
-    let _ = writeln!(
-        s,
-        "  \"iterations\": {},\n  \"quiet\": {},\n  \"saturated\": {},",
-        st.iterations,
-        st.quiet,
-        st.saturated()
-    );
-    let its: Vec<String> = c.stats[..st.iterations]
+    let mesh = MeshStats {
+        leaves: st.leaves,
+        drawn: st.drawn,
+        high_water: st.high_water,
+        iterations: st.iterations,
+        quiet: st.quiet,
+        saturated: st.saturated(),
+    };
+    let stats = SceneStats {
+        mesh: Some(mesh),
+        ..Default::default()
+    };
+    let size = [o.frame.width, o.frame.height];
+    let per_iteration: Vec<_> = c.stats[..st.iterations]
         .iter()
         .map(|i| {
-            format!(
-                "    {{\"splits\": {}, \"merges\": {}, \"candidates\": {}, \"saturated\": {}, \"evaluated\": {}, \"split_wishes\": {}, \"merge_wishes\": {}, \"high_water\": {}}}",
-                i.splits, i.merges, i.candidates, i.saturated, i.evaluated, i.split_wishes, i.merge_wishes, i.high_water
-            )
+            json!({
+                "splits": i.splits, "merges": i.merges, "candidates": i.candidates,
+                "saturated": i.saturated, "evaluated": i.evaluated,
+                "split_wishes": i.split_wishes, "merge_wishes": i.merge_wishes,
+                "high_water": i.high_water,
+            })
         })
         .collect();
-    let _ = writeln!(s, "  \"per_iteration\": [\n{}\n  ],", its.join(",\n"));
-    match verdict {
-        Ok(r) => {
-            let _ = writeln!(
-                s,
-                "  \"mesh\": {{\"valid\": true, \"min_depth\": {}, \"max_depth\": {}, \"vertices\": {}, \"edges\": {}}},",
-                r.min_depth, r.max_depth, r.vertices, r.edges
-            );
-        }
-        Err(e) => {
-            let _ = writeln!(
-                s,
-                "  \"mesh\": {{\"valid\": false, \"errors\": {}}},",
-                e.len()
-            );
-        }
-    }
-    let mut times: Vec<(String, f64)> = Vec::new();
-    for t in out
-        .times
-        .iter()
-        .filter(|t| t.name.starts_with("cbt.") || t.name.starts_with("raster.cbt"))
-    {
-        match times.iter_mut().find(|(n, _)| *n == t.name) {
-            Some(e) => e.1 += t.duration_ms,
-            None => times.push((t.name.clone(), t.duration_ms)),
-        }
-    }
-    let times: Vec<String> = times
-        .iter()
-        .map(|(n, ms)| format!("    \"{n}\": {ms:.4}"))
-        .collect();
-    let _ = writeln!(s, "  \"gpu_ms\": {{\n{}\n  }}", times.join(",\n"));
-    s.push_str("}\n");
-    s
+    let verdict = match verdict {
+        Ok(r) => json!({
+            "valid": true, "min_depth": r.min_depth, "max_depth": r.max_depth,
+            "vertices": r.vertices, "edges": r.edges,
+        }),
+        Err(e) => json!({"valid": false, "errors": e.len()}),
+    };
+    let extra = json!({
+        "capacity": capacity,
+        "culled": st.culled,
+        "offscreen": st.offscreen,
+        "free": c.free_count,
+        "per_iteration": per_iteration,
+        "mesh": verdict,
+    });
+    StatsFile::new(SCENE, size, frames, st.quiet, stats, out)
+        .with_extra(extra)
+        .write(path)
 }

@@ -15,7 +15,7 @@ pub struct Status<'s> {
     pub frame_ms: f64,
     pub cpu_ms: f64,
     pub gpu_ms: f64,
-    pub stats: Vec<(String, String)>,
+    pub stats: super::stats::SceneStats,
     pub ground_problem: Option<String>,
     pub recording: bool,
     pub playing: bool,
@@ -66,9 +66,7 @@ impl Status<'_> {
             ),
             (format!("debug {}", self.debug.name()), DIM),
         ];
-        for (k, val) in &self.stats {
-            v.push((format!("{k} {val}"), DIM));
-        }
+        v.extend(self.stats.lines().into_iter().map(|l| (l, DIM)));
         if let Some(why) = &self.ground_problem {
             // The full reason went to the log; the HUD keeps it short.
             let short = if why.contains("ETOPO") {

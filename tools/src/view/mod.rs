@@ -17,6 +17,7 @@ mod readers_fuzz;
 pub mod renderdoc;
 pub mod scene;
 pub mod script;
+pub mod stats;
 pub mod viewer;
 
 use engine::camera::ViewCamera;
@@ -86,8 +87,9 @@ pub trait SceneRenderer {
         None
     }
 
-    /// Stats for the HUD (leaves, resident/pending tiles…), free-form key → value.
-    fn stats(&self) -> Vec<(String, String)>;
+    /// The last frame's numbers (mesh counters, tile residency…), for the HUD and
+    /// `render --stats`.
+    fn stats(&self) -> stats::SceneStats;
 
     /// Whether the last frame left nothing to refine or load: headless commands run frames
     /// until it is (or a frame limit). Default: a single frame is final.

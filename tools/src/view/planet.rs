@@ -2,6 +2,7 @@
 //! oracle) and "analytic" (the CBT's sum-of-sines test planet as tiles).
 
 use super::scene::Purpose;
+use super::stats::{MeshStats, SceneStats, TileStats};
 use super::{FrameInput, SceneRenderer};
 use anyhow::{Context as _, Result};
 use engine::renderer::{FrameRequest, PlanetRenderer, RendererOptions};
@@ -130,34 +131,27 @@ impl SceneRenderer for PlanetScene {
         }
     }
 
-    fn stats(&self) -> Vec<(String, String)> {
+    fn stats(&self) -> SceneStats {
         let Some(r) = &self.renderer else {
-            return Vec::new();
+            return SceneStats::default();
         };
         let s = &r.stats;
-        vec![
-            ("scene".into(), self.name.clone()),
-            (
-                "leaves".into(),
-                format!("{} ({} drawn, hw {})", s.leaves, s.drawn, s.high_water),
-            ),
-            (
-                "cbt".into(),
-                format!(
-                    "{} it{}{}",
-                    s.iterations,
-                    if s.quiet { ", quiet" } else { "" },
-                    if s.saturated > 0 { ", SATURATED" } else { "" }
-                ),
-            ),
-            (
-                "tiles".into(),
-                format!(
-                    "{} resident, {} pending, {} wanted",
-                    s.residency.resident, s.residency.pending, s.residency.wanted
-                ),
-            ),
-        ]
+        SceneStats {
+            mesh: Some(MeshStats {
+                leaves: s.leaves,
+                drawn: s.drawn,
+                high_water: s.high_water,
+                iterations: s.iterations,
+                quiet: s.quiet,
+                saturated: s.saturated,
+            }),
+            tiles: Some(TileStats {
+                resident: s.residency.resident,
+                pending: s.residency.pending,
+                wanted: s.residency.wanted,
+            }),
+            ..Default::default()
+        }
     }
 
     fn settled(&self) -> bool {

@@ -1,5 +1,6 @@
 //! Renderers the viewer can show, by name.
 
+use super::stats::SceneStats;
 use super::{FrameInput, SceneRenderer};
 use anyhow::{bail, Result};
 use framegraph::{Context, Graph, ImageRef};
@@ -71,20 +72,19 @@ impl SceneRenderer for TestScene {
         Ok(())
     }
 
-    fn stats(&self) -> Vec<(String, String)> {
-        vec![
-            ("scene".into(), "test (200 values, 8 triangles)".into()),
-            ("frames".into(), self.frames.to_string()),
-            ("blue".into(), format!("{:.2}", self.blue)),
-            (
-                "debug views".into(),
-                if self.debug == super::DebugView::Shaded {
-                    "-"
-                } else {
-                    "not drawn by the test scene"
-                }
-                .into(),
-            ),
-        ]
+    fn stats(&self) -> SceneStats {
+        SceneStats {
+            extra: [
+                ("blue", self.blue as f64),
+                ("frames_declared", self.frames as f64),
+            ]
+            .into(),
+            notes: if self.debug == super::DebugView::Shaded {
+                Vec::new()
+            } else {
+                vec!["debug views are not drawn by the test scene"]
+            },
+            ..Default::default()
+        }
     }
 }

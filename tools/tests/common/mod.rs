@@ -1,5 +1,8 @@
-//! Shared by the viewer tests: a private Xvfb display per test, and running `planetfall`.
+//! Shared by the viewer tests: a private Xvfb display per test, and running `planetfall`;
+//! `render_stats` checks `render --stats` files.
 #![allow(dead_code)]
+
+pub mod render_stats;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};

@@ -1,0 +1,122 @@
+//! A renderer's numbers after a frame ([`super::SceneRenderer::stats`]): typed, so
+//! `render --stats` writes them as JSON with the same names and types for every scene and the
+//! HUD formats them for people.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// What a renderer reports. A renderer without a mesh or tiles leaves them `None`; their keys
+/// are then absent from the JSON (never written with another type).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SceneStats {
+    /// The CBT's counters, written at the top level (`leaves`, `drawn`, …) as the cbt scene's
+    /// own writer does.
+    #[serde(flatten)]
+    pub mesh: Option<MeshStats>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tiles: Option<TileStats>,
+    /// Numbers only this renderer has (the test scene's colour), written at the top level.
+    #[serde(flatten)]
+    pub extra: BTreeMap<&'static str, f64>,
+    /// Remarks for the HUD only: not numbers, not written.
+    #[serde(skip)]
+    pub notes: Vec<&'static str>,
+}
+
+/// The mesh after the frame's refinement.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MeshStats {
+    pub leaves: u32,
+    /// Leaves the raster draws (the others are culled or off screen).
+    pub drawn: u32,
+    /// Pool entries in use at most (the sweeps' extent).
+    pub high_water: u32,
+    /// Refinement iterations the frame ran.
+    pub iterations: usize,
+    /// The last iteration changed nothing.
+    pub quiet: bool,
+    /// Splits refused for want of free entries.
+    pub saturated: u32,
+}
+
+/// Tile residency after the frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TileStats {
+    /// Slots holding a tile.
+    pub resident: usize,
+    /// Slots assigned, their tile still loading.
+    pub pending: usize,
+    /// Tiles the view wants.
+    pub wanted: usize,
+}
+
+impl SceneStats {
+    /// HUD lines, one per group.
+    pub fn lines(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        if let Some(m) = &self.mesh {
+            v.push(format!(
+                "leaves {} ({} drawn, hw {})",
+                m.leaves, m.drawn, m.high_water
+            ));
+            v.push(format!(
+                "cbt {} it{}{}",
+                m.iterations,
+                if m.quiet { ", quiet" } else { "" },
+                if m.saturated > 0 { ", SATURATED" } else { "" }
+            ));
+        }
+        if let Some(t) = &self.tiles {
+            v.push(format!(
+                "tiles {} resident, {} pending, {} wanted",
+                t.resident, t.pending, t.wanted
+            ));
+        }
+        v.extend(self.extra.iter().map(|(k, x)| {
+            if x.fract() == 0.0 {
+                format!("{k} {x}")
+            } else {
+                format!("{k} {x:.2}")
+            }
+        }));
+        v.extend(self.notes.iter().map(|n| n.to_string()));
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absent_groups_write_no_keys_and_present_ones_write_numbers() {
+        let none = serde_json::to_value(SceneStats::default()).unwrap();
+        assert_eq!(none, serde_json::json!({}));
+        let s = SceneStats {
+            mesh: Some(MeshStats {
+                leaves: 10,
+                drawn: 7,
+                high_water: 12,
+                iterations: 1,
+                quiet: true,
+                saturated: 0,
+            }),
+            tiles: Some(TileStats {
+                resident: 6,
+                pending: 0,
+                wanted: 6,
+            }),
+            extra: [("blue", 0.5)].into(),
+            notes: vec!["not written"],
+        };
+        let v = serde_json::to_value(&s).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({
+                "leaves": 10, "drawn": 7, "high_water": 12, "iterations": 1, "quiet": true,
+                "saturated": 0, "tiles": {"resident": 6, "pending": 0, "wanted": 6}, "blue": 0.5
+            })
+        );
+        assert_eq!(s.lines().len(), 5);
+    }
+}

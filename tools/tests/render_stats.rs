@@ -1,0 +1,95 @@
+//! `planetfall render --stats` writes numbers, under the same names and types for every scene:
+//! the analytic planet (mesh and tiles), the test scene (neither: the keys are absent, not
+//! strings) and the cbt scene (the shared keys plus its own). The Earth's stats are checked
+//! where the Earth is rendered already (graph_cli.rs).
+
+mod common;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn render(dir: &Path, scene: &str, extra: &[&str]) -> Value {
+    let stats = dir.join(format!("{scene}.json"));
+    let png = dir.join(format!("{scene}.png"));
+    let out = Command::new(env!("CARGO_BIN_EXE_planetfall"))
+        .args(["render", "--validation", "--scene", scene])
+        // From orbit, straight down: a few tens of tiles, so the planet settles in seconds.
+        .args(["--width", "64", "--height", "48"])
+        .args(["--alt", "400000", "--pitch", "-90"])
+        .args(extra)
+        .arg("--out")
+        .arg(&png)
+        .arg("--stats")
+        .arg(&stats)
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "render --scene {scene}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    common::render_stats::read(&stats, scene, [64, 48])
+}
+
+fn temp_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pf-render-stats-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn every_scene_writes_numeric_stats_under_the_same_names() {
+    let dir = temp_dir();
+    let analytic = render(&dir, "analytic", &[]);
+    assert_eq!(analytic["settled"], true, "{analytic}");
+    assert_eq!(
+        analytic["quiet"], true,
+        "a settled mesh is quiet: {analytic}"
+    );
+    assert!(
+        analytic["tiles"]["resident"].as_u64().unwrap() > 0,
+        "{analytic}"
+    );
+    assert_eq!(analytic["tiles"]["pending"], 0, "settled: {analytic}");
+
+    let test = render(&dir, "test", &[]);
+    for k in common::render_stats::MESH_COUNTS
+        .iter()
+        .chain(&["quiet", "tiles"])
+    {
+        assert!(test.get(k).is_none(), "the test scene has no {k}: {test}");
+    }
+    assert!(test["blue"].is_f64(), "{test}");
+
+    let cbt = render(&dir, "cbt", &["--max-frames", "40"]);
+    assert!(
+        cbt["per_iteration"].as_array().unwrap().len() as u64
+            == cbt["iterations"].as_u64().unwrap(),
+        "{cbt}"
+    );
+    assert_eq!(cbt["mesh"]["valid"], true, "{cbt}");
+    // Keys both mesh scenes write hold values of the same type.
+    let kind = |v: &Value| match v {
+        Value::Number(n) if n.is_u64() => "count",
+        Value::Number(_) => "number",
+        Value::Bool(_) => "bool",
+        Value::String(_) => "string",
+        Value::Object(_) => "object",
+        Value::Array(_) => "array",
+        Value::Null => "null",
+    };
+    let a = analytic.as_object().unwrap();
+    for (k, x) in cbt.as_object().unwrap() {
+        if let Some(y) = a.get(k) {
+            assert_eq!(kind(x), kind(y), "{k}: cbt {x}, analytic {y}");
+        }
+    }
+    for k in common::render_stats::MESH_COUNTS
+        .iter()
+        .chain(&["quiet", "nodes", "gpu_ms"])
+    {
+        assert!(a.contains_key(*k) && cbt.get(k).is_some(), "both write {k}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
