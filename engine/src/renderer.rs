@@ -11,6 +11,7 @@ use crate::camera::ViewCamera;
 use crate::cbt::gpu::debug::{declare_debug_edges, declare_debug_raster, MeshStyle};
 use crate::cbt::gpu::mesh::GpuMesh;
 use crate::cbt::params::CbtParams;
+use crate::cbt::update::MeshStats;
 use crate::debug_view::DebugView;
 use crate::frame_constants::{FrameConstantBuffers, FrameConstants};
 use crate::planet::{Body, TileId};
@@ -72,12 +73,8 @@ pub struct FrameRequest {
 pub struct RenderStats {
     pub residency: ResidencyReport,
     pub uploaded_tiles: u32,
-    pub leaves: u32,
-    pub drawn: u32,
-    pub high_water: u32,
-    pub iterations: usize,
-    pub quiet: bool,
-    pub saturated: u32,
+    /// The mesh counters of the frame slot's last frame (frames in flight old).
+    pub mesh: MeshStats,
     /// Resident tiles still fading in.
     pub fading: u32,
 }
@@ -162,7 +159,7 @@ impl PlanetRenderer {
     /// Whether the last frame left nothing to do: the mesh quiet, every wanted tile resident and
     /// faded in.
     pub fn settled(&self) -> bool {
-        self.stats.quiet
+        self.stats.mesh.quiet
             && self.stats.residency.pending == 0
             && self.stats.uploaded_tiles == 0
             && self.stats.fading == 0
@@ -236,14 +233,8 @@ impl PlanetRenderer {
             self.body.texel0(),
         )?;
         self.mesh.prepare(req.frame_slot);
-        let fs = &self.mesh.stats;
         self.stats.uploaded_tiles = self.atlas.uploaded_tiles();
-        self.stats.leaves = fs.leaves;
-        self.stats.drawn = fs.drawn;
-        self.stats.high_water = fs.high_water;
-        self.stats.iterations = fs.iterations;
-        self.stats.quiet = fs.quiet;
-        self.stats.saturated = fs.saturated();
+        self.stats.mesh = self.mesh.stats.summary();
         self.prepared = Some(req);
         Ok(())
     }

@@ -31,4 +31,4 @@ pub use bisector::Bisector;
 pub use params::CbtParams;
 pub use pool::{CbtError, Pool};
 pub use surface::{AnalyticSurface, Surface};
-pub use update::{update_frame, FrameStats};
+pub use update::{update_frame, FrameStats, MeshStats};

@@ -21,6 +21,22 @@ use super::sumtree::{get_bit, set_bit};
 use super::surface::Surface;
 use crate::camera::ViewCamera;
 
+/// A frame's mesh in six numbers, as the HUD, `render --stats` and the bench's JSON show it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MeshStats {
+    pub leaves: u32,
+    /// Leaves the raster draws (the others are culled or off screen).
+    pub drawn: u32,
+    /// Pool entries in use at most (the sweeps' extent).
+    pub high_water: u32,
+    /// Refinement iterations the frame ran.
+    pub iterations: usize,
+    /// The first iteration neither split nor merged.
+    pub quiet: bool,
+    /// Splits refused for want of free entries.
+    pub saturated: u32,
+}
+
 /// What a frame did (the `--stats` readback).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FrameStats {
@@ -49,6 +65,17 @@ impl FrameStats {
             offscreen: c.offscreen,
             drawn: c.draw.vertex_count / 3,
             high_water: c.high_water,
+        }
+    }
+
+    pub fn summary(&self) -> MeshStats {
+        MeshStats {
+            leaves: self.leaves,
+            drawn: self.drawn,
+            high_water: self.high_water,
+            iterations: self.iterations,
+            quiet: self.quiet,
+            saturated: self.saturated(),
         }
     }
 

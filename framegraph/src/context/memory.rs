@@ -17,6 +17,26 @@ impl Context {
             .expect("allocator lives until the context drops"))
     }
 
+    /// Memory for an object with requirements `req`; on failure `undo` destroys the object, so
+    /// a failed allocation leaks nothing.
+    fn allocate(
+        &self,
+        name: &str,
+        req: vk::MemoryRequirements,
+        memory: Memory,
+        linear: bool,
+        undo: impl FnOnce(),
+    ) -> Result<Allocation> {
+        self.with_allocator(|a| a.allocate(&alloc_desc(name, req, memory, linear)))
+            .map_err(|e| {
+                undo();
+                Error::Alloc {
+                    name: name.into(),
+                    message: e.to_string(),
+                }
+            })
+    }
+
     pub fn create_buffer_raw(
         &self,
         name: &str,
@@ -29,15 +49,9 @@ impl Context {
             .sharing_mode(vk::SharingMode::EXCLUSIVE);
         let buffer = unsafe { self.device.create_buffer(&info, None) }.vk("vkCreateBuffer")?;
         let req = unsafe { self.device.get_buffer_memory_requirements(buffer) };
-        let allocation = self
-            .with_allocator(|a| a.allocate(&alloc_desc(name, req, desc.memory, true)))
-            .map_err(|e| {
-                unsafe { self.device.destroy_buffer(buffer, None) };
-                Error::Alloc {
-                    name: name.into(),
-                    message: e.to_string(),
-                }
-            })?;
+        let allocation = self.allocate(name, req, desc.memory, true, || unsafe {
+            self.device.destroy_buffer(buffer, None)
+        })?;
         unsafe {
             self.device
                 .bind_buffer_memory(buffer, allocation.memory(), allocation.offset())
@@ -105,15 +119,9 @@ impl Context {
         }
         .vk("vkCreateImage")?;
         let req = unsafe { self.device.get_image_memory_requirements(image) };
-        let allocation = self
-            .with_allocator(|a| a.allocate(&alloc_desc(name, req, Memory::Gpu, false)))
-            .map_err(|e| {
-                unsafe { self.device.destroy_image(image, None) };
-                Error::Alloc {
-                    name: name.into(),
-                    message: e.to_string(),
-                }
-            })?;
+        let allocation = self.allocate(name, req, Memory::Gpu, false, || unsafe {
+            self.device.destroy_image(image, None)
+        })?;
         unsafe {
             self.device
                 .bind_image_memory(image, allocation.memory(), allocation.offset())

@@ -150,15 +150,8 @@ pub struct Accuracy {
     pub terrain: f64,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct Mesh {
-    pub leaves: u32,
-    pub drawn: u32,
-    pub high_water: u32,
-    pub iterations: usize,
-    pub quiet: bool,
-    pub saturated: u32,
-}
+/// The mesh counters of the scored frame.
+pub type Mesh = engine::cbt::MeshStats;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Tiles {

@@ -5,7 +5,7 @@ use super::accuracy;
 use super::floors::{self, FrameShape};
 use super::frame::Gpu;
 use super::pop;
-use super::report::{Limits, Mesh, NodeStat, Settle, Tiles, Timed, ViewResult};
+use super::report::{Limits, NodeStat, Settle, Tiles, Timed, ViewResult};
 use super::scene::Scene;
 use super::stats::{frame_span, median, per_node, quantile};
 use super::Options;
@@ -125,14 +125,7 @@ fn measure(
     });
     v.reference_ms = t.elapsed().as_secs_f64() * 1e3;
     let st = &r.stats;
-    v.mesh = Mesh {
-        leaves: st.leaves,
-        drawn: st.drawn,
-        high_water: st.high_water,
-        iterations: st.iterations,
-        quiet: st.quiet,
-        saturated: st.saturated,
-    };
+    v.mesh = st.mesh;
     let rr = &st.residency;
     v.tiles = Tiles {
         resident: rr.resident,
@@ -165,8 +158,8 @@ fn measure(
         let st = &r.stats;
         shape = FrameShape {
             pixels: cam.width as u64 * cam.height as u64,
-            high_water: st.high_water as u64,
-            drawn: st.drawn as u64,
+            high_water: st.mesh.high_water as u64,
+            drawn: st.mesh.drawn as u64,
             resident_tiles: st.residency.resident as u64,
             uploaded_tiles: st.uploaded_tiles as u64,
         };
@@ -188,7 +181,7 @@ fn measure(
         .map(|n| median(&n.2).round() as u32)
         .unwrap_or(1)
         .max(1);
-    let worked = (r.stats.iterations as u32).clamp(1, recorded);
+    let worked = (r.stats.mesh.iterations as u32).clamp(1, recorded);
     v.nodes = nodes
         .into_iter()
         .map(|(name, ms, inst)| {

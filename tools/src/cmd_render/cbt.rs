@@ -9,7 +9,7 @@ use super::stats::StatsFile;
 use crate::camera::view_camera;
 use crate::device::GpuArgs;
 use crate::headless::FrameArgs;
-use crate::view::stats::{MeshStats, SceneStats};
+use crate::view::stats::SceneStats;
 use crate::view::DebugView;
 use anyhow::Result;
 use engine::cbt::bisector::Control;
@@ -142,14 +142,7 @@ fn write_stats(
     out: &FrameOutput,
 ) -> Result<()> {
     let st = readback::frame_stats(c);
-    let mesh = MeshStats {
-        leaves: st.leaves,
-        drawn: st.drawn,
-        high_water: st.high_water,
-        iterations: st.iterations,
-        quiet: st.quiet,
-        saturated: st.saturated(),
-    };
+    let mesh = st.summary();
     let stats = SceneStats {
         mesh: Some(mesh),
         ..Default::default()

@@ -2,7 +2,7 @@
 //! oracle) and "analytic" (the CBT's sum-of-sines test planet as tiles).
 
 use super::scene::Purpose;
-use super::stats::{MeshStats, SceneStats, TileStats};
+use super::stats::{SceneStats, TileStats};
 use super::{FrameInput, SceneRenderer};
 use anyhow::{Context as _, Result};
 use engine::renderer::{FrameRequest, PlanetRenderer, RendererOptions};
@@ -137,14 +137,7 @@ impl SceneRenderer for PlanetScene {
         };
         let s = &r.stats;
         SceneStats {
-            mesh: Some(MeshStats {
-                leaves: s.leaves,
-                drawn: s.drawn,
-                high_water: s.high_water,
-                iterations: s.iterations,
-                quiet: s.quiet,
-                saturated: s.saturated,
-            }),
+            mesh: Some(s.mesh),
             tiles: Some(TileStats {
                 resident: s.residency.resident,
                 pending: s.residency.pending,

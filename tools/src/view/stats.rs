@@ -23,21 +23,7 @@ pub struct SceneStats {
     pub notes: Vec<&'static str>,
 }
 
-/// The mesh after the frame's refinement.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct MeshStats {
-    pub leaves: u32,
-    /// Leaves the raster draws (the others are culled or off screen).
-    pub drawn: u32,
-    /// Pool entries in use at most (the sweeps' extent).
-    pub high_water: u32,
-    /// Refinement iterations the frame ran.
-    pub iterations: usize,
-    /// The last iteration changed nothing.
-    pub quiet: bool,
-    /// Splits refused for want of free entries.
-    pub saturated: u32,
-}
+pub use engine::cbt::MeshStats;
 
 /// Tile residency after the frame.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
