@@ -51,6 +51,13 @@ pub const STREAM_MAX_WANTED_TILES: usize = 700;
 pub const STREAM_DEMAND_FRACTION: f64 = 0.75;
 /// An arriving tile fades in against its parent over this long, seconds (§5: 0.5 s).
 pub const STREAM_FADE_S: f64 = 0.5;
+/// A same-slot replacement cross-fades from the old payload to the new over this long,
+/// seconds (§5: 1.5 s).
+pub const STREAM_XFADE_S: f64 = 1.5;
+/// Levels the stream draws from a provisional stand-in (sampled straight from the source)
+/// while the exact tile is made: L0–L2, 126 tiles in all, so the first frame has the whole
+/// globe at coarse levels however cold the store is.
+pub const STREAM_PROVISIONAL_MAX_LEVEL: u8 = 2;
 /// Height bounds every tile is assumed to lie within when no tighter per-tile bound is known,
 /// metres above the datum. The quantised range (HEIGHT_Q_*) is −11,250 … +9,229.7 m, so every
 /// stored height lies inside; the 50–70 m margins cover amplified detail above L9 (§6 caps each

@@ -75,8 +75,10 @@ pub struct RenderStats {
     pub uploaded_tiles: u32,
     /// The mesh counters of the frame slot's last frame (frames in flight old).
     pub mesh: MeshStats,
-    /// Resident tiles still fading in.
+    /// Resident tiles still fading in or cross-fading.
     pub fading: u32,
+    /// Tile failures as reported (each tile once), oldest first; the caller may drain it.
+    pub failures: Vec<String>,
 }
 
 pub struct PlanetRenderer {
@@ -161,6 +163,7 @@ impl PlanetRenderer {
     pub fn settled(&self) -> bool {
         self.stats.mesh.quiet
             && self.stats.residency.pending == 0
+            && self.stats.residency.provisional == 0
             && self.stats.uploaded_tiles == 0
             && self.stats.fading == 0
     }
@@ -181,7 +184,8 @@ impl PlanetRenderer {
         self.clock.period = period_s.filter(|p| p.is_finite() && *p > 0.0);
     }
 
-    /// Streaming for this camera: evictions, then uploads; fades from arrival times.
+    /// Streaming for this camera: evictions, then uploads (new tiles and same-slot
+    /// replacements); fades from arrival times, cross-fades from replacement times.
     fn update_residency(&mut self, cam: &ViewCamera) {
         let now = self.clock.now;
         let fr = self.stream.update(cam, now, self.source.as_ref());
@@ -189,7 +193,10 @@ impl PlanetRenderer {
             self.resident.remove(&e.tile);
         }
         for u in &fr.uploads {
-            let t = ResidentTile::new(u.tile, u.slot, u.page, 0.0, u.data.clone(), self.body);
+            let t = match self.resident.get(&u.tile) {
+                Some(old) if u.replaces => old.replaced(u.page, u.data.clone()),
+                _ => ResidentTile::new(u.tile, u.slot, u.page, 0.0, u.data.clone(), self.body),
+            };
             self.resident.insert(u.tile, t);
         }
         let table = self.stream.table();
@@ -202,9 +209,16 @@ impl PlanetRenderer {
             } else {
                 table.fade(t.slot, now) as f32
             };
-            fading += (t.fade < 1.0) as u32;
+            if t.from.is_some() {
+                t.xfade = table.xfade(t.slot, now) as f32;
+                if table.slot(t.slot).from.is_none() {
+                    t.end_crossfade();
+                }
+            }
+            fading += (t.fade < 1.0 || t.from.is_some()) as u32;
         }
         self.stats.fading = fading;
+        self.stats.failures.extend(fr.failures);
         let mut tiles: Vec<ResidentTile> = self.resident.values().cloned().collect();
         tiles.sort_by_key(|t| t.slot);
         self.residency = Residency::new(tiles);

@@ -22,6 +22,27 @@ pub trait TileSource: Send + Sync {
     fn tile(&self, id: TileId) -> Arc<Tile>;
     /// Largest |height| the source can produce, metres (culling bounds).
     fn max_relief(&self) -> f64;
+
+    /// Whether `request`/`poll` produce tiles off the caller's thread. A source without
+    /// workers is fetched with `tile` (which then blocks the frame: the stream says so).
+    fn is_async(&self) -> bool {
+        false
+    }
+    /// Queues `(tile, priority)` for production without blocking, higher priority first; a
+    /// tile already queued takes the new priority (the view may have turned since).
+    fn request(&self, _tiles: &[(TileId, f32)]) {}
+    /// Drops queued requests for tiles no longer wanted (one already being made completes).
+    fn cancel(&self, _tiles: &[TileId]) {}
+    /// Tiles completed since the last call, in completion order. A tile that could not be
+    /// made comes back as an error that says why.
+    fn poll(&self) -> Vec<(TileId, Result<Arc<Tile>, String>)> {
+        Vec::new()
+    }
+    /// A stand-in for `id` made in milliseconds straight from the source, or None. The stream
+    /// draws it until the exact tile arrives, then cross-fades to it in the same slot.
+    fn provisional(&self, _id: TileId) -> Option<Arc<Tile>> {
+        None
+    }
 }
 
 /// The Earth through the DEM oracle.
@@ -43,6 +64,25 @@ impl TileSource for EarthSource {
     fn max_relief(&self) -> f64 {
         // ETOPO5 spans −10,376 … +7,833 m; bands add a few hundred metres at most.
         11_250.0
+    }
+    fn is_async(&self) -> bool {
+        true
+    }
+    fn request(&self, tiles: &[(TileId, f32)]) {
+        self.oracle.request_each(tiles);
+    }
+    fn cancel(&self, tiles: &[TileId]) {
+        self.oracle.cancel(tiles);
+    }
+    fn poll(&self) -> Vec<(TileId, Result<Arc<Tile>, String>)> {
+        self.oracle
+            .collect()
+            .into_iter()
+            .map(|(id, t)| (id, Ok(t)))
+            .collect()
+    }
+    fn provisional(&self, id: TileId) -> Option<Arc<Tile>> {
+        Some(Arc::new(self.oracle.cache().source().provisional_tile(id)))
     }
 }
 
@@ -138,6 +178,10 @@ impl TileSource for AnalyticSource {
     }
     fn max_relief(&self) -> f64 {
         self.relief
+    }
+    /// The analytic function is the source: its stand-in is the exact tile.
+    fn provisional(&self, id: TileId) -> Option<Arc<Tile>> {
+        Some(self.tile(id))
     }
 }
 

@@ -60,15 +60,28 @@ pub fn fixed_to_st(t: &ResidentTile, x: i64, y: i64) -> (f64, f64) {
     )
 }
 
-/// Explicit bilinear gather of the stored samples (sample i at s = i + 0.5).
+/// The tile's height at (s, t): its payload, cross-faded from the previous one during a
+/// same-slot replacement (the mirror of `tile_height_grad` in tiles.glsl).
 pub fn tile_height(t: &ResidentTile, s: f64, tt: f64) -> f64 {
+    let h = payload_height(&t.tile, s, tt);
+    match &t.from {
+        Some((_, old)) if t.xfade < 1.0 => {
+            let h0 = payload_height(old, s, tt);
+            h0 + (h - h0) * t.xfade as f64
+        }
+        _ => h,
+    }
+}
+
+/// Explicit bilinear gather of one payload's stored samples (sample i at s = i + 0.5).
+fn payload_height(tile: &crate::earth::Tile, s: f64, tt: f64) -> f64 {
     let (gx, gy) = (s - 0.5, tt - 0.5);
     let (ix, iy) = (
         (gx.floor() as i64).clamp(-4, 514),
         (gy.floor() as i64).clamp(-4, 514),
     );
     let (fx, fy) = (gx - ix as f64, gy - iy as f64);
-    let h = |i: i64, j: i64| t.tile.height(i, j) as f64;
+    let h = |i: i64, j: i64| tile.height(i, j) as f64;
     let a = h(ix, iy) + (h(ix + 1, iy) - h(ix, iy)) * fx;
     let b = h(ix, iy + 1) + (h(ix + 1, iy + 1) - h(ix, iy + 1)) * fx;
     a + (b - a) * fy

@@ -219,11 +219,20 @@ float tile_height(SlotRecord r, vec2 st) {
 
 // Water at the native level: the binary mask (sign of the stored height) interpolated with
 // cubic (smoothstep) weights, so the coastline is continuous and rounded, not bilinear-kinked.
-float water_weight(uint page, vec2 st) {
+float page_water_weight(uint page, vec2 st) {
     Quad q = fetch_quad(page, st);
     vec2 f = q.f * q.f * (3.0 - 2.0 * q.f);
     vec4 w = vec4(lessThan(q.h, vec4(0.0)));
     return mix(mix(w.x, w.y, f.x), mix(w.z, w.w, f.x), f.y);
+}
+
+// A tile's water weight, cross-faded like its heights during a replacement.
+float water_weight(SlotRecord r, vec2 st) {
+    float w = page_water_weight(r.page, st);
+    if (r.page_from != NO_SLOT && r.xfade < 1.0) {
+        w = mix(page_water_weight(r.page_from, st), w, r.xfade);
+    }
+    return w;
 }
 
 // The spatial weight of a tile over its parent (TERRAIN.md §2): 1 inside, fading over a

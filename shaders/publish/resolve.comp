@@ -223,6 +223,6 @@ void main() {
     }
     SlotRecord r = slots.s[fs];
     vec3 n = surface_normal(r, fs, st, t);
-    if (water_weight(r.page, st) > 0.5) flags |= HIT_WATER;
+    if (water_weight(r, st) > 0.5) flags |= HIT_WATER;
     imageStore(hits, ivec2(px), pack_hit(t, n, fs, level, flags, st));
 }

@@ -58,6 +58,10 @@ pub struct ResidentTile {
     pub frame: TileFrame,
     pub min_h: f32,
     pub max_h: f32,
+    /// During a same-slot replacement: the previous payload and its page, cross-faded out
+    /// as `xfade` (the new payload's weight) rises 0 → 1 over 1.5 s.
+    pub from: Option<(u32, Arc<Tile>)>,
+    pub xfade: f32,
 }
 
 impl ResidentTile {
@@ -69,10 +73,7 @@ impl ResidentTile {
         tile: Arc<Tile>,
         body: Body,
     ) -> ResidentTile {
-        let (min_h, max_h) = tile
-            .heights
-            .iter()
-            .fold((f32::MAX, f32::MIN), |(lo, hi), &h| (lo.min(h), hi.max(h)));
+        let (min_h, max_h) = height_bounds(&tile);
         ResidentTile {
             id,
             slot,
@@ -83,8 +84,38 @@ impl ResidentTile {
             frame: TileFrame::new(id, body.radius),
             min_h,
             max_h,
+            from: None,
+            xfade: 1.0,
         }
     }
+
+    /// This tile with `tile` as its new payload on `page`, cross-fading from the current
+    /// one (weight 0 now); the height bounds cover both payloads while they blend.
+    pub fn replaced(&self, page: u32, tile: Arc<Tile>) -> ResidentTile {
+        let (lo, hi) = height_bounds(&tile);
+        ResidentTile {
+            page,
+            min_h: self.min_h.min(lo),
+            max_h: self.max_h.max(hi),
+            from: Some((self.page, self.tile.clone())),
+            xfade: 0.0,
+            tile,
+            ..self.clone()
+        }
+    }
+
+    /// The cross-fade is over: the old payload is dropped and the bounds are the new ones.
+    pub fn end_crossfade(&mut self) {
+        self.from = None;
+        self.xfade = 1.0;
+        (self.min_h, self.max_h) = height_bounds(&self.tile);
+    }
+}
+
+fn height_bounds(tile: &Tile) -> (f32, f32) {
+    tile.heights
+        .iter()
+        .fold((f32::MAX, f32::MIN), |(lo, hi), &h| (lo.min(h), hi.max(h)))
 }
 
 /// The resident set: tiles by slot and by id. Residency is closed under ancestors (every
@@ -217,8 +248,8 @@ impl Residency {
                 min_h: t.min_h,
                 max_h: t.max_h,
                 texel_m: (texel0 / (1u64 << t.id.level) as f64) as f32,
-                page_from: NO_SLOT,
-                xfade: 1.0,
+                page_from: t.from.as_ref().map_or(NO_SLOT, |f| f.0),
+                xfade: t.xfade,
                 reserved: [0; 35],
             };
         }

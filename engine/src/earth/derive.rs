@@ -105,6 +105,29 @@ impl Source {
         }
     }
 
+    /// A stand-in for tile `id`, made in milliseconds: every sample (aprons included) is the
+    /// source grid read bilinearly at the sample's direction, without the monotone cubic or
+    /// the bands. It serves the first frames while the exact tile is derived, then the
+    /// exact one cross-fades over it in the same slot; at L0–L2 (texels of 4.9 km and more,
+    /// about the 9.3 km node spacing) the two differ by the bands' few hundred metres.
+    pub fn provisional_tile(&self, id: TileId) -> Tile {
+        let mut tile = Tile::empty(id);
+        let a = TILE_APRON as i64;
+        let stride = TILE_STRIDE as i64;
+        let tu: Vec<f64> = (-a..stride - a)
+            .map(|i| tan_of(id.level, id.global_i(i)))
+            .collect();
+        for row in 0..stride {
+            let tv = tan_of(id.level, id.global_j(row - a));
+            for (col, &t) in tu.iter().enumerate() {
+                let (lat, lon) = latlon(dir_from_tans(id.face, t, tv));
+                let h = self.etopo.bilinear(&self.etopo.data, lat, lon);
+                tile.set(row as usize * stride as usize + col, quantise(h, h < 0.0));
+            }
+        }
+        tile
+    }
+
     /// Derives a whole tile. Levels ≥ 2 compute every sample; levels < 2 take their interior
     /// from the four `children` tiles (2×2 means) and their apron sample by sample.
     pub fn derive_tile(&self, id: TileId, children: Option<&[Arc<Tile>; 4]>) -> Tile {

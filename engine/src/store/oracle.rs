@@ -165,6 +165,50 @@ impl Oracle {
         self.shared.work.notify_all();
     }
 
+    /// Queues each tile at its own priority without blocking. Unlike `request`, a tile
+    /// already queued takes the new priority, higher or lower: the stream re-ranks what it
+    /// still wants every frame, so after a turn the view being looked at is made first.
+    pub fn request_each(&self, tiles: &[(TileId, f32)]) {
+        let mut q = self.shared.queue.lock();
+        for &(id, priority) in tiles {
+            if q.pending.get(&id) == Some(&priority) {
+                continue;
+            }
+            q.pending.insert(id, priority);
+            q.seq += 1;
+            let seq = q.seq;
+            q.heap.push(Req { priority, seq, id });
+        }
+        // Re-ranking every frame leaves stale entries behind; rebuild before they dominate.
+        if q.heap.len() > 4 * q.pending.len() + 1024 {
+            let q = &mut *q;
+            q.heap = q
+                .pending
+                .iter()
+                .enumerate()
+                .map(|(k, (&id, &priority))| Req {
+                    priority,
+                    seq: q.seq + k as u64,
+                    id,
+                })
+                .collect();
+            q.seq += q.pending.len() as u64;
+        }
+        drop(q);
+        self.shared.work.notify_all();
+    }
+
+    /// Drops queued (not yet running) requests; their heap entries become stale.
+    pub fn cancel(&self, tiles: &[TileId]) {
+        let mut q = self.shared.queue.lock();
+        for id in tiles {
+            q.pending.remove(id);
+        }
+        if q.pending.is_empty() && q.running == 0 {
+            self.shared.idle.notify_all();
+        }
+    }
+
     /// Tiles completed since the last call, in completion order.
     pub fn collect(&self) -> Vec<(TileId, Arc<Tile>)> {
         std::mem::take(&mut *self.shared.done.lock())

@@ -4,6 +4,7 @@
 //! frame's `stream.upload` node copies what `residency` hands back.
 
 pub mod cull;
+pub mod pool;
 pub mod residency;
 pub mod slots;
 pub mod wanted;

@@ -1,16 +1,17 @@
 //! The slot table (TERRAIN.md §2, §5): N tile slots the shaders index (1,024 by default) and
-//! N + 64 physical pages (the 64 extra kept for same-slot cross-fade replacement, which comes
-//! later). Each frame `plan` gives wanted-but-missing tiles free slots in priority order,
+//! N + 64 physical pages. Each tile holds one page; the 64 beyond the slot count hold the
+//! previous payloads of same-slot replacements while they cross-fade (`replace`, 1.5 s), so a
+//! replacement never waits for an eviction and at most 64 run at once. Each frame `plan` gives wanted-but-missing tiles free slots in priority order,
 //! parents before children, and evicts tiles no longer wanted — least recently wanted first,
 //! never one with a child in the table, never more than the loads need.
 //!
 //! Invariants (`validate`, tested): a tile in the table has its parent in the table; a resident
-//! tile has its parent resident; no two tiles share a slot or a page; occupancy ≤ N; at least
-//! 64 pages stay free. Free slots and pages are handed out lowest first, so a plan is a pure
+//! tile has its parent resident; no two tiles share a slot or a page (cross-fade pages
+//! included); occupancy ≤ N; pages free + pages cross-fading ≥ 64. Free slots and pages are handed out lowest first, so a plan is a pure
 //! function of the table and the wanted set.
 
 use super::wanted::WantedSet;
-use crate::params::{STREAM_FADE_S, STREAM_RESERVED_PAGES};
+use crate::params::{STREAM_FADE_S, STREAM_RESERVED_PAGES, STREAM_XFADE_S};
 use crate::planet::TileId;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
@@ -34,6 +35,8 @@ pub struct Slot {
     pub arrival_s: f64,
     /// Last frame (`SlotTable::frame`) whose wanted set held the tile.
     pub last_wanted: u64,
+    /// The previous payload's page and when the cross-fade to `page` began (`replace`).
+    pub from: Option<(u32, f64)>,
 }
 
 const EMPTY: Slot = Slot {
@@ -42,6 +45,7 @@ const EMPTY: Slot = Slot {
     state: SlotState::Empty,
     arrival_s: 0.0,
     last_wanted: 0,
+    from: None,
 };
 
 /// A tile to fetch into `slot`/`page`.
@@ -84,6 +88,8 @@ pub struct SlotEntry {
     pub parent_slot: Option<u32>,
     pub arrival_s: f64,
     pub state: SlotState,
+    /// The page being cross-faded from, during a same-slot replacement.
+    pub page_from: Option<u32>,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -164,6 +170,56 @@ impl SlotTable {
         }
     }
 
+    /// Weight of the new payload of a replacement at `now_s`: 0 when it began → 1 after
+    /// `STREAM_XFADE_S`; 1 when the slot is not cross-fading.
+    pub fn xfade(&self, slot: u32, now_s: f64) -> f64 {
+        match self.slots[slot as usize].from {
+            Some((_, t0)) => ((now_s - t0) / STREAM_XFADE_S).clamp(0.0, 1.0),
+            None => 1.0,
+        }
+    }
+
+    /// Slots cross-fading now.
+    pub fn crossfading(&self) -> usize {
+        self.slots.iter().filter(|s| s.from.is_some()).count()
+    }
+
+    /// Same-slot replacement of resident `tile` at `now_s`: its payload moves to a free page
+    /// and the current one is kept to cross-fade from. Returns (slot, new page), or None when
+    /// the tile is not resident, is already cross-fading, or no page is free (the caller
+    /// tries again next frame). The tile's arrival fade is untouched.
+    pub fn replace(&mut self, tile: TileId, now_s: f64) -> Option<(u32, u32)> {
+        let slot = self.slot_of(tile)?;
+        let s = &self.slots[slot as usize];
+        // At most the 64 reserve pages cross-fade, so every slot can still get a page.
+        if s.state != SlotState::Resident
+            || s.from.is_some()
+            || self.crossfading() >= STREAM_RESERVED_PAGES
+        {
+            return None;
+        }
+        let page = self.free_pages.pop_first()?;
+        let s = &mut self.slots[slot as usize];
+        s.from = Some((s.page, now_s));
+        s.page = page;
+        Some((slot, page))
+    }
+
+    /// Ends the cross-fades complete at `now_s`, freeing their old pages; returns the slots.
+    pub fn finish_crossfades(&mut self, now_s: f64) -> Vec<u32> {
+        let mut done = Vec::new();
+        for (k, s) in self.slots.iter_mut().enumerate() {
+            if let Some((page, t0)) = s.from {
+                if now_s - t0 >= STREAM_XFADE_S {
+                    s.from = None;
+                    self.free_pages.insert(page);
+                    done.push(k as u32);
+                }
+            }
+        }
+        done
+    }
+
     /// Every occupied slot, in slot order.
     pub fn entries(&self) -> Vec<SlotEntry> {
         let mut out: Vec<SlotEntry> = self
@@ -178,6 +234,7 @@ impl SlotTable {
                     parent_slot: self.parent_slot(tile),
                     arrival_s: s.arrival_s,
                     state: s.state,
+                    page_from: s.from.map(|f| f.0),
                 }
             })
             .collect();
@@ -245,6 +302,7 @@ impl SlotTable {
                 state: SlotState::Requested,
                 arrival_s: 0.0,
                 last_wanted: now,
+                from: None,
             };
             self.map.insert(w.id, slot);
             if let Some(ps) = self.parent_slot(w.id) {
@@ -281,6 +339,9 @@ impl SlotTable {
         }
         self.free_slots.insert(slot);
         self.free_pages.insert(s.page);
+        if let Some((from, _)) = s.from {
+            self.free_pages.insert(from);
+        }
         Eviction {
             tile,
             slot,
@@ -321,11 +382,16 @@ impl SlotTable {
             if e.tile != Some(t) || e.state == SlotState::Empty {
                 return Err(format!("map says {t} is in slot {s}, the slot says {e:?}"));
             }
-            if e.page as usize >= self.pages || !pages.insert(e.page) {
-                return Err(format!("page {} of {t} out of range or shared", e.page));
+            for p in std::iter::once(e.page).chain(e.from.map(|f| f.0)) {
+                if p as usize >= self.pages || !pages.insert(p) || self.free_pages.contains(&p) {
+                    return Err(format!("page {p} of {t} out of range, shared or also free"));
+                }
             }
-            if self.free_slots.contains(&s) || self.free_pages.contains(&e.page) {
-                return Err(format!("slot {s} or page {} of {t} is also free", e.page));
+            if e.from.is_some() && e.state != SlotState::Resident {
+                return Err(format!("{t} cross-fades but is not resident"));
+            }
+            if self.free_slots.contains(&s) {
+                return Err(format!("slot {s} of {t} is also free"));
             }
             if let Some(p) = t.parent() {
                 let Some(ps) = self.slot_of(p) else {
@@ -344,8 +410,12 @@ impl SlotTable {
         if self.free_pages.len() + pages.len() != self.pages {
             return Err("free-page list disagrees with the pages in use".into());
         }
-        if self.free_pages.len() < STREAM_RESERVED_PAGES {
-            return Err(format!("only {} pages free", self.free_pages.len()));
+        if self.free_pages.len() + self.crossfading() < STREAM_RESERVED_PAGES {
+            return Err(format!(
+                "only {} pages free with {} cross-fading",
+                self.free_pages.len(),
+                self.crossfading()
+            ));
         }
         if children != self.children {
             return Err("child counts are stale".into());

@@ -9,8 +9,10 @@ use engine::renderer::{FrameRequest, PlanetRenderer, RendererOptions};
 use engine::shade::AovPixel;
 use engine::source::{AnalyticSource, EarthSource, TileSource};
 use engine::store::oracle::{Oracle, OracleConfig};
+use engine::stream::pool::Pooled;
 use framegraph::{Context, FrameOutput, Graph, ImageRef};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Readback name of the per-pixel AOV buffer.
 const AOV: &str = "planet.aov";
@@ -58,8 +60,19 @@ pub fn analytic_source() -> Arc<dyn TileSource> {
     ))
 }
 
-fn source_of(name: &str) -> Result<Arc<dyn TileSource>> {
+/// The scene's source; for flight, a source without workers of its own is put behind a
+/// pool so frames never make tiles themselves.
+fn source_of(name: &str, purpose: Purpose) -> Result<Arc<dyn TileSource>> {
     match name {
+        "analytic" if purpose == Purpose::Fly => {
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let pool = Pooled::new(
+                analytic_source(),
+                cores.saturating_sub(1).max(1),
+                Duration::ZERO,
+            );
+            Ok(Arc::new(pool))
+        }
         "analytic" => Ok(analytic_source()),
         _ => earth_source(),
     }
@@ -68,10 +81,13 @@ fn source_of(name: &str) -> Result<Arc<dyn TileSource>> {
 impl PlanetScene {
     pub fn new(ctx: &Context, name: &str, purpose: Purpose) -> Result<PlanetScene> {
         let mut opts = RendererOptions::for_device(ctx);
-        if purpose == Purpose::Inspect {
-            (opts.wait_for_tiles, opts.fetch_per_frame) = (false, 0);
+        match purpose {
+            Purpose::Inspect => (opts.wait_for_tiles, opts.fetch_per_frame) = (false, 0),
+            Purpose::Fly => opts.wait_for_tiles = false,
+            Purpose::Render => {}
         }
-        let renderer = PlanetRenderer::new(ctx, source_of(name)?, opts, MAX_FRAMES_IN_FLIGHT)?;
+        let source = source_of(name, purpose)?;
+        let renderer = PlanetRenderer::new(ctx, source, opts, MAX_FRAMES_IN_FLIGHT)?;
         Ok(PlanetScene {
             name: name.to_string(),
             renderer: Some(renderer),
@@ -138,11 +154,7 @@ impl SceneRenderer for PlanetScene {
         let s = &r.stats;
         SceneStats {
             mesh: Some(s.mesh),
-            tiles: Some(TileStats {
-                resident: s.residency.resident,
-                pending: s.residency.pending,
-                wanted: s.residency.wanted,
-            }),
+            tiles: Some(TileStats::from(&s.residency)),
             ..Default::default()
         }
     }

@@ -11,9 +11,13 @@ pub const SCENES: &[&str] = &["earth", "analytic", "test"];
 /// How a scene's frames are used.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Purpose {
-    /// Frames that are shown or read back.
+    /// Frames that are read back once settled (`render`, `capture`, the bench's views): each
+    /// waits for the tiles it wants, so it draws exactly them.
     #[default]
     Render,
+    /// Frames that are flown through (the viewer, the bench's flights): never wait for a
+    /// tile; what is resident is drawn, coarse stand-ins first, finer tiles as they arrive.
+    Fly,
     /// Frames that are only compiled and printed (`planetfall graph`): load no tiles, since the
     /// graph's shape does not depend on which are resident.
     Inspect,

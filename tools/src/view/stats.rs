@@ -34,6 +34,28 @@ pub struct TileStats {
     pub pending: usize,
     /// Tiles the view wants.
     pub wanted: usize,
+    /// Resident tiles still drawn from their provisional stand-in.
+    pub provisional: usize,
+    /// Same-slot replacements cross-fading.
+    pub crossfading: usize,
+    /// Tiles whose production failed, waiting for a retry.
+    pub failed: usize,
+    /// The frame blocked on tile production.
+    pub waited: bool,
+}
+
+impl From<&engine::stream::ResidencyReport> for TileStats {
+    fn from(r: &engine::stream::ResidencyReport) -> TileStats {
+        TileStats {
+            resident: r.resident,
+            pending: r.pending,
+            wanted: r.wanted,
+            provisional: r.provisional,
+            crossfading: r.crossfading,
+            failed: r.failed,
+            waited: r.waited,
+        }
+    }
 }
 
 impl SceneStats {
@@ -57,6 +79,19 @@ impl SceneStats {
                 "tiles {} resident, {} pending, {} wanted",
                 t.resident, t.pending, t.wanted
             ));
+            if t.provisional + t.crossfading + t.failed > 0 || t.waited {
+                v.push(format!(
+                    "  {} stand-ins, {} cross-fading{}{}",
+                    t.provisional,
+                    t.crossfading,
+                    if t.failed > 0 {
+                        format!(", {} FAILED", t.failed)
+                    } else {
+                        String::new()
+                    },
+                    if t.waited { ", WAITED" } else { "" }
+                ));
+            }
         }
         v.extend(self.extra.iter().map(|(k, x)| {
             if x.fract() == 0.0 {
@@ -91,6 +126,7 @@ mod tests {
                 resident: 6,
                 pending: 0,
                 wanted: 6,
+                ..Default::default()
             }),
             extra: [("blue", 0.5)].into(),
             notes: vec!["not written"],
@@ -100,7 +136,8 @@ mod tests {
             v,
             serde_json::json!({
                 "leaves": 10, "drawn": 7, "high_water": 12, "iterations": 1, "quiet": true,
-                "saturated": 0, "tiles": {"resident": 6, "pending": 0, "wanted": 6}, "blue": 0.5
+                "saturated": 0, "tiles": {"resident": 6, "pending": 0, "wanted": 6, "provisional": 0,
+                "crossfading": 0, "failed": 0, "waited": false}, "blue": 0.5
             })
         );
         assert_eq!(s.lines().len(), 5);

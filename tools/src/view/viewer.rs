@@ -91,7 +91,7 @@ impl Viewer {
         p: Parts,
     ) -> Result<Viewer> {
         let exec = Executor::new(&ctx, p.frames_in_flight)?;
-        let renderer = super::scene::make(&ctx, &p.scene, super::scene::Purpose::Render)?;
+        let renderer = super::scene::make(&ctx, &p.scene, super::scene::Purpose::Fly)?;
         let mut flight = p.flight;
         if let Some(s) = renderer.source() {
             flight.body = s.body();

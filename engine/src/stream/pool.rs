@@ -1,0 +1,152 @@
+//! [`Pooled`]: any blocking [`TileSource`] behind a small worker pool, so the stream can
+//! request its tiles without waiting — what the DEM oracle does for the Earth, for the
+//! analytic planet and for test sources. Requests are served highest priority first; a
+//! re-request takes the new priority. An optional delay per tile stands in for a slow
+//! producer (the tests' 200 ms oracle).
+
+use crate::earth::Tile;
+use crate::planet::{Body, TileId};
+use crate::source::TileSource;
+use parking_lot::{Condvar, Mutex};
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+type Done = Vec<(TileId, Result<Arc<Tile>, String>)>;
+
+#[derive(Default)]
+struct Queue {
+    /// Queued tiles and their current priority.
+    pending: HashMap<TileId, f32>,
+    shutdown: bool,
+}
+
+struct Shared {
+    inner: Arc<dyn TileSource>,
+    delay: Duration,
+    queue: Mutex<Queue>,
+    work: Condvar,
+    done: Mutex<Done>,
+}
+
+pub struct Pooled {
+    shared: Arc<Shared>,
+    workers: Vec<JoinHandle<()>>,
+}
+
+impl Pooled {
+    /// `threads` workers (at least one) over `inner`, each sleeping `delay` per tile.
+    pub fn new(inner: Arc<dyn TileSource>, threads: usize, delay: Duration) -> Pooled {
+        let shared = Arc::new(Shared {
+            inner,
+            delay,
+            queue: Mutex::new(Queue::default()),
+            work: Condvar::new(),
+            done: Mutex::new(Vec::new()),
+        });
+        let workers = (0..threads.max(1))
+            .map(|k| {
+                let s = shared.clone();
+                std::thread::Builder::new()
+                    .name(format!("tile-pool-{k}"))
+                    .spawn(move || worker(&s))
+                    .expect("spawning a tile worker")
+            })
+            .collect();
+        Pooled { shared, workers }
+    }
+
+    /// Requests queued and not yet taken by a worker.
+    pub fn queued(&self) -> usize {
+        self.shared.queue.lock().pending.len()
+    }
+}
+
+fn worker(s: &Shared) {
+    loop {
+        let id = {
+            let mut q = s.queue.lock();
+            loop {
+                if q.shutdown {
+                    return;
+                }
+                // Linear scan: the queue holds at most a wanted set (hundreds of tiles).
+                let best = q
+                    .pending
+                    .iter()
+                    .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(a.0)))
+                    .map(|(&id, _)| id);
+                match best {
+                    Some(id) => {
+                        q.pending.remove(&id);
+                        break id;
+                    }
+                    None => s.work.wait(&mut q),
+                }
+            }
+        };
+        if !s.delay.is_zero() {
+            std::thread::sleep(s.delay);
+        }
+        // A producer that panics costs its tile, not the worker.
+        let made = catch_unwind(AssertUnwindSafe(|| s.inner.tile(id))).map_err(|e| {
+            let why = e
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| e.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            format!("the tile producer panicked: {why}")
+        });
+        s.done.lock().push((id, made));
+    }
+}
+
+impl TileSource for Pooled {
+    fn body(&self) -> Body {
+        self.shared.inner.body()
+    }
+    fn finest_level(&self) -> u8 {
+        self.shared.inner.finest_level()
+    }
+    fn tile(&self, id: TileId) -> Arc<Tile> {
+        self.shared.inner.tile(id)
+    }
+    fn max_relief(&self) -> f64 {
+        self.shared.inner.max_relief()
+    }
+    fn is_async(&self) -> bool {
+        true
+    }
+    fn request(&self, tiles: &[(TileId, f32)]) {
+        let mut q = self.shared.queue.lock();
+        for &(id, p) in tiles {
+            q.pending.insert(id, p);
+        }
+        drop(q);
+        self.shared.work.notify_all();
+    }
+    fn cancel(&self, tiles: &[TileId]) {
+        let mut q = self.shared.queue.lock();
+        for id in tiles {
+            q.pending.remove(id);
+        }
+    }
+    fn poll(&self) -> Vec<(TileId, Result<Arc<Tile>, String>)> {
+        std::mem::take(&mut *self.shared.done.lock())
+    }
+    fn provisional(&self, id: TileId) -> Option<Arc<Tile>> {
+        self.shared.inner.provisional(id)
+    }
+}
+
+impl Drop for Pooled {
+    fn drop(&mut self) {
+        self.shared.queue.lock().shutdown = true;
+        self.shared.work.notify_all();
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}
