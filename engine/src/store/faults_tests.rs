@@ -9,6 +9,7 @@ use super::oracle::{Completed, Oracle, OracleConfig};
 use crate::earth::tile::TILE_DISK_BYTES;
 use crate::earth::{Etopo, Source, Tile};
 use crate::planet::{Body, Face, TileId};
+use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
@@ -47,9 +48,17 @@ fn source() -> Arc<Source> {
     .clone()
 }
 
-/// The tile derived alone, the reference every faulted path must reproduce bit for bit.
-fn reference(id: TileId) -> Tile {
-    source().derive_tile(id, None)
+/// The tile derived alone, the reference every faulted path must reproduce bit for bit
+/// (memoised: the tests compare many tiles more than once).
+fn reference(id: TileId) -> Arc<Tile> {
+    static REF: OnceLock<Mutex<HashMap<TileId, Arc<Tile>>>> = OnceLock::new();
+    let map = REF.get_or_init(Default::default);
+    if let Some(t) = map.lock().get(&id) {
+        return t.clone();
+    }
+    let t = Arc::new(source().derive_tile(id, None));
+    map.lock().insert(id, t.clone());
+    t
 }
 
 fn temp_dir(tag: &str) -> PathBuf {
@@ -110,7 +119,7 @@ fn assert_exact(got: &HashMap<TileId, Result<Arc<Tile>, TileFault>>) {
     for (id, r) in got {
         match r {
             Ok(t) => assert!(
-                **t == reference(*id),
+                **t == *reference(*id),
                 "{id}: differs from the unfaulted tile"
             ),
             Err(e) => panic!("{id}: unexpected fault {e}"),
@@ -183,7 +192,7 @@ fn panicking_production_fails_once_and_the_flight_goes_on() {
     // The derivation is fixed: asking again retries (the slot was reset, not poisoned).
     hook.clear_panic(bad);
     let (got, _) = fly(&o, &[bad, parent]);
-    let kids = parent.children().map(|c| Arc::new(reference(c)));
+    let kids = parent.children().map(reference);
     let want = source().derive_tile(parent, Some(&kids));
     assert!(**got[&parent].as_ref().expect("parent") == want);
     assert_exact(&[(bad, got[&bad].clone())].into_iter().collect());
@@ -203,7 +212,7 @@ fn damage_mid_flight(tag: &str, damage: impl Fn(&std::fs::File)) {
         assert_eq!(o.counters().tiles_written, 4);
     }
     let o = oracle(Some(dir.clone()), &hook);
-    assert!(*o.get(ids[0]) == reference(ids[0]));
+    assert!(*o.get(ids[0]) == *reference(ids[0]));
     assert_eq!(o.counters().stored.tiles, 1);
     let path = BlockId::of(ids[0]).path(&dir);
     let file = std::fs::OpenOptions::new()
@@ -271,7 +280,12 @@ fn slow_disk_and_derivation_never_block_a_frame() {
     }
     hook.set_read_delay(SLOW);
     let o = oracle(Some(dir.clone()), &hook);
+    let t = Instant::now();
     let (got, worst) = fly(&o, &ids);
+    eprintln!(
+        "slow disk: 4 stored tiles in {:.2} s, longest request + collect {worst:?}",
+        t.elapsed().as_secs_f64()
+    );
     assert_exact(&got);
     assert!(worst < SLOW / 2, "a frame waited {worst:?}");
     assert_eq!(o.counters().stored.tiles, 4);
@@ -341,5 +355,52 @@ fn deleted_store_goes_on_in_memory_and_reports_once() {
     assert!(!dir.exists(), "the removed data directory was re-created");
     assert!(o.faults().line().unwrap_or_default().contains("store lost"));
     // Tiles already in memory still come back from the cache.
-    assert!(*o.get(l2(5, 0, 0)) == reference(l2(5, 0, 0)));
+    assert!(*o.get(l2(5, 0, 0)) == *reference(l2(5, 0, 0)));
+}
+
+#[test]
+fn a_long_flight_through_every_fault_at_once() {
+    // Sixteen tiles over four blocks, two of which panic; a slow disk throughout; the disk
+    // fills after the first quarter and the data directory is removed after the second.
+    let hook = Arc::new(FaultHook::default());
+    let dir = temp_dir("chaos");
+    let o = oracle(Some(dir.clone()), &hook);
+    hook.set_read_delay(Duration::from_millis(20));
+    hook.set_write_delay(Duration::from_millis(20));
+    let ids: Vec<TileId> = (0..16)
+        .map(|k| TileId::new(3, Face((k % 4) as u8), k as u32 / 4, 7))
+        .collect();
+    let bad = [ids[5], ids[10]];
+    bad.iter().for_each(|&b| hook.panic_on(b));
+    let mut got = HashMap::new();
+    for (k, leg) in ids.chunks(4).enumerate() {
+        match k {
+            1 => hook.set_fail_writes(true),
+            2 => std::fs::remove_dir_all(&dir).expect("remove the store"),
+            _ => {}
+        }
+        got.extend(fly(&o, leg).0);
+    }
+    assert_eq!(got.len(), 16);
+    for b in bad {
+        assert!(matches!(
+            got.remove(&b),
+            Some(Err(TileFault::Panicked { .. }))
+        ));
+    }
+    assert_exact(&got);
+    let f = o.faults();
+    assert_eq!((f.failed, f.store_lost, f.corrupt), (2, true, 0), "{f:?}");
+    // Legs: 4 written; the second leg's 4 (one panics before writing) fail to write.
+    assert_eq!(
+        (o.counters().tiles_written, f.write_errors),
+        (4, 3),
+        "{f:?}"
+    );
+    // One report per kind (panic and write error may come in either order).
+    for kind in [FaultKind::Panic, FaultKind::Write, FaultKind::StoreLost] {
+        assert_eq!(reports_of(&o, kind), 1, "{kind:?}: {f:?}");
+    }
+    assert_eq!(f.reports.len(), 3, "{f:?}");
+    assert!(!dir.exists());
 }
