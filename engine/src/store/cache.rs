@@ -257,6 +257,9 @@ impl TileCache {
     }
 
     fn open_block(&self, bid: BlockId) -> (Option<Arc<BlockFile>>, Option<Header>) {
+        if let Some(hook) = &self.faults {
+            hook.before_open(bid);
+        }
         let Some(root) = self.live_root() else {
             return (None, None);
         };

@@ -3,6 +3,7 @@
 //! log while a flight goes on, and `FaultHook`, the switches tests use to make the store slow or
 //! broken on purpose.
 
+use super::block::BlockId;
 use crate::planet::TileId;
 use parking_lot::Mutex;
 use std::collections::HashSet;
@@ -106,6 +107,7 @@ pub struct FaultHook {
     derive_delay_ns: AtomicU64,
     fail_writes: AtomicBool,
     panic_on: Mutex<HashSet<TileId>>,
+    panic_on_open: Mutex<HashSet<BlockId>>,
 }
 
 impl FaultHook {
@@ -134,6 +136,19 @@ impl FaultHook {
     }
     pub fn clear_panic(&self, id: TileId) {
         self.panic_on.lock().remove(&id);
+    }
+    /// Opening block `b` panics, until `clear_panic_on_open`.
+    pub fn panic_on_open(&self, b: BlockId) {
+        self.panic_on_open.lock().insert(b);
+    }
+    pub fn clear_panic_on_open(&self, b: BlockId) {
+        self.panic_on_open.lock().remove(&b);
+    }
+
+    pub(crate) fn before_open(&self, b: BlockId) {
+        if self.panic_on_open.lock().contains(&b) {
+            panic!("injected panic opening block {b:?}");
+        }
     }
 
     pub(crate) fn before_read(&self) {

@@ -199,6 +199,67 @@ fn panicking_production_fails_once_and_the_flight_goes_on() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+#[test]
+fn many_askers_of_a_panicking_tile_all_get_the_fault() {
+    // Eight threads and the pool ask for one tile whose production panics, slowly: each asker
+    // in turn finds the slot reset, tries, panics and wakes the next. None may be left waiting.
+    let hook = Arc::new(FaultHook::default());
+    let o = Arc::new(oracle(None, &hook));
+    let bad = l2(3, 2, 2);
+    hook.panic_on(bad);
+    hook.set_derive_delay(Duration::from_millis(30));
+    let (tx, rx) = std::sync::mpsc::channel();
+    for _ in 0..8 {
+        let (o, tx) = (o.clone(), tx.clone());
+        std::thread::spawn(move || tx.send(o.try_get(bad)).unwrap());
+    }
+    o.request(&[bad], 1.0);
+    for k in 0..8 {
+        let r = rx
+            .recv_timeout(DEADLINE)
+            .unwrap_or_else(|_| panic!("asker {k} hung"));
+        assert!(matches!(r, Err(TileFault::Panicked { tile, .. }) if tile == bad));
+    }
+    assert!(o.wait_idle_for(DEADLINE));
+    let done = o.collect();
+    assert!(
+        matches!(done.as_slice(), [(t, Err(_))] if *t == bad),
+        "{done:?}"
+    );
+    assert_eq!(o.faults().failed, 9);
+    assert_eq!(o.faults().reports.len(), 1);
+    // Fixed: one production, shared by every asker again.
+    hook.clear_panic(bad);
+    let tiles: Vec<Arc<Tile>> = (0..4).map(|_| o.try_get(bad).expect("fixed")).collect();
+    assert!(tiles.iter().all(|t| Arc::ptr_eq(t, &tiles[0])));
+    assert!(*tiles[0] == *reference(bad));
+    assert_eq!(o.counters().derived.tiles, 1);
+}
+
+#[test]
+fn a_panic_while_opening_a_block_fails_its_tiles_and_retries_later() {
+    let hook = Arc::new(FaultHook::default());
+    let dir = temp_dir("open");
+    let o = oracle(Some(dir.clone()), &hook);
+    let (a, b, other) = (l2(4, 0, 2), l2(4, 1, 2), l2(5, 0, 2));
+    hook.panic_on_open(BlockId::of(a));
+    let (mut got, _) = fly(&o, &[a, b, other]);
+    for t in [a, b] {
+        assert!(
+            matches!(got.remove(&t), Some(Err(TileFault::Panicked { .. }))),
+            "{t}"
+        );
+    }
+    assert_exact(&got);
+    assert_eq!((o.faults().failed, o.faults().reports.len()), (2, 1));
+    // The block's state went back to "not open": the next ask opens it.
+    hook.clear_panic_on_open(BlockId::of(a));
+    let (got, _) = fly(&o, &[a, b]);
+    assert_exact(&got);
+    assert_eq!(o.counters().tiles_written, 3);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// Writes a block's tiles with one oracle, then opens the block in a second one (reading one
 /// tile), damages the file under the open handle and flies over the rest of the block.
 fn damage_mid_flight(tag: &str, damage: impl Fn(&std::fs::File)) {

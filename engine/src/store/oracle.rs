@@ -310,6 +310,12 @@ impl Drop for Oracle {
     fn drop(&mut self) {
         self.shared.queue.lock().shutdown = true;
         self.shared.work.notify_all();
+        if std::thread::panicking() {
+            // Unwinding (a failed test, a crashing caller): detach rather than join, so a
+            // worker stuck in a tile cannot turn the panic into a hang. The workers own their
+            // share of the state and leave at their next look at the queue.
+            return;
+        }
         for w in self.workers.drain(..) {
             let _ = w.join();
         }
