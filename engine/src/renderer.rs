@@ -219,6 +219,8 @@ impl PlanetRenderer {
         }
         self.stats.fading = fading;
         self.stats.failures.extend(fr.failures);
+        let over = self.stats.failures.len().saturating_sub(64);
+        self.stats.failures.drain(..over);
         let mut tiles: Vec<ResidentTile> = self.resident.values().cloned().collect();
         tiles.sort_by_key(|t| t.slot);
         self.residency = Residency::new(tiles);

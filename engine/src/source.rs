@@ -38,6 +38,10 @@ pub trait TileSource: Send + Sync {
     fn poll(&self) -> Vec<(TileId, Result<Arc<Tile>, String>)> {
         Vec::new()
     }
+    /// One line on the faults the source has met (store errors, failed tiles), or None.
+    fn faults(&self) -> Option<String> {
+        None
+    }
     /// A stand-in for `id` made in milliseconds straight from the source, or None. The stream
     /// draws it until the exact tile arrives, then cross-fades to it in the same slot.
     fn provisional(&self, _id: TileId) -> Option<Arc<Tile>> {
@@ -78,8 +82,11 @@ impl TileSource for EarthSource {
         self.oracle
             .collect()
             .into_iter()
-            .map(|(id, t)| (id, Ok(t)))
+            .map(|(id, t)| (id, t.map_err(|e| e.to_string())))
             .collect()
+    }
+    fn faults(&self) -> Option<String> {
+        self.oracle.faults().line()
     }
     fn provisional(&self, id: TileId) -> Option<Arc<Tile>> {
         Some(Arc::new(self.oracle.cache().source().provisional_tile(id)))

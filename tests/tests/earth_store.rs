@@ -67,6 +67,7 @@ fn concurrent_requests_load_a_block_and_a_tile_once() {
     o.wait_idle();
     let done = o.collect();
     assert_eq!(done.len(), 2);
+    assert!(done.iter().all(|(_, r)| r.is_ok()), "{done:?}");
     let c = o.counters();
     assert_eq!(c.blocks_opened, 1, "block opened more than once");
     assert_eq!(c.derived.tiles, 2, "a tile was derived more than once");

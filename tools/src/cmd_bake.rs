@@ -186,6 +186,16 @@ pub fn run(a: Args) -> Result<()> {
     );
     let start = Instant::now();
     let mut done = 0usize;
+    // Tiles whose production failed; the bake goes on and reports them at the end.
+    let mut failed = Vec::new();
+    let mut collect = |done: &mut usize| {
+        for (id, r) in oracle.collect() {
+            *done += 1;
+            if let Err(e) = r {
+                failed.push((id, e));
+            }
+        }
+    };
     let mut last_print = Instant::now() - Duration::from_secs(1);
     let window = 4 * oracle.threads();
     for (level, ids) in &plan {
@@ -197,18 +207,21 @@ pub fn run(a: Args) -> Result<()> {
                 oracle.request(&ids[next..next + take], 1.0);
                 next += take;
             }
-            done += oracle.collect().len();
+            collect(&mut done);
             if last_print.elapsed() > Duration::from_millis(500) {
                 progress(done, total, *level, start.elapsed());
                 last_print = Instant::now();
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        done += oracle.collect().len();
+        collect(&mut done);
     }
     progress(done, total, hi, start.elapsed());
     eprintln!();
     report(&oracle, start.elapsed());
+    if let Some((_, first)) = failed.first() {
+        bail!("{} tiles failed (first: {first})", failed.len());
+    }
     Ok(())
 }
 
@@ -248,4 +261,7 @@ fn report(oracle: &Oracle, wall: Duration) {
         "blocks opened {}  tiles written {}  corrupt/reset {}",
         c.blocks_opened, c.tiles_written, c.corrupt
     );
+    if let Some(line) = oracle.faults().line() {
+        println!("{line}");
+    }
 }

@@ -1,11 +1,10 @@
 //! On-disk blocks (`docs/earth.md`, "Disk format"): the 16 sibling tiles of level L under one
-//! level-(L−2) tile in one memory-mapped file, a header with magic, versions, body parameters,
+//! level-(L−2) tile in one file, a header with magic, versions, body parameters,
 //! a presence mask and per-tile CRC-32s, itself covered by a header CRC-32.
 
 use crate::earth::tile::{Tile, TILE_DISK_BYTES};
 use crate::params::{DERIVATION_VERSION, MAX_LEVEL};
 use crate::planet::{Face, TileId};
-use memmap2::Mmap;
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -159,13 +158,14 @@ pub enum SlotProblem {
     Corrupt(String),
 }
 
-/// An open block file: read through a shared memory map, written with positioned writes.
-/// The header lives with the caller (under the block's lock); this type is immutable and can be
-/// shared between threads.
+/// An open block file, read and written with positioned reads and writes. Not memory-mapped:
+/// a file truncated under a mapping raises SIGBUS on the next touch of a lost page, which would
+/// kill the process mid-flight; a positioned read just comes back short. The header lives with
+/// the caller (under the block's lock); this type is immutable and can be shared between
+/// threads.
 pub struct BlockFile {
     pub path: PathBuf,
     file: File,
-    map: Mmap,
 }
 
 impl BlockFile {
@@ -221,26 +221,31 @@ impl BlockFile {
                 h
             }
         };
-        // SAFETY: the map is read-only; this process writes the file only through
-        // `write_slot`/`write_header` (positioned writes), and every slot read through the map
-        // is CRC-checked against the header, so a concurrent change (another process, a torn
-        // write) can at worst fail a check — the tile is then re-derived — never yield an
-        // unchecked value.
-        let map = unsafe { Mmap::map(&file)? };
-        Ok((BlockFile { path, file, map }, header, problem))
+        Ok((BlockFile { path, file }, header, problem))
     }
 
-    /// Reads and checks the tile in its slot against `header`.
+    /// Reads and checks the tile in its slot against `header`. A short or failed read (the file
+    /// truncated or changed since it was opened, a disk error) is `Corrupt` like a bad checksum:
+    /// either way the tile is re-derived.
     pub fn read_tile(&self, header: &Header, id: TileId) -> Result<Tile, SlotProblem> {
         let slot = BlockId::slot(id);
         if header.present >> slot & 1 == 0 {
             return Err(SlotProblem::Absent);
         }
-        let start = HEADER_BYTES + slot * TILE_DISK_BYTES;
-        let bytes = self
-            .map
-            .get(start..start + TILE_DISK_BYTES)
-            .ok_or_else(|| SlotProblem::Corrupt("slot beyond the mapped file".into()))?;
+        let start = (HEADER_BYTES + slot * TILE_DISK_BYTES) as u64;
+        let mut bytes = vec![0u8; TILE_DISK_BYTES];
+        self.file
+            .read_exact_at(&mut bytes, start)
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::UnexpectedEof => {
+                    // Give the file its length back (zeros fail their checksums), so the block
+                    // re-derived and rewritten slot by slot opens again as a whole block.
+                    let _ = self.file.set_len(BLOCK_FILE_BYTES);
+                    SlotProblem::Corrupt("short read: the block file was truncated".into())
+                }
+                _ => SlotProblem::Corrupt(format!("read failed: {e}")),
+            })?;
+        let bytes = &bytes[..];
         if crc32fast::hash(bytes) != header.crc[slot] {
             return Err(SlotProblem::Corrupt("tile checksum mismatch".into()));
         }

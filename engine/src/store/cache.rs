@@ -4,16 +4,21 @@
 //!
 //! A tile is produced by reading its slot (checked) or, failing that, deriving it from the
 //! source and writing it back: the pyramid on disk is a cache of the derivation.
+//!
+//! Faults (`faults.rs`) never leave a waiter stuck: a production that panics resets its slot (or
+//! its block's open state) and wakes the waiters; a failed write keeps the tile in memory; a
+//! removed data directory turns the store into a memory-only one. Each is reported once.
 
 use super::block::{BlockFile, BlockId, Header, SlotProblem, BLOCK_TILES};
 use super::counters::Counters;
+use super::faults::{FaultHook, FaultKind, FaultSummary, Reports};
 use crate::earth::{Source, Tile};
 use crate::params::FIRST_DERIVED_LEVEL;
 use crate::planet::TileId;
 use parking_lot::{Condvar, Mutex};
 use std::collections::HashMap;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -58,6 +63,33 @@ pub struct TileCache {
     /// `None`: in-memory only.
     root: Option<PathBuf>,
     pub counters: Counters,
+    reports: Reports,
+    /// The data directory was removed while running: no more disk reads or writes.
+    lost: AtomicBool,
+    faults: Option<Arc<FaultHook>>,
+}
+
+/// What a thread claimed in a block's state; reset (and the waiters woken) if the thread
+/// unwinds before finishing, so a panic never leaves `Opening` or `Busy` behind.
+struct Claim<'a> {
+    entry: &'a BlockEntry,
+    /// `None`: the block's opening; `Some(k)`: slot k.
+    slot: Option<usize>,
+    done: bool,
+}
+
+impl Drop for Claim<'_> {
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        let mut st = self.entry.state.lock();
+        match self.slot {
+            None => st.open = Open::NotYet,
+            Some(k) => st.slots[k] = Slot::Unknown,
+        }
+        self.entry.cv.notify_all();
+    }
 }
 
 impl TileCache {
@@ -71,7 +103,56 @@ impl TileCache {
             source,
             root,
             counters: Counters::default(),
+            reports: Reports::default(),
+            lost: AtomicBool::new(false),
+            faults: None,
         }
+    }
+
+    /// Injects faults (tests only; see `FaultHook`).
+    pub fn with_fault_hook(mut self, hook: Option<Arc<FaultHook>>) -> TileCache {
+        self.faults = hook;
+        self
+    }
+
+    /// Logs a fault if it is the first of its kind.
+    pub fn report(&self, kind: FaultKind, message: impl FnOnce() -> String) {
+        self.reports.once(kind, message);
+    }
+
+    /// Faults so far.
+    pub fn faults(&self) -> FaultSummary {
+        let c = self.counters.snapshot();
+        FaultSummary {
+            failed: c.failed,
+            corrupt: c.corrupt,
+            write_errors: c.write_errors,
+            store_lost: c.store_lost > 0,
+            reports: self.reports.list(),
+        }
+    }
+
+    /// The data directory, unless it has been found removed. Checking costs one `stat`, next to
+    /// a 575 kB write or a block open; without it a removed directory would be silently
+    /// re-created block by block (`create_dir_all`) or written to as unlinked files.
+    fn live_root(&self) -> Option<&Path> {
+        let root = self.root.as_deref()?;
+        if self.lost.load(Ordering::Relaxed) {
+            return None;
+        }
+        if root.is_dir() {
+            return Some(root);
+        }
+        if !self.lost.swap(true, Ordering::Relaxed) {
+            self.counters.store_lost.store(1, Ordering::Relaxed);
+            self.report(FaultKind::StoreLost, || {
+                format!(
+                    "data directory {} was removed; tiles are kept in memory from now on",
+                    root.display()
+                )
+            });
+        }
+        None
     }
 
     pub fn source(&self) -> &Arc<Source> {
@@ -132,10 +213,16 @@ impl TileCache {
                 Open::NotYet => {
                     st.open = Open::Opening;
                     drop(st);
+                    let mut claim = Claim {
+                        entry,
+                        slot: None,
+                        done: false,
+                    };
                     let (file, header) = self.open_block(bid);
                     st = entry.state.lock();
                     st.open = Open::Ready(file);
                     st.header = header;
+                    claim.done = true;
                     entry.cv.notify_all();
                 }
             }
@@ -154,17 +241,26 @@ impl TileCache {
         };
         let header = st.header.clone();
         drop(st);
+        let mut claim = Claim {
+            entry,
+            slot: Some(slot),
+            done: false,
+        };
 
         let tile = Arc::new(self.produce(id, file.as_deref(), header.as_ref(), entry));
         let mut st = entry.state.lock();
         st.slots[slot] = Slot::Ready(tile.clone());
+        claim.done = true;
         entry.bytes.fetch_add(Tile::MEMORY_BYTES, Ordering::Relaxed);
         entry.cv.notify_all();
         tile
     }
 
     fn open_block(&self, bid: BlockId) -> (Option<Arc<BlockFile>>, Option<Header>) {
-        let Some(root) = self.root.as_ref() else {
+        if let Some(hook) = &self.faults {
+            hook.before_open(bid);
+        }
+        let Some(root) = self.live_root() else {
             return (None, None);
         };
         self.counters.blocks_opened.fetch_add(1, Ordering::Relaxed);
@@ -172,19 +268,26 @@ impl TileCache {
             Ok((f, h, problem)) => {
                 if let Some(p) = problem {
                     self.counters.corrupt.fetch_add(1, Ordering::Relaxed);
-                    log::warn!(
-                        "block {}: {p}; reset, its tiles will be re-derived",
-                        f.path.display()
-                    );
+                    self.report(FaultKind::Corrupt, || {
+                        format!(
+                            "block {}: {p}; reset, its tiles will be re-derived",
+                            f.path.display()
+                        )
+                    });
                 }
                 (Some(Arc::new(f)), Some(h))
             }
             Err(e) => {
-                log::warn!(
-                    "block {:?}: cannot open under {}: {e}; kept in memory",
-                    bid,
-                    root.display()
-                );
+                if self.live_root().is_some() {
+                    self.counters.write_errors.fetch_add(1, Ordering::Relaxed);
+                    self.report(FaultKind::Write, || {
+                        format!(
+                            "block {bid:?}: cannot open under {}: {e}; \
+                             such blocks are kept in memory",
+                            root.display()
+                        )
+                    });
+                }
                 (None, None)
             }
         }
@@ -198,8 +301,14 @@ impl TileCache {
         header: Option<&Header>,
         entry: &BlockEntry,
     ) -> Tile {
+        let hook = self.faults.as_deref();
+        // A removed data directory: whatever is still open is no longer the store.
+        let file = file.filter(|_| !self.lost.load(Ordering::Relaxed));
         let mut t0 = Instant::now();
         if let (Some(f), Some(h)) = (file, header) {
+            if let Some(hook) = hook {
+                hook.before_read();
+            }
             match f.read_tile(h, id) {
                 Ok(t) => {
                     self.counters.stored.add(t0.elapsed());
@@ -208,9 +317,14 @@ impl TileCache {
                 Err(SlotProblem::Absent) => {}
                 Err(SlotProblem::Corrupt(why)) => {
                     self.counters.corrupt.fetch_add(1, Ordering::Relaxed);
-                    log::warn!("tile {id} in {}: {why}; re-deriving", f.path.display());
+                    self.report(FaultKind::Corrupt, || {
+                        format!("tile {id} in {}: {why}; re-deriving", f.path.display())
+                    });
                 }
             }
+        }
+        if let Some(hook) = hook {
+            hook.before_derive(id);
         }
         let tile = if id.level < FIRST_DERIVED_LEVEL {
             let children = id.children().map(|c| self.get(c));
@@ -221,19 +335,31 @@ impl TileCache {
             self.source.derive_tile(id, None)
         };
         self.counters.derived.add(t0.elapsed());
-        if let Some(f) = file {
-            let written = f.write_slot(&tile).and_then(|crc| {
-                let mut st = entry.state.lock();
-                let h = st.header.as_mut().expect("an open file has a header");
-                h.crc[BlockId::slot(id)] = crc;
-                h.present |= 1 << BlockId::slot(id);
-                f.write_header(h)
-            });
+        if let Some(f) = file.filter(|_| self.live_root().is_some()) {
+            let written = hook
+                .map_or(Ok(()), FaultHook::before_write)
+                .and_then(|()| f.write_slot(&tile))
+                .and_then(|crc| {
+                    let mut st = entry.state.lock();
+                    let h = st.header.as_mut().expect("an open file has a header");
+                    h.crc[BlockId::slot(id)] = crc;
+                    h.present |= 1 << BlockId::slot(id);
+                    f.write_header(h)
+                });
             match written {
                 Ok(()) => {
                     self.counters.tiles_written.fetch_add(1, Ordering::Relaxed);
                 }
-                Err(e) => log::warn!("tile {id}: write to {} failed: {e}", f.path.display()),
+                Err(e) => {
+                    self.counters.write_errors.fetch_add(1, Ordering::Relaxed);
+                    self.report(FaultKind::Write, || {
+                        format!(
+                            "tile {id}: write to {} failed: {e}; tiles that cannot be \
+                             written are kept in memory (counted in write_errors)",
+                            f.path.display()
+                        )
+                    });
+                }
             }
         }
         tile

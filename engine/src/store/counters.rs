@@ -1,5 +1,5 @@
 //! Feed counters (TERRAIN.md §5): per class `derived` (computed from the source) and `stored`
-//! (read from disk) — tiles, bytes, seconds — plus block and integrity events.
+//! (read from disk) — tiles, bytes, seconds — plus block, integrity and fault events.
 
 use crate::earth::tile::TILE_DISK_BYTES;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -38,8 +38,14 @@ pub struct Counters {
     pub blocks_opened: AtomicU64,
     pub blocks_evicted: AtomicU64,
     pub tiles_written: AtomicU64,
-    /// Blocks reset and tiles rejected by their checksum.
+    /// Blocks reset and tiles rejected by their checksum or a short read.
     pub corrupt: AtomicU64,
+    /// Requests that completed as a `TileFault` (production panicked).
+    pub failed: AtomicU64,
+    /// Block creations and tile writes that failed (disk full, read-only).
+    pub write_errors: AtomicU64,
+    /// 1 once the data directory was found removed (the store then runs in memory).
+    pub store_lost: AtomicU64,
 }
 
 /// One feed class: tiles, bytes and busy seconds (summed over threads).
@@ -58,6 +64,9 @@ pub struct CounterSnapshot {
     pub blocks_evicted: u64,
     pub tiles_written: u64,
     pub corrupt: u64,
+    pub failed: u64,
+    pub write_errors: u64,
+    pub store_lost: u64,
 }
 
 impl Counters {
@@ -69,6 +78,9 @@ impl Counters {
             blocks_evicted: self.blocks_evicted.load(Ordering::Relaxed),
             tiles_written: self.tiles_written.load(Ordering::Relaxed),
             corrupt: self.corrupt.load(Ordering::Relaxed),
+            failed: self.failed.load(Ordering::Relaxed),
+            write_errors: self.write_errors.load(Ordering::Relaxed),
+            store_lost: self.store_lost.load(Ordering::Relaxed),
         }
     }
 }

@@ -1,19 +1,28 @@
 //! The DEM oracle (TERRAIN.md §5): a pool of worker threads over the shared `TileCache`.
 //! `request` queues tiles by priority without blocking; workers take the most urgent request
 //! together with every other queued request of the same block (neighbours travel together);
-//! `collect` hands back what has completed. `get` produces one tile in the caller's thread.
+//! `collect` hands back what has completed — a tile or the `TileFault` that stopped it; a
+//! worker survives a panicking production (`docs/streaming.md`, "Faults in the tile store").
+//! `get` produces one tile in the caller's thread.
 
 use super::block::BlockId;
 use super::cache::TileCache;
 use super::counters::CounterSnapshot;
 use super::datadir::check_writable;
+use super::faults::{panic_message, FaultHook, FaultKind, FaultSummary, TileFault};
 use crate::earth::{Source, Tile};
 use crate::planet::TileId;
 use parking_lot::{Condvar, Mutex};
 use std::collections::{BinaryHeap, HashMap};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// What `collect` hands back for one request.
+pub type Completed = (TileId, Result<Arc<Tile>, TileFault>);
 
 /// Default cache budget: 1 GiB of decoded tiles (≈ 940 tiles, 59 full blocks).
 pub const DEFAULT_CACHE_BYTES: usize = 1 << 30;
@@ -88,7 +97,24 @@ struct Shared {
     queue: Mutex<Queue>,
     work: Condvar,
     idle: Condvar,
-    done: Mutex<Vec<(TileId, Arc<Tile>)>>,
+    done: Mutex<Vec<Completed>>,
+}
+
+impl Shared {
+    /// The tile, or the fault if producing it panicked (counted and reported once).
+    fn produce(&self, id: TileId) -> Result<Arc<Tile>, TileFault> {
+        catch_unwind(AssertUnwindSafe(|| self.cache.get(id))).map_err(|payload| {
+            let fault = TileFault::Panicked {
+                tile: id,
+                message: panic_message(&*payload),
+            };
+            self.cache.counters.failed.fetch_add(1, Ordering::Relaxed);
+            self.cache.report(FaultKind::Panic, || {
+                format!("{fault}; the request failed, later requests retry (counted in failed)")
+            });
+            fault
+        })
+    }
 }
 
 pub struct Oracle {
@@ -100,6 +126,15 @@ pub struct Oracle {
 
 impl Oracle {
     pub fn new(source: Arc<Source>, cfg: OracleConfig) -> Result<Oracle, OracleError> {
+        Oracle::with_fault_hook(source, cfg, None)
+    }
+
+    /// `new` with injected faults (tests; see `FaultHook`).
+    pub fn with_fault_hook(
+        source: Arc<Source>,
+        cfg: OracleConfig,
+        hook: Option<Arc<FaultHook>>,
+    ) -> Result<Oracle, OracleError> {
         let data_dir = match cfg.data_dir {
             None => {
                 log::info!("tile store: in memory (no data directory)");
@@ -126,7 +161,7 @@ impl Oracle {
             cfg.threads
         };
         let shared = Arc::new(Shared {
-            cache: TileCache::new(source, data_dir.clone(), cfg.cache_bytes),
+            cache: TileCache::new(source, data_dir.clone(), cfg.cache_bytes).with_fault_hook(hook),
             queue: Mutex::new(Queue::default()),
             work: Condvar::new(),
             idle: Condvar::new(),
@@ -209,8 +244,9 @@ impl Oracle {
         }
     }
 
-    /// Tiles completed since the last call, in completion order.
-    pub fn collect(&self) -> Vec<(TileId, Arc<Tile>)> {
+    /// Requests completed since the last call, in completion order: each the tile or why it
+    /// failed. A failed tile is not cached; requesting it again retries.
+    pub fn collect(&self) -> Vec<Completed> {
         std::mem::take(&mut *self.shared.done.lock())
     }
 
@@ -228,9 +264,32 @@ impl Oracle {
         }
     }
 
-    /// The tile, produced in this thread if nobody has it (blocking).
+    /// Like `wait_idle`, but gives up after `timeout`; true when idle.
+    pub fn wait_idle_for(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut q = self.shared.queue.lock();
+        while !q.pending.is_empty() || q.running > 0 {
+            if self.shared.idle.wait_until(&mut q, deadline).timed_out() {
+                return q.pending.is_empty() && q.running == 0;
+            }
+        }
+        true
+    }
+
+    /// The tile, produced in this thread if nobody has it (blocking). A panicking production
+    /// panics here too (after resetting the tile's slot); `try_get` returns it as a fault.
     pub fn get(&self, id: TileId) -> Arc<Tile> {
         self.shared.cache.get(id)
+    }
+
+    /// `get`, with a panicking production returned as a `TileFault` (counted, reported once).
+    pub fn try_get(&self, id: TileId) -> Result<Arc<Tile>, TileFault> {
+        self.shared.produce(id)
+    }
+
+    /// Faults so far (counts and the first report of each kind), for a HUD.
+    pub fn faults(&self) -> FaultSummary {
+        self.shared.cache.faults()
     }
 
     pub fn counters(&self) -> CounterSnapshot {
@@ -280,7 +339,7 @@ fn worker(s: &Shared) {
             batch
         };
         for id in batch {
-            let tile = s.cache.get(id);
+            let tile = s.produce(id);
             s.done.lock().push((id, tile));
             let mut q = s.queue.lock();
             q.running -= 1;
@@ -295,6 +354,12 @@ impl Drop for Oracle {
     fn drop(&mut self) {
         self.shared.queue.lock().shutdown = true;
         self.shared.work.notify_all();
+        if std::thread::panicking() {
+            // Unwinding (a failed test, a crashing caller): detach rather than join, so a
+            // worker stuck in a tile cannot turn the panic into a hang. The workers own their
+            // share of the state and leave at their next look at the queue.
+            return;
+        }
         for w in self.workers.drain(..) {
             let _ = w.join();
         }

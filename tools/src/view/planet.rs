@@ -155,6 +155,13 @@ impl SceneRenderer for PlanetScene {
         SceneStats {
             mesh: Some(s.mesh),
             tiles: Some(TileStats::from(&s.residency)),
+            alerts: r
+                .source
+                .faults()
+                .map(|f| format!("STORE: {f}"))
+                .into_iter()
+                .chain(s.failures.last().cloned())
+                .collect(),
             ..Default::default()
         }
     }

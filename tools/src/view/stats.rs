@@ -21,6 +21,9 @@ pub struct SceneStats {
     /// Remarks for the HUD only: not numbers, not written.
     #[serde(skip)]
     pub notes: Vec<&'static str>,
+    /// Faults to show until they clear (the tile store's, failed tiles), HUD only.
+    #[serde(skip)]
+    pub alerts: Vec<String>,
 }
 
 pub use engine::cbt::MeshStats;
@@ -101,6 +104,7 @@ impl SceneStats {
             }
         }));
         v.extend(self.notes.iter().map(|n| n.to_string()));
+        v.extend(self.alerts.iter().cloned());
         v
     }
 }
@@ -130,6 +134,7 @@ mod tests {
             }),
             extra: [("blue", 0.5)].into(),
             notes: vec!["not written"],
+            alerts: vec![],
         };
         let v = serde_json::to_value(&s).unwrap();
         assert_eq!(
