@@ -172,6 +172,28 @@ impl PlanetRenderer {
         &self.residency
     }
 
+    /// The ground under unit direction `dir` as the last frame drew it for `cam`: the resident
+    /// tiles' blended surface (levels, arrival fades, same-slot cross-fades), metres above the
+    /// datum — what the viewer keeps the camera above. None before the first frame.
+    pub fn drawn_ground(&self, cam: &ViewCamera, dir: DVec3) -> Option<f64> {
+        if self.residency.tiles.is_empty() {
+            return None;
+        }
+        let (face, u, v) = crate::planet::cube::dir_to_face(dir);
+        let half = (1u64 << (crate::planet::cube::FIXED_BITS - 1)) as f64;
+        let fixed = |c: f64| ((c + 1.0) * half).round().clamp(0.0, 2.0 * half) as u64;
+        let p = crate::surface::surface_at_fixed(
+            &self.residency,
+            &self.lod_params(cam),
+            self.body,
+            cam.eye,
+            face,
+            fixed(u),
+            fixed(v),
+        );
+        Some(p.height)
+    }
+
     pub fn lod_params(&self, cam: &ViewCamera) -> LodParams {
         LodParams::for_camera(self.body, cam)
     }
