@@ -8,6 +8,7 @@ use crate::params::{TILE_APRON, TILE_STRIDE};
 use crate::planet::tile::{canonical_sample, SampleRef};
 use crate::planet::{Body, Face, TileId};
 use crate::store::oracle::Oracle;
+use crate::stream::envelope::{FeedSnapshot, PerClass};
 use glam::DVec3;
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -22,6 +23,11 @@ pub trait TileSource: Send + Sync {
     fn tile(&self, id: TileId) -> Arc<Tile>;
     /// Largest |height| the source can produce, metres (culling bounds).
     fn max_relief(&self) -> f64;
+    /// Tiles produced per feed class and the requests waiting (`stream::envelope`). Default:
+    /// None, a source whose tiles cost nothing worth metering.
+    fn feed(&self) -> Option<FeedSnapshot> {
+        None
+    }
 }
 
 /// The Earth through the DEM oracle.
@@ -43,6 +49,17 @@ impl TileSource for EarthSource {
     fn max_relief(&self) -> f64 {
         // ETOPO5 spans −10,376 … +7,833 m; bands add a few hundred metres at most.
         11_250.0
+    }
+    /// Derived and stored tiles from the oracle's counters (stored only with a data directory:
+    /// without one nothing is ever read back); amplified tiles have no producer yet. The
+    /// backlog is the oracle's queue, whichever class ends up serving it.
+    fn feed(&self) -> Option<FeedSnapshot> {
+        let c = self.oracle.counters();
+        let stored = self.oracle.data_dir().map(|_| c.stored.tiles);
+        Some(FeedSnapshot {
+            completed: PerClass([Some(c.derived.tiles), stored, None]),
+            backlog: self.oracle.outstanding() as u64,
+        })
     }
 }
 
