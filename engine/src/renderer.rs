@@ -18,6 +18,7 @@ use crate::planet::{Body, TileId};
 use crate::publish::{declare_publish, PublishOptions};
 use crate::shade::{declare_aov, declare_terrain};
 use crate::source::TileSource;
+use crate::stream::envelope::FeedMeter;
 use crate::stream::residency::{ResidencyReport, TileStream};
 use crate::surface::LodParams;
 use framegraph::{BufferRef, Context, Graph, ImageRef};
@@ -90,6 +91,8 @@ pub struct PlanetRenderer {
     mesh: GpuMesh,
     constants: FrameConstantBuffers,
     clock: FrameClock,
+    /// Supply per feed class (`stream::envelope`), fed from the source once per frame.
+    feed: FeedMeter,
     /// What the last [`PlanetRenderer::prepare`] set up for [`PlanetRenderer::declare`].
     prepared: Option<FrameRequest>,
     pub stats: RenderStats,
@@ -150,6 +153,7 @@ impl PlanetRenderer {
             mesh,
             constants,
             clock: FrameClock::new(),
+            feed: FeedMeter::default(),
             prepared: None,
             stats: RenderStats::default(),
             sun: None,
@@ -167,6 +171,11 @@ impl PlanetRenderer {
 
     pub fn residency(&self) -> &Residency {
         &self.residency
+    }
+
+    /// The feed's supply per class (tiles/s) as of the last prepared frame.
+    pub fn feed_meter(&self) -> &FeedMeter {
+        &self.feed
     }
 
     pub fn lod_params(&self, cam: &ViewCamera) -> LodParams {
@@ -220,6 +229,13 @@ impl PlanetRenderer {
         puffin::profile_function!();
         let cam = &req.cam;
         self.clock.tick();
+        // The interval since the last frame: the tiles it fetched in this thread (those still
+        // pending and those loaded) were its synchronous backlog.
+        if let Some(f) = self.source.feed() {
+            let r = &self.stats.residency;
+            let fetched = (r.pending + r.loaded_this_frame) as u64;
+            self.feed.observe(self.clock.now, &f, fetched);
+        }
         self.update_residency(cam);
         let sun = self.sun.unwrap_or_else(|| local_sun(cam.eye, 135.0, 30.0));
         let lod = self.lod_params(cam);
