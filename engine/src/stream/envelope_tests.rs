@@ -272,3 +272,65 @@ fn bounded_flight_caps_the_lateral_part_at_three_quarters() {
     assert_eq!(bounded_speed(5_000.0, 0.0, Some(1_000.0)), 5_000.0);
     assert_eq!(bounded_speed(5_000.0, 1.0, Some(0.0)), 0.0);
 }
+
+/// The whole chain on the real Earth: an in-memory oracle (no data directory, so stored is
+/// absent) derives 48 L6 tiles on its worker pool while a `FeedMeter` reads
+/// `EarthSource::feed` every 50 ms. The metered supply must agree with tiles derived over the
+/// wall time they took, measured here independently. `cargo test -p engine --lib
+/// earth_supply -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn earth_supply_is_what_the_oracle_derives() {
+    use crate::earth::{etopo::etopo_path, Source};
+    use crate::planet::{Face, TileId};
+    use crate::source::{EarthSource, TileSource};
+    use crate::store::oracle::{Oracle, OracleConfig};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    let src = Arc::new(Source::open(&etopo_path(None), EARTH).expect("ETOPO5"));
+    let oracle = Arc::new(Oracle::new(src, OracleConfig::default()).expect("oracle"));
+    let es = EarthSource {
+        oracle: oracle.clone(),
+        body: EARTH,
+    };
+    let ids: Vec<TileId> = (0..8)
+        .flat_map(|x| (0..6).map(move |y| TileId::new(6, Face(2), 20 + x, 30 + y)))
+        .collect();
+    let mut f = FeedMeter::default();
+    let t0 = Instant::now();
+    f.observe(0.0, &es.feed().unwrap(), 0);
+    oracle.request(&ids, 1.0);
+    let mut busy_until = 0.0;
+    while t0.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(50));
+        let snap = es.feed().unwrap();
+        let now = t0.elapsed().as_secs_f64();
+        f.observe(now, &snap, 0);
+        if snap.backlog == 0 {
+            busy_until = now;
+            break;
+        }
+    }
+    // Two idle seconds so the last busy bucket closes.
+    for k in 1..=40 {
+        f.observe(busy_until + k as f64 * 0.05, &es.feed().unwrap(), 0);
+    }
+    let derived = oracle.counters().derived.tiles;
+    let overall = derived as f64 / busy_until;
+    let m = f.meter();
+    eprintln!(
+        "{derived} tiles derived in {busy_until:.2} s on {} workers: {overall:.2} tiles/s overall; metered {:?}",
+        oracle.threads(),
+        m.supply(FeedClass::Derived)
+    );
+    assert_eq!(derived, ids.len() as u64);
+    assert_eq!(m.supply(FeedClass::Stored), Supply::Absent);
+    assert_eq!(m.supply(FeedClass::Amplified), Supply::Absent);
+    let s = m
+        .supply(FeedClass::Derived)
+        .rate()
+        .expect("a counted second");
+    // The meter averages the last 5 busy seconds, the overall figure all of them.
+    assert!(s > 0.5 * overall && s < 2.0 * overall, "{s} vs {overall}");
+}
