@@ -18,7 +18,7 @@ use crate::planet::{Body, TileId};
 use crate::publish::{declare_publish, PublishOptions};
 use crate::shade::{declare_aov, declare_terrain};
 use crate::source::TileSource;
-use crate::stream::envelope::FeedMeter;
+use crate::stream::envelope::{FeedMeter, LocalFetch};
 use crate::stream::residency::{ResidencyReport, TileStream};
 use crate::surface::LodParams;
 use framegraph::{BufferRef, Context, Graph, ImageRef};
@@ -78,6 +78,8 @@ pub struct RenderStats {
     pub mesh: MeshStats,
     /// Resident tiles still fading in.
     pub fading: u32,
+    /// Wall seconds the frame spent fetching tiles in this thread (synchronous residency).
+    pub fetch_s: f64,
 }
 
 pub struct PlanetRenderer {
@@ -105,6 +107,8 @@ pub struct PlanetRenderer {
 struct FrameClock {
     now: f64,
     last_wall: std::time::Instant,
+    /// Wall seconds between the last two ticks.
+    wall_dt: f64,
     period: Option<f64>,
 }
 
@@ -113,6 +117,7 @@ impl FrameClock {
         FrameClock {
             now: 0.0,
             last_wall: std::time::Instant::now(),
+            wall_dt: 0.0,
             period: None,
         }
     }
@@ -122,6 +127,7 @@ impl FrameClock {
         let wall = std::time::Instant::now();
         let dt = (wall - self.last_wall).as_secs_f64();
         self.last_wall = wall;
+        self.wall_dt = dt;
         self.now += self.period.unwrap_or(dt);
     }
 }
@@ -229,14 +235,19 @@ impl PlanetRenderer {
         puffin::profile_function!();
         let cam = &req.cam;
         self.clock.tick();
-        // The interval since the last frame: the tiles it fetched in this thread (those still
-        // pending and those loaded) were its synchronous backlog.
+        // The interval since the last frame: the tiles it set out to fetch in this thread
+        // (those loaded and those left pending) were its backlog while it fetched.
         if let Some(f) = self.source.feed() {
             let r = &self.stats.residency;
-            let fetched = (r.pending + r.loaded_this_frame) as u64;
-            self.feed.observe(self.clock.now, &f, fetched);
+            let here = LocalFetch {
+                tiles: (r.pending + r.loaded_this_frame) as u64,
+                busy_fraction: self.stats.fetch_s / self.clock.wall_dt,
+            };
+            self.feed.observe(self.clock.now, &f, here);
         }
+        let fetch = std::time::Instant::now();
         self.update_residency(cam);
+        self.stats.fetch_s = fetch.elapsed().as_secs_f64();
         let sun = self.sun.unwrap_or_else(|| local_sun(cam.eye, 135.0, 30.0));
         let lod = self.lod_params(cam);
         let consts = FrameConstants::new(cam, self.body, sun, &lod, self.atlas.lookup_size);

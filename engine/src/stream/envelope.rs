@@ -188,6 +188,24 @@ impl SupplyMeter {
     /// reading. A clock that stands still waits for the next reading; one that goes back or is
     /// not finite restarts the interval.
     pub fn update(&mut self, now_s: f64, completed: PerClass<Option<u64>>, backlog: PerClass<u64>) {
+        self.update_partly(now_s, completed, backlog, 1.0);
+    }
+
+    /// [`SupplyMeter::update`] for a backlog that lasted only `busy_fraction` (0…1) of the
+    /// interval: tiles fetched synchronously are waited for during a frame's fetch, not while
+    /// it renders, so only that part of the frame was time under backlog.
+    pub fn update_partly(
+        &mut self,
+        now_s: f64,
+        completed: PerClass<Option<u64>>,
+        backlog: PerClass<u64>,
+        busy_fraction: f64,
+    ) {
+        let busy_fraction = if busy_fraction.is_finite() {
+            busy_fraction.clamp(0.0, 1.0)
+        } else {
+            1.0
+        };
         if !now_s.is_finite() {
             return;
         }
@@ -214,11 +232,11 @@ impl SupplyMeter {
             for k in first..=end {
                 let lo = (k as f64 * BUCKET_S).max(t0);
                 let hi = ((k + 1) as f64 * BUCKET_S).min(now_s);
-                if hi <= lo || backlog[c] == 0 {
+                if hi <= lo || backlog[c] == 0 || busy_fraction == 0.0 {
                     continue;
                 }
                 let b = self.bucket(c, k);
-                b.busy_s += hi - lo;
+                b.busy_s += (hi - lo) * busy_fraction;
                 b.tiles += delta[c] as f64 * (hi - lo) / span;
             }
         }
@@ -284,6 +302,14 @@ fn bucket_of(t: f64) -> i64 {
     (t / BUCKET_S).floor() as i64
 }
 
+/// Tiles a caller fetched in its own thread since the last reading.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LocalFetch {
+    pub tiles: u64,
+    /// The part of the interval (0…1, wall time) spent fetching them.
+    pub busy_fraction: f64,
+}
+
 /// What the renderer owns: the backlog split and the supply meter, fed once per frame.
 #[derive(Clone, Debug, Default)]
 pub struct FeedMeter {
@@ -293,20 +319,23 @@ pub struct FeedMeter {
 }
 
 impl FeedMeter {
-    /// One reading at `now_s`. `fetched_here`: tiles the caller fetched in its own thread
-    /// during the interval (synchronous residency, where nothing waits in the source's queue).
-    /// They were a backlog only if the interval produced anything: tiles served from memory
-    /// ask nothing of any feed.
-    pub fn observe(&mut self, now_s: f64, snapshot: &FeedSnapshot, fetched_here: u64) {
+    /// One reading at `now_s`, with what the caller fetched in its own thread during the
+    /// interval (synchronous residency, where nothing waits in the source's queue). While the
+    /// source's own queue is not empty the whole interval was under backlog.
+    pub fn observe(&mut self, now_s: f64, snapshot: &FeedSnapshot, here: LocalFetch) {
         let total: u64 = snapshot.completed.0.iter().flatten().sum();
         let produced = self.last_total.is_some_and(|t| total > t);
         self.last_total = Some(total);
         let mut s = *snapshot;
-        if produced {
-            s.backlog = s.backlog.max(fetched_here);
+        let mut busy = 1.0;
+        // Local fetches were a backlog only if the interval produced anything: tiles served
+        // from memory ask nothing of any feed.
+        if s.backlog == 0 && produced && here.tiles > 0 {
+            s.backlog = here.tiles;
+            busy = here.busy_fraction;
         }
         let backlog = self.split.split(&s);
-        self.meter.update(now_s, s.completed, backlog);
+        self.meter.update_partly(now_s, s.completed, backlog, busy);
     }
 
     pub fn meter(&self) -> &SupplyMeter {

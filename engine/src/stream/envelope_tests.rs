@@ -240,21 +240,26 @@ fn synchronous_fetches_count_as_backlog_only_when_something_was_produced() {
         completed: done(d, None),
         backlog: 0,
     };
-    f.observe(0.0, &snap(0), 0);
+    let here = |tiles, busy_fraction| LocalFetch {
+        tiles,
+        busy_fraction,
+    };
+    f.observe(0.0, &snap(0), here(0, 0.0));
     // Frames that fetched from memory: 30 tiles a frame, none produced → nothing counted.
     for k in 1..=20 {
-        f.observe(k as f64 * 0.1, &snap(0), 30);
+        f.observe(k as f64 * 0.1, &snap(0), here(30, 0.5));
     }
     assert_eq!(f.meter().supply(FeedClass::Derived), Supply::Unknown);
-    // Frames that produced 2 tiles each (20 tiles/s) while fetching in this thread.
+    // Frames of 0.1 s that produced 2 tiles each in the quarter of the frame spent fetching:
+    // 80 tiles/s while fetching (20/s over whole frames, which would count rendering time).
     let mut n = 0;
     for k in 21..=45 {
         n += 2;
-        f.observe(k as f64 * 0.1, &snap(n), 2);
+        f.observe(k as f64 * 0.1, &snap(n), here(2, 0.25));
     }
-    f.observe(5.0, &snap(n), 0);
+    f.observe(5.0, &snap(n), here(0, 0.0));
     let s = f.meter().supply(FeedClass::Derived).rate().unwrap();
-    assert!((s - 20.0).abs() < 1e-6, "{s}");
+    assert!((s - 80.0).abs() < 1e-6, "{s}");
 }
 
 #[test]
@@ -299,14 +304,14 @@ fn earth_supply_is_what_the_oracle_derives() {
         .collect();
     let mut f = FeedMeter::default();
     let t0 = Instant::now();
-    f.observe(0.0, &es.feed().unwrap(), 0);
+    f.observe(0.0, &es.feed().unwrap(), LocalFetch::default());
     oracle.request(&ids, 1.0);
     let mut busy_until = 0.0;
     while t0.elapsed() < Duration::from_secs(120) {
         std::thread::sleep(Duration::from_millis(50));
         let snap = es.feed().unwrap();
         let now = t0.elapsed().as_secs_f64();
-        f.observe(now, &snap, 0);
+        f.observe(now, &snap, LocalFetch::default());
         if snap.backlog == 0 {
             busy_until = now;
             break;
@@ -314,7 +319,11 @@ fn earth_supply_is_what_the_oracle_derives() {
     }
     // Two idle seconds so the last busy bucket closes.
     for k in 1..=40 {
-        f.observe(busy_until + k as f64 * 0.05, &es.feed().unwrap(), 0);
+        f.observe(
+            busy_until + k as f64 * 0.05,
+            &es.feed().unwrap(),
+            LocalFetch::default(),
+        );
     }
     let derived = oracle.counters().derived.tiles;
     let overall = derived as f64 / busy_until;
