@@ -18,6 +18,7 @@ use crate::planet::{Body, TileId};
 use crate::publish::{declare_publish, PublishOptions};
 use crate::shade::{declare_aov, declare_terrain};
 use crate::source::TileSource;
+use crate::stream::envelope::{FeedMeter, LocalFetch};
 use crate::stream::residency::{ResidencyReport, TileStream};
 use crate::surface::LodParams;
 use framegraph::{BufferRef, Context, Graph, ImageRef};
@@ -79,6 +80,8 @@ pub struct RenderStats {
     pub fading: u32,
     /// Tile failures as reported (each tile once), oldest first; the caller may drain it.
     pub failures: Vec<String>,
+    /// Wall seconds the frame spent fetching tiles in this thread (synchronous residency).
+    pub fetch_s: f64,
 }
 
 pub struct PlanetRenderer {
@@ -92,6 +95,8 @@ pub struct PlanetRenderer {
     mesh: GpuMesh,
     constants: FrameConstantBuffers,
     clock: FrameClock,
+    /// Supply per feed class (`stream::envelope`), fed from the source once per frame.
+    feed: FeedMeter,
     /// What the last [`PlanetRenderer::prepare`] set up for [`PlanetRenderer::declare`].
     prepared: Option<FrameRequest>,
     pub stats: RenderStats,
@@ -104,6 +109,8 @@ pub struct PlanetRenderer {
 struct FrameClock {
     now: f64,
     last_wall: std::time::Instant,
+    /// Wall seconds between the last two ticks.
+    wall_dt: f64,
     period: Option<f64>,
 }
 
@@ -112,6 +119,7 @@ impl FrameClock {
         FrameClock {
             now: 0.0,
             last_wall: std::time::Instant::now(),
+            wall_dt: 0.0,
             period: None,
         }
     }
@@ -121,6 +129,7 @@ impl FrameClock {
         let wall = std::time::Instant::now();
         let dt = (wall - self.last_wall).as_secs_f64();
         self.last_wall = wall;
+        self.wall_dt = dt;
         self.now += self.period.unwrap_or(dt);
     }
 }
@@ -152,6 +161,7 @@ impl PlanetRenderer {
             mesh,
             constants,
             clock: FrameClock::new(),
+            feed: FeedMeter::default(),
             prepared: None,
             stats: RenderStats::default(),
             sun: None,
@@ -192,6 +202,11 @@ impl PlanetRenderer {
             fixed(v),
         );
         Some(p.height)
+    }
+
+    /// The feed's supply per class (tiles/s) as of the last prepared frame.
+    pub fn feed_meter(&self) -> &FeedMeter {
+        &self.feed
     }
 
     pub fn lod_params(&self, cam: &ViewCamera) -> LodParams {
@@ -258,7 +273,24 @@ impl PlanetRenderer {
         puffin::profile_function!();
         let cam = &req.cam;
         self.clock.tick();
+        // The interval since the last frame: when it blocked on tiles, those it set out to
+        // fetch in this thread (loaded and left pending) were its backlog while it fetched. A
+        // frame that did not wait asked only the oracle, whose queue is the backlog.
+        if let Some(f) = self.source.feed() {
+            let r = &self.stats.residency;
+            let here = LocalFetch {
+                tiles: if r.waited {
+                    (r.pending + r.loaded_this_frame) as u64
+                } else {
+                    0
+                },
+                busy_fraction: self.stats.fetch_s / self.clock.wall_dt,
+            };
+            self.feed.observe(self.clock.now, &f, here);
+        }
+        let fetch = std::time::Instant::now();
         self.update_residency(cam);
+        self.stats.fetch_s = fetch.elapsed().as_secs_f64();
         let sun = self.sun.unwrap_or_else(|| local_sun(cam.eye, 135.0, 30.0));
         let lod = self.lod_params(cam);
         let consts = FrameConstants::new(cam, self.body, sun, &lod, self.atlas.lookup_size);

@@ -8,6 +8,7 @@ use crate::params::{TILE_APRON, TILE_STRIDE};
 use crate::planet::tile::{canonical_sample, SampleRef};
 use crate::planet::{Body, Face, TileId};
 use crate::store::oracle::Oracle;
+use crate::stream::envelope::{FeedSnapshot, PerClass};
 use glam::DVec3;
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -45,6 +46,11 @@ pub trait TileSource: Send + Sync {
     /// A stand-in for `id` made in milliseconds straight from the source, or None. The stream
     /// draws it until the exact tile arrives, then cross-fades to it in the same slot.
     fn provisional(&self, _id: TileId) -> Option<Arc<Tile>> {
+        None
+    }
+    /// Tiles produced per feed class and the requests waiting (`stream::envelope`). Default:
+    /// None, a source whose tiles cost nothing worth metering.
+    fn feed(&self) -> Option<FeedSnapshot> {
         None
     }
 }
@@ -90,6 +96,17 @@ impl TileSource for EarthSource {
     }
     fn provisional(&self, id: TileId) -> Option<Arc<Tile>> {
         Some(Arc::new(self.oracle.cache().source().provisional_tile(id)))
+    }
+    /// Derived and stored tiles from the oracle's counters (stored only with a data directory:
+    /// without one nothing is ever read back); amplified tiles have no producer yet. The
+    /// backlog is the oracle's queue, whichever class ends up serving it.
+    fn feed(&self) -> Option<FeedSnapshot> {
+        let c = self.oracle.counters();
+        let stored = self.oracle.data_dir().map(|_| c.stored.tiles);
+        Some(FeedSnapshot {
+            completed: PerClass([Some(c.derived.tiles), stored, None]),
+            backlog: self.oracle.outstanding() as u64,
+        })
     }
 }
 

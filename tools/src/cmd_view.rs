@@ -62,6 +62,9 @@ pub struct Args {
     /// Data directory of the tile pyramid [env: PLANETFALL_DATA].
     #[arg(long)]
     data: Option<PathBuf>,
+    /// Hold manual speed within 75 % of the lateral speed the tile feed sustains (F toggles).
+    #[arg(long)]
+    bounded_flight: bool,
 }
 
 pub fn run(a: Args) -> Result<()> {
@@ -113,6 +116,7 @@ pub fn run(a: Args) -> Result<()> {
     // The scene's own body replaces this once the renderer exists (`Viewer::new`).
     let mut flight = Flight::new(pose, engine::planet::Body::EARTH);
     flight.ground = ground;
+    flight.bounded = a.bounded_flight;
     flight.clamp_to_ground();
     let parts = Parts {
         scene: a.scene.clone(),

@@ -131,6 +131,7 @@ impl App {
         match code {
             KeyCode::Escape => el.exit(),
             KeyCode::KeyH | KeyCode::F1 => v.show_help = !v.show_help,
+            KeyCode::KeyF => v.toggle_bounded(),
             KeyCode::KeyG => v.show_hud = !v.show_hud,
             KeyCode::Digit1 => v.debug = debug(0),
             KeyCode::Digit2 => v.debug = debug(1),

@@ -4,6 +4,7 @@
 
 pub use engine::camera::Pose;
 use engine::planet::Body;
+use engine::stream::envelope::bounded_speed;
 use glam::DVec3;
 
 /// Eye height kept above the ground, metres (a standing person).
@@ -45,6 +46,11 @@ pub struct Flight {
     pub ground: f64,
     /// Speed of the last step, m/s.
     pub speed: f64,
+    /// Bounded flight (`--bounded-flight`, F): manual speed held within 75 % of the lateral
+    /// speed the tile feed sustains (TERRAIN.md §5).
+    pub bounded: bool,
+    /// The sustainable lateral speed, m/s, as last measured (None: unknown, no cap).
+    pub sustainable: Option<f64>,
 }
 
 impl Flight {
@@ -55,6 +61,8 @@ impl Flight {
             speed_factor: 1.0,
             ground: 0.0,
             speed: 0.0,
+            bounded: false,
+            sustainable: None,
         }
     }
 
@@ -77,10 +85,17 @@ impl Flight {
         self.speed = 0.0;
         if moving.length_squared() > 0.0 && dt > 0.0 {
             let agl = (self.pose.alt - self.ground).max(EYE_HEIGHT_M);
-            let speed = SPEED_PER_AGL * self.speed_factor * agl;
+            let mut speed = SPEED_PER_AGL * self.speed_factor * agl;
             let cam = self.pose.camera(self.body, 1, 1);
             let up = self.pose.up();
             let dir = cam.forward * c.forward + cam.right * c.right + up * c.up;
+            if self.bounded {
+                // The part of the motion that moves the point under the camera, as ground speed
+                // at the datum (what the sustainable speed is measured in).
+                let horizontal = (dir - dir.dot(up) * up).length() / dir.length();
+                let lateral = horizontal * self.body.radius / cam.eye.length();
+                speed = bounded_speed(speed, lateral, self.sustainable);
+            }
             let eye = cam.eye + dir.normalize() * speed * dt;
             self.pose = Pose::from_eye(self.body, eye, cam.forward, self.pose.fov);
             self.speed = speed;
@@ -94,6 +109,16 @@ impl Flight {
         if self.pose.alt < floor {
             self.pose.alt = floor;
         }
+    }
+}
+
+/// Speed over the ground between two eye positions `dt` seconds apart, m/s: the great-circle
+/// distance at the datum between the points under them (climbing and diving add nothing).
+pub fn lateral_speed(body: Body, from: DVec3, to: DVec3, dt: f64) -> f64 {
+    if dt > 0.0 && from.length_squared() > 0.0 && to.length_squared() > 0.0 {
+        from.angle_between(to) * body.radius / dt
+    } else {
+        0.0
     }
 }
 
@@ -145,5 +170,56 @@ mod tests {
         );
         f.scroll(2.0);
         assert!((f.speed_factor - 1.5625).abs() < 1e-12);
+    }
+
+    fn fly(f: &mut Flight, c: Controls) -> f64 {
+        let before = f.pose.camera(f.body, 1, 1).eye;
+        f.step(&c, 0.1);
+        lateral_speed(f.body, before, f.pose.camera(f.body, 1, 1).eye, 0.1)
+    }
+
+    #[test]
+    fn bounded_flight_holds_lateral_speed_to_three_quarters_of_the_sustainable() {
+        let forward = Controls {
+            forward: 1.0,
+            ..Default::default()
+        };
+        let mut f = Flight::new(
+            Pose {
+                pitch: 0.0,
+                ..pose()
+            },
+            Body::EARTH,
+        );
+        f.ground = 5_000.0; // agl 5 km: 5,000 m/s unbounded
+        f.sustainable = Some(1_000.0);
+        // Over the ground at the datum, 10 km below the camera.
+        let ground =
+            |v: f64, f: &Flight| v * Body::EARTH.radius / (Body::EARTH.radius + f.pose.alt);
+        let free = fly(&mut f, forward);
+        let want = ground(f.speed, &f);
+        assert!(
+            f.speed > 4_990.0 && (free - want).abs() < 0.5,
+            "unbounded: {free} vs {want}"
+        );
+        f.bounded = true;
+        let held = fly(&mut f, forward);
+        assert!((held - 750.0).abs() < 0.5, "bounded level flight: {held}");
+        // Unknown sustainable speed: no cap.
+        f.sustainable = None;
+        let unknown = fly(&mut f, forward);
+        assert!(
+            (unknown - ground(f.speed, &f)).abs() < 0.5 && f.speed > 4_990.0,
+            "{unknown}"
+        );
+        // Climbing straight up is not lateral travel: not held.
+        f.sustainable = Some(1_000.0);
+        let up = Controls {
+            up: 1.0,
+            ..Default::default()
+        };
+        let alt = f.pose.alt;
+        assert!(fly(&mut f, up) < 1e-3);
+        assert!((f.pose.alt - alt - 0.1 * f.speed).abs() < 1e-3 && f.speed > 4_000.0);
     }
 }

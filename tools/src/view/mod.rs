@@ -87,6 +87,14 @@ pub trait SceneRenderer {
         None
     }
 
+    /// Supply per feed class as the renderer has metered it (`engine::stream::envelope`); None:
+    /// no tile feed. Default: none.
+    fn feed_supply(
+        &self,
+    ) -> Option<engine::stream::envelope::PerClass<engine::stream::envelope::Supply>> {
+        None
+    }
+
     /// The last frame's numbers (mesh counters, tile residency…), for the HUD and
     /// `render --stats`.
     fn stats(&self) -> stats::SceneStats;

@@ -9,6 +9,7 @@ use engine::renderer::{FrameRequest, PlanetRenderer, RendererOptions};
 use engine::shade::AovPixel;
 use engine::source::{AnalyticSource, EarthSource, TileSource};
 use engine::store::oracle::{Oracle, OracleConfig};
+use engine::stream::envelope::{PerClass, Supply};
 use engine::stream::pool::Pooled;
 use framegraph::{Context, FrameOutput, Graph, ImageRef};
 use std::sync::Arc;
@@ -145,6 +146,10 @@ impl SceneRenderer for PlanetScene {
                     .collect(),
             );
         }
+    }
+
+    fn feed_supply(&self) -> Option<PerClass<Supply>> {
+        Some(self.renderer.as_ref()?.feed_meter().meter().supplies())
     }
 
     fn stats(&self) -> SceneStats {

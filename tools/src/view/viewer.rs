@@ -1,7 +1,7 @@
 //! The running viewer: GPU objects, flight state and one frame at a time. Window-system events
 //! arrive through `app.rs`; this file knows winit only for the window handle and key codes.
 
-use super::flight::{Controls, Flight};
+use super::flight::{lateral_speed, Controls, Flight};
 use super::frame::{self, Output};
 use super::ground::{level_for, GroundProbe};
 use super::hud::Overlay;
@@ -12,6 +12,7 @@ use super::{hud_text, profiler, DebugView, FrameInput, SceneRenderer};
 use crate::bookmarks::{self, Bookmark};
 use crate::camera::render_line;
 use anyhow::{Context as _, Result};
+use engine::stream::envelope::Envelope;
 use framegraph::{Context, Executor, FrameOutput, Graph, Swapchain};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -62,6 +63,10 @@ pub struct Viewer {
     /// This frame is the last (the --screenshot frame after an exit request).
     last_frame: bool,
     summary: Summary,
+    /// The feed envelope at the last frame's camera (None: the scene has no tile feed).
+    envelope: Option<Envelope>,
+    /// Speed over the ground of the last frame, m/s.
+    lateral_mps: f64,
     /// Things to say on the HUD for a few seconds (bookmark jumps, files written).
     note: Option<(String, Instant)>,
 }
@@ -81,6 +86,30 @@ pub struct Parts {
     pub capture_frame: Option<u64>,
     pub screenshot_at_exit: Option<PathBuf>,
     pub frames_in_flight: usize,
+}
+
+impl Viewer {
+    /// Toggle bounded flight (F).
+    pub fn toggle_bounded(&mut self) {
+        self.flight.bounded = !self.flight.bounded;
+        let state = if self.flight.bounded {
+            "on: manual speed held to 75 % of the sustainable lateral speed"
+        } else {
+            "off"
+        };
+        self.say(format!("bounded flight {state}"));
+    }
+
+    /// The envelope for the camera about to be drawn, from the supply the renderer has
+    /// metered so far; bounded flight's cap follows it.
+    fn update_envelope(&mut self, cam: &engine::camera::ViewCamera) {
+        let body = self.flight.body;
+        self.envelope = self
+            .renderer
+            .feed_supply()
+            .map(|s| Envelope::new(s, body, self.flight.agl(), cam.pixel_angle()));
+        self.flight.sustainable = self.envelope.and_then(|e| e.sustainable).map(|s| s.speed);
+    }
 }
 
 impl Viewer {
@@ -130,6 +159,8 @@ impl Viewer {
             last_frame: false,
             summary: Summary::default(),
             note: None,
+            envelope: None,
+            lateral_mps: 0.0,
         })
     }
 
@@ -274,6 +305,8 @@ impl Viewer {
         c.right = (c.right + scripted.right).clamp(-1.0, 1.0);
         c.up = (c.up + scripted.up).clamp(-1.0, 1.0);
         self.controls.look = [0.0, 0.0];
+        let body = self.flight.body;
+        let before = self.flight.pose.camera(body, 1, 1).eye;
         if let Some((t, path)) = &mut self.playback {
             *t += dt;
             if let Some(p) = path.at(*t) {
@@ -299,6 +332,8 @@ impl Viewer {
             }
         }
         self.flight.clamp_to_ground();
+        let after = self.flight.pose.camera(body, 1, 1).eye;
+        self.lateral_mps = lateral_speed(body, before, after, dt);
     }
 
     fn retired(&mut self, out: FrameOutput) {
@@ -323,6 +358,11 @@ impl Viewer {
             ground_problem: self.probe.problem(),
             recording: self.recording.is_some(),
             playing: self.playback.is_some(),
+            feed: self.envelope.map(|envelope| hud_text::Feed {
+                envelope,
+                lateral_mps: self.lateral_mps,
+                bounded: self.flight.bounded,
+            }),
         };
         let lines = status.lines();
         o.block(1, 1, &lines);
@@ -409,11 +449,12 @@ impl Viewer {
         }
         let screenshot = self.screenshot_next.take();
 
-        let sc = self.swapchain.as_mut().context("no swapchain")?;
         let cam = self
             .flight
             .pose
             .camera(self.flight.body, extent[0], extent[1]);
+        self.update_envelope(&cam);
+        let sc = self.swapchain.as_mut().context("no swapchain")?;
         let input = FrameInput {
             cam: &cam,
             extent,
