@@ -40,6 +40,9 @@ pub struct RendererOptions {
     /// Payloads a frame fetches when it does not wait (0: none — a frame whose graph is only
     /// inspected, whose shape does not depend on which tiles are resident).
     pub fetch_per_frame: usize,
+    /// Payloads landing per frame when frames do not wait (the rest land in later frames,
+    /// by priority).
+    pub max_uploads: usize,
     pub cbt: CbtParams,
     pub publish: PublishOptions,
 }
@@ -52,6 +55,7 @@ impl RendererOptions {
             pool_capacity: crate::cbt::gpu::device_capacity(ctx),
             wait_for_tiles: true,
             fetch_per_frame: crate::stream::residency::DEFAULT_FETCH_PER_FRAME,
+            max_uploads: crate::stream::residency::DEFAULT_MAX_UPLOADS,
             cbt: CbtParams::default(),
             publish: PublishOptions::default(),
         }
@@ -89,7 +93,10 @@ pub struct PlanetRenderer {
     pub source: Arc<dyn TileSource>,
     pub opts: RendererOptions,
     stream: TileStream,
+    /// The tiles drawn this frame (their payloads are in the atlas by the frame's start).
     resident: HashMap<TileId, ResidentTile>,
+    /// Tiles landing during this frame, drawn from the next.
+    incoming: Vec<ResidentTile>,
     residency: Residency,
     atlas: TileAtlas,
     mesh: GpuMesh,
@@ -145,6 +152,7 @@ impl PlanetRenderer {
         let mut stream =
             TileStream::for_source(source.as_ref(), opts.slots as usize, opts.wait_for_tiles);
         stream.fetch_per_frame = opts.fetch_per_frame;
+        stream.max_uploads = opts.max_uploads.max(1);
         let pages = opts.slots + crate::params::STREAM_RESERVED_PAGES as u32;
         let atlas = TileAtlas::new(ctx, opts.slots, pages, frames_in_flight)?;
         let mesh = GpuMesh::new(ctx, Some(opts.pool_capacity), opts.cbt, frames_in_flight)
@@ -156,6 +164,7 @@ impl PlanetRenderer {
             opts,
             stream,
             resident: HashMap::new(),
+            incoming: Vec::new(),
             residency: Residency::default(),
             atlas,
             mesh,
@@ -226,15 +235,27 @@ impl PlanetRenderer {
     fn update_residency(&mut self, cam: &ViewCamera) {
         let now = self.clock.now;
         let fr = self.stream.update(cam, now, self.source.as_ref());
+        // Last frame's arrivals are placed by this frame's `stream.place`: drawn from now on.
+        for t in self.incoming.drain(..) {
+            self.resident.insert(t.id, t);
+        }
         for e in &fr.evictions {
             self.resident.remove(&e.tile);
         }
+        // Until something is drawn (the first frame) arrivals show at once; after that they
+        // land during this frame and show in the next (`TileAtlas`: the upload overlaps the
+        // frame's rendering).
+        let at_once = self.resident.is_empty();
         for u in &fr.uploads {
             let t = match self.resident.get(&u.tile) {
                 Some(old) if u.replaces => old.replaced(u.page, u.data.clone()),
                 _ => ResidentTile::new(u.tile, u.slot, u.page, 0.0, u.data.clone(), self.body),
             };
-            self.resident.insert(u.tile, t);
+            if at_once {
+                self.resident.insert(u.tile, t);
+            } else {
+                self.incoming.push(t);
+            }
         }
         let table = self.stream.table();
         let mut fading = 0;
@@ -299,6 +320,7 @@ impl PlanetRenderer {
             ctx,
             req.frame_slot,
             &self.residency,
+            &self.incoming,
             cam.eye,
             self.body.texel0(),
         )?;

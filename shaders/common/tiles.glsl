@@ -219,20 +219,21 @@ float tile_height(SlotRecord r, vec2 st) {
 
 // Water at the native level: the binary mask (sign of the stored height) interpolated with
 // cubic (smoothstep) weights, so the coastline is continuous and rounded, not bilinear-kinked.
-float page_water_weight(uint page, vec2 st) {
-    Quad q = fetch_quad(page, st);
+float quad_water_weight(Quad q) {
     vec2 f = q.f * q.f * (3.0 - 2.0 * q.f);
     vec4 w = vec4(lessThan(q.h, vec4(0.0)));
     return mix(mix(w.x, w.y, f.x), mix(w.z, w.w, f.x), f.y);
 }
 
-// A tile's water weight, cross-faded like its heights during a replacement.
+// A tile's water weight. During a replacement the mask comes from the cross-faded heights
+// (not a blend of the two masks), so the coast moves with the surface: water where the
+// blended ground is below the datum, and the surface meets the datum there.
 float water_weight(SlotRecord r, vec2 st) {
-    float w = page_water_weight(r.page, st);
+    Quad q = fetch_quad(r.page, st);
     if (r.page_from != NO_SLOT && r.xfade < 1.0) {
-        w = mix(page_water_weight(r.page_from, st), w, r.xfade);
+        q.h = mix(fetch_quad(r.page_from, st).h, q.h, r.xfade);
     }
-    return w;
+    return quad_water_weight(q);
 }
 
 // The spatial weight of a tile over its parent (TERRAIN.md §2): 1 inside, fading over a

@@ -14,10 +14,10 @@ use engine::shade::AovPixel;
 use engine::source::{AnalyticSource, TileSource};
 use engine::stream::pool::Pooled;
 use framegraph::{Graph, ImageDesc};
-use parking_lot::Mutex;
 use planetfall_tests::Gpu;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 const W: u32 = 128;
@@ -32,7 +32,7 @@ fn options(ctx: &framegraph::Context) -> RendererOptions {
 }
 
 /// One frame; returns the host time (prepare + declare + compile + submit, not the GPU
-/// wait) and the per-pixel distance along the ray (0 off the terrain).
+/// wait) and the per-pixel distance along the ray (0 off the terrain, negative over water).
 fn frame(gpu: &mut Gpu, r: &mut PlanetRenderer, cam: &ViewCamera) -> (f64, Vec<f32>) {
     let t0 = Instant::now();
     let (slot, _) = gpu.exec.begin_frame(&gpu.ctx).unwrap();
@@ -53,7 +53,11 @@ fn frame(gpu: &mut Gpu, r: &mut PlanetRenderer, cam: &ViewCamera) -> (f64, Vec<f
     let px: &[AovPixel] = bytemuck::cast_slice(out.readback("aov").unwrap());
     let d = px
         .iter()
-        .map(|p| if p.is_terrain() { p.dist } else { 0.0 })
+        .map(|p| match (p.is_terrain(), p.is_water()) {
+            (false, _) => 0.0,
+            (true, false) => p.dist,
+            (true, true) => -p.dist,
+        })
         .collect();
     (host_s, d)
 }
@@ -102,14 +106,17 @@ fn a_slow_tile_producer_does_not_slow_the_frames() {
     let mut gpu = Gpu::new();
     let frames = 14;
     let fast: Arc<dyn TileSource> = Arc::new(Pooled::new(analytic(8), 2, Duration::ZERO));
-    let (mut fast_host, fast_levels, fast_waited) = fly(&mut gpu, fast, frames);
+    let (fast_host, fast_levels, fast_waited) = fly(&mut gpu, fast, frames);
     let slow: Arc<dyn TileSource> =
         Arc::new(Pooled::new(analytic(8), 2, Duration::from_millis(200)));
-    let (mut slow_host, slow_levels, slow_waited) = fly(&mut gpu, slow, frames);
+    let (slow_host, slow_levels, slow_waited) = fly(&mut gpu, slow, frames);
     assert!(!fast_waited && !slow_waited, "no frame may wait for a tile");
     // The first frames make the coarse stand-ins (the same work in both runs); the pace is
     // the rest. A frame that waited for one 200 ms tile would be far outside the bound.
-    let (f, s) = (median(&mut fast_host[2..]), median(&mut slow_host[2..]));
+    let (f, s) = (
+        median(&mut fast_host[2..].to_vec()),
+        median(&mut slow_host[2..].to_vec()),
+    );
     eprintln!(
         "host s/frame: fast {f:.4}, slow {s:.4}; levels fast {fast_levels:?} slow {slow_levels:?}"
     );
@@ -117,7 +124,8 @@ fn a_slow_tile_producer_does_not_slow_the_frames() {
         s <= 1.5 * f + 0.005,
         "slow producer: {s:.4} s/frame vs {f:.4} s/frame"
     );
-    assert!(slow_host.iter().all(|&h| h < 0.2), "{slow_host:?}");
+    // (Frame 0 makes the stand-ins in both runs.)
+    assert!(slow_host[1..].iter().all(|&h| h < 0.2), "{slow_host:?}");
     // Meanwhile the slow run draws coarser tiles than the fast one.
     let coarser = slow_levels
         .iter()
@@ -154,13 +162,13 @@ impl TileSource for Gated {
         true
     }
     fn request(&self, tiles: &[(TileId, f32)]) {
-        self.asked.lock().extend(tiles.iter().map(|t| t.0));
+        self.asked.lock().unwrap().extend(tiles.iter().map(|t| t.0));
     }
     fn poll(&self) -> Vec<(TileId, Result<Arc<Tile>, String>)> {
         if !self.open.load(Ordering::Relaxed) {
             return Vec::new();
         }
-        let mut ids = std::mem::take(&mut *self.asked.lock());
+        let mut ids = std::mem::take(&mut *self.asked.lock().unwrap());
         ids.sort();
         ids.dedup();
         ids.into_iter()
@@ -240,6 +248,12 @@ fn a_same_slot_replacement_moves_depth_by_at_most_its_cross_fade_step() {
     }
     assert!(r.settled(), "{:?}", r.stats.residency);
     assert!(replaced > 0);
+    // Land throughout: over water the surface is the datum, which the replacement moves only
+    // where the coast moves (the mask follows the blended heights, so the coast moves with
+    // the surface).
+    let land: Vec<bool> = (0..before.len())
+        .map(|k| depths.iter().all(|d| d[k] > 0.0))
+        .collect();
     let after = depths.last().unwrap().clone();
     // The whole change is the offset (seen along a near-vertical ray), spread over frames.
     let total: Vec<f64> = before
@@ -258,16 +272,24 @@ fn a_same_slot_replacement_moves_depth_by_at_most_its_cross_fade_step() {
         moved > (W * H / 4) as usize,
         "the offset shows in {moved} px"
     );
-    let mut worst = 0.0f64;
-    for pair in depths.windows(2) {
+    let mut worst = (0.0f64, 0, 0, 0.0, 0.0);
+    for (f, pair) in depths.windows(2).enumerate() {
         for (k, (a, b)) in pair[0].iter().zip(&pair[1]).enumerate() {
-            if *a > 0.0 && *b > 0.0 && before[k] > 0.0 && after[k] > 0.0 {
+            if land[k] {
                 let d = (*b - *a) as f64;
                 let bound = 1.25 * step * total[k].abs() + 2.0;
-                worst = worst.max(d.abs() / bound);
+                if d.abs() / bound > worst.0 {
+                    worst = (d.abs() / bound, f, k, d, total[k]);
+                }
             }
         }
     }
+    eprintln!("worst (ratio, frame, pixel, step m, total m): {worst:?}");
+    eprintln!(
+        "its depths: {:?}",
+        depths.iter().map(|d| d[worst.2]).collect::<Vec<_>>()
+    );
+    let worst = worst.0;
     assert!(
         worst <= 1.0,
         "a pixel moved {worst:.2}× its cross-fade step in one frame"
@@ -283,5 +305,112 @@ fn a_same_slot_replacement_moves_depth_by_at_most_its_cross_fade_step() {
             );
         }
     }
+    r.destroy(&gpu.ctx);
+}
+
+/// `stream.upload` overlaps the frame's rendering: compiled for a device with a transfer
+/// family, nothing that renders waits for the upload's batch — only the end-of-frame
+/// hand-off does — and the landed tiles are placed by the next frame.
+#[test]
+fn the_upload_of_a_frame_does_not_hold_up_its_rendering() {
+    use framegraph::{QueueKind, QueueSetup};
+    let mut gpu = Gpu::new();
+    // Everything asked for completes at once, so arrivals land over consecutive frames.
+    let src = Arc::new(Gated {
+        inner: analytic(6),
+        offset_m: 0.0,
+        open: AtomicBool::new(true),
+        asked: Mutex::new(Vec::new()),
+    });
+    let mut opts = options(&gpu.ctx);
+    opts.max_uploads = 4;
+    let mut r = PlanetRenderer::new(&gpu.ctx, src, opts, 2).unwrap();
+    let radius = r.body.radius;
+    let cam = ViewCamera::geo(20.0, 30.0, radius + 200_000.0, 0.0, -60.0, 60.0, W, H);
+    let dual = QueueSetup {
+        universal: 0,
+        transfer: Some(1),
+    };
+    let (mut checked, mut placed_checked, mut landed_before) = (0, 0, false);
+    for k in 0..60 {
+        let (slot, _) = gpu.exec.begin_frame(&gpu.ctx).unwrap();
+        let req = FrameRequest {
+            cam,
+            frame_slot: slot,
+            view: DebugView::Shaded,
+            aov: false,
+        };
+        r.prepare(&gpu.ctx, req).unwrap();
+        if k > 0 && r.stats.uploaded_tiles > 0 {
+            let mut g = Graph::new();
+            let mut target =
+                g.create_image("target", ImageDesc::d2(W, H, vk::Format::R8G8B8A8_UNORM));
+            r.declare(&mut g, &mut target).unwrap();
+            g.readback_image("color", target);
+            let c = g.compile(dual).unwrap();
+            let batch_of = |name: &str| {
+                let n = c
+                    .nodes
+                    .iter()
+                    .position(|n| n.name == name)
+                    .unwrap_or_else(|| {
+                        panic!(
+                            "{name} not in {:?}",
+                            c.nodes.iter().map(|n| &n.name).collect::<Vec<_>>()
+                        )
+                    });
+                c.nodes[n].batch
+            };
+            let up = batch_of("stream.upload");
+            assert_eq!(c.batches[up].queue, QueueKind::AsyncTransfer);
+            // Batches that depend on the upload, directly or through another batch.
+            let mut after = vec![false; c.batches.len()];
+            for (b, batch) in c.batches.iter().enumerate() {
+                after[b] = batch.waits.iter().any(|&w| w == up || after[w]);
+            }
+            for node in [
+                "stream.records",
+                "cbt.eval",
+                "publish.resolve",
+                "shade.terrain",
+            ] {
+                let b = batch_of(node);
+                assert!(!after[b], "{node} waits for stream.upload");
+                assert!(
+                    b > up,
+                    "{node} is submitted after the upload, to overlap it"
+                );
+            }
+            assert!(
+                after.iter().any(|&a| a),
+                "the end-of-frame hand-off waits for the upload"
+            );
+            // What the last frame landed is placed at the start of this one, not waited for.
+            let placed = c.nodes.iter().any(|n| n.name == "stream.place");
+            assert_eq!(placed, landed_before, "stream.place follows a landing");
+            if placed {
+                let b = batch_of("stream.place");
+                assert!(!after[b] && c.batches[b].queue == QueueKind::Universal);
+                placed_checked += 1;
+            }
+            checked += 1;
+        }
+        landed_before = k > 0 && r.stats.uploaded_tiles > 0;
+        // Run the frame on the real device (one queue on lavapipe), under validation.
+        let mut g = Graph::new();
+        let mut target = g.create_image("target", ImageDesc::d2(W, H, vk::Format::R8G8B8A8_UNORM));
+        r.declare(&mut g, &mut target).unwrap();
+        g.readback_image("color", target);
+        gpu.exec
+            .run(&gpu.ctx, g.compile(gpu.ctx.queue_setup()).unwrap())
+            .unwrap();
+        if checked >= 3 && placed_checked >= 1 {
+            break;
+        }
+    }
+    assert!(
+        checked >= 3 && placed_checked >= 1,
+        "checked {checked}, placed {placed_checked}"
+    );
     r.destroy(&gpu.ctx);
 }

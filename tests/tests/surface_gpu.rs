@@ -277,7 +277,7 @@ fn run_probes(
     let consts = FrameConstants::new(cam, body, sun, &lod, tiles.lookup_size);
     constants.write(slot, &consts).unwrap();
     tiles
-        .prepare(&gpu.ctx, slot, res, cam.eye, body.texel0())
+        .prepare(&gpu.ctx, slot, res, &[], cam.eye, body.texel0())
         .unwrap();
     let mut g = Graph::new();
     let frame = constants.import(&mut g, slot);

@@ -1,9 +1,21 @@
-//! [`TileAtlas`]: the slot table, the lookup hash and the height atlas, refreshed each frame
-//! by one `stream.upload` node on the async transfer queue. [`TileAtlas::prepare`] writes the
-//! frame's records, lookup table and new payloads into the frame slot's staging buffer;
-//! [`TileAtlas::declare`] only adds the copy node.
+//! [`TileAtlas`]: the slot table, the lookup hash and the height atlas, refreshed each frame.
+//! [`TileAtlas::prepare`] writes the frame's records, lookup table and new payloads into the
+//! frame slot's staging buffer; [`TileAtlas::declare`] only adds the copy nodes:
+//!
+//! - `stream.upload` (async transfer queue): this frame's new payloads, host staging → a
+//!   device-local landing buffer. Nothing else in the frame reads that buffer, so the copy
+//!   overlaps the frame's rendering; the graph's end-of-frame hand-off (`queue.acquire`) is the
+//!   only wait on it. The tiles become visible in the next frame.
+//! - `stream.place` (universal): the previous frame's landed payloads, landing → atlas layers,
+//!   a device-local copy of a few MB at the start of the frame.
+//! - `stream.records` (universal): the slot records (camera-relative from f64, so every frame)
+//!   and the lookup hash; and payloads that must show this very frame (the first frame's
+//!   roots, or more arrivals than the landing buffer holds), staging → atlas directly.
+//!
+//! Two landing buffers alternate by frame, so this frame's upload never waits for the
+//! placing of the last frame's.
 
-use super::slots::{Residency, SlotRecord};
+use super::slots::{Residency, ResidentTile, SlotRecord};
 use super::staging::StagingRing;
 use crate::params::TILE_STRIDE;
 use crate::planet::TileId;
@@ -49,14 +61,22 @@ impl SurfaceBindings {
     }
 }
 
-/// What the prepare step staged for `stream.upload`.
+/// Pages one landing buffer holds; more arrivals in one frame go straight to the atlas.
+pub const LANDING_PAGES: u64 = 64;
+
+/// What the prepare step staged for the copy nodes.
 #[derive(Default)]
 struct Staged {
     frame_slot: usize,
     record_bytes: u64,
     lookup_bytes: u64,
-    /// Page uploads, as copies out of the staging buffer.
-    regions: Vec<vk::BufferImageCopy>,
+    /// Payloads shown this frame: staging → atlas (`stream.records`).
+    direct: Vec<vk::BufferImageCopy>,
+    /// Payloads landing for the next frame: bytes of the upload staging → landing[`landing`].
+    landing_copy: Option<u64>,
+    landing: usize,
+    /// Last frame's landed payloads: landing[`landing` ^ 1] → atlas (`stream.place`).
+    place: Vec<vk::BufferImageCopy>,
 }
 
 pub struct TileAtlas {
@@ -68,9 +88,17 @@ pub struct TileAtlas {
     slots: GpuBuffer,
     lookup: GpuBuffer,
     staging: StagingRing,
-    /// Which tile each page holds (so unchanged pages are never uploaded again).
+    /// Host staging of the payloads `stream.upload` lands (transfer queue only).
+    upload_staging: StagingRing,
+    landing: [GpuBuffer; 2],
+    /// Frames prepared (picks the landing buffer).
+    frames: u64,
+    /// Which tile each page holds or is about to hold (so unchanged pages are never uploaded
+    /// again).
     page_content: HashMap<u32, TileId>,
     staged: Staged,
+    /// Payloads landed this frame, placed by the next (landing-buffer offset → page).
+    next_place: Vec<vk::BufferImageCopy>,
 }
 
 impl TileAtlas {
@@ -94,6 +122,11 @@ impl TileAtlas {
         let slots = GpuBuffer::new(ctx, "tiles.slots", BufferDesc::gpu(record_bytes))?;
         let lookup_bytes = lookup_size as u64 * LOOKUP_ENTRY_BYTES;
         let lookup = GpuBuffer::new(ctx, "tiles.lookup", BufferDesc::gpu(lookup_bytes))?;
+        let landing_bytes = LANDING_PAGES * PAGE_BYTES;
+        let landing = [
+            GpuBuffer::new(ctx, "tiles.landing0", BufferDesc::gpu(landing_bytes))?,
+            GpuBuffer::new(ctx, "tiles.landing1", BufferDesc::gpu(landing_bytes))?,
+        ];
         Ok(TileAtlas {
             slot_capacity,
             pages,
@@ -102,38 +135,55 @@ impl TileAtlas {
             slots,
             lookup,
             staging: StagingRing::new("tiles.staging", frames_in_flight.max(1)),
+            upload_staging: StagingRing::new("tiles.upload", frames_in_flight.max(1)),
+            landing,
+            frames: 0,
             page_content: HashMap::new(),
             staged: Staged::default(),
+            next_place: Vec::new(),
         })
     }
 
-    /// Stage this frame's slot records (camera-relative from the f64 `eye`), lookup table and
-    /// the payloads of pages whose content changed. `frame_slot` comes from
+    /// Stage this frame's slot records (camera-relative from the f64 `eye`) and lookup table
+    /// for the `visible` tiles, the payloads of visible pages whose content is not on the GPU
+    /// yet (shown this frame), and the `incoming` payloads (landing now, shown next frame;
+    /// beyond `LANDING_PAGES` they are copied straight away). `frame_slot` comes from
     /// `Executor::begin_frame`, so its staging buffer is no longer in use by the GPU.
     pub fn prepare(
         &mut self,
         ctx: &Context,
         frame_slot: usize,
-        residency: &Residency,
+        visible: &Residency,
+        incoming: &[ResidentTile],
         eye: DVec3,
         texel0: f64,
     ) -> framegraph::Result<()> {
-        let records = residency.records(eye, self.slot_capacity as usize, texel0);
-        let lookup = residency.lookup_table(self.lookup_size as usize);
+        let records = visible.records(eye, self.slot_capacity as usize, texel0);
+        let lookup = visible.lookup_table(self.lookup_size as usize);
         assert_eq!(
             lookup.len(),
             self.lookup_size as usize,
             "more resident tiles than slots"
         );
-        let uploads: Vec<&super::slots::ResidentTile> = residency
+        let mut direct: Vec<&ResidentTile> = visible
             .tiles
             .iter()
             .filter(|t| self.page_content.get(&t.page) != Some(&t.id))
             .collect();
+        let land_n = incoming.len().min(LANDING_PAGES as usize);
+        direct.extend(&incoming[land_n..]);
+        let landing: Vec<&ResidentTile> = incoming[..land_n].iter().collect();
         let record_bytes = std::mem::size_of_val(records.as_slice()) as u64;
         let lookup_bytes = std::mem::size_of_val(lookup.as_slice()) as u64;
         let payload_at = record_bytes + lookup_bytes;
-        let total = payload_at + uploads.len() as u64 * PAGE_BYTES;
+        let total = payload_at + direct.len() as u64 * PAGE_BYTES;
+        let write = |map: &mut [u8], off: u64, t: &ResidentTile| {
+            let dst: &mut [u16] =
+                bytemuck::cast_slice_mut(&mut map[off as usize..(off + PAGE_BYTES) as usize]);
+            for (i, c) in dst.iter_mut().enumerate() {
+                *c = t.tile.code(i);
+            }
+        };
         let staging = self.staging.get(ctx, frame_slot, total)?;
         let map = staging
             .mapped_mut()
@@ -141,35 +191,54 @@ impl TileAtlas {
         map[..record_bytes as usize].copy_from_slice(bytemuck::cast_slice(&records));
         map[record_bytes as usize..payload_at as usize]
             .copy_from_slice(bytemuck::cast_slice(&lookup));
-        let mut regions = Vec::with_capacity(uploads.len());
-        for (k, t) in uploads.iter().enumerate() {
+        let mut direct_regions = Vec::with_capacity(direct.len());
+        for (k, t) in direct.iter().enumerate() {
             let off = payload_at + k as u64 * PAGE_BYTES;
-            let dst: &mut [u16] =
-                bytemuck::cast_slice_mut(&mut map[off as usize..(off + PAGE_BYTES) as usize]);
-            for (i, c) in dst.iter_mut().enumerate() {
-                *c = t.tile.code(i);
-            }
-            regions.push(page_copy(off, t.page));
+            write(map, off, t);
+            direct_regions.push(page_copy(off, t.page));
         }
-        for t in &uploads {
+        // The transfer queue's payloads have their own staging buffer: a buffer used by two
+        // queue families would need an ownership hand-off, which would order the two.
+        let mut next_place = Vec::with_capacity(landing.len());
+        if !landing.is_empty() {
+            let bytes = landing.len() as u64 * PAGE_BYTES;
+            let up = self.upload_staging.get(ctx, frame_slot, bytes)?;
+            let map = up
+                .mapped_mut()
+                .ok_or_else(|| framegraph::Error::NotMapped("tiles.upload".into()))?;
+            for (k, t) in landing.iter().enumerate() {
+                write(map, k as u64 * PAGE_BYTES, t);
+                next_place.push(page_copy(k as u64 * PAGE_BYTES, t.page));
+            }
+        }
+        for t in direct.iter().chain(&landing) {
             self.page_content.insert(t.page, t.id);
         }
+        // What landed last frame is placed now; what lands now is placed next frame.
+        let place = std::mem::take(&mut self.next_place);
+        self.next_place = next_place;
+        let parity = (self.frames % 2) as usize;
+        self.frames += 1;
         self.staged = Staged {
             frame_slot,
             record_bytes,
             lookup_bytes,
-            regions,
+            direct: direct_regions,
+            landing_copy: (!landing.is_empty()).then(|| landing.len() as u64 * PAGE_BYTES),
+            landing: parity,
+            place,
         };
         Ok(())
     }
 
-    /// Pages the last prepared frame uploads.
+    /// Pages the last prepared frame copies into the atlas or lands for the next one.
     pub fn uploaded_tiles(&self) -> u32 {
-        self.staged.regions.len() as u32
+        let landed = self.staged.landing_copy.map_or(0, |n| n / PAGE_BYTES);
+        self.staged.direct.len() as u32 + landed as u32
     }
 
-    /// `stream.upload`: what [`TileAtlas::prepare`] staged into the slot table, the lookup
-    /// hash and the atlas. Returns the handles the surface readers bind.
+    /// `stream.upload` → `stream.place` → `stream.records`: what [`TileAtlas::prepare`]
+    /// staged (see the module notes). Returns the handles the surface readers bind.
     pub fn declare(&self, g: &mut Graph<'_>) -> TileBindings {
         let s = &self.staged;
         let staging = self
@@ -177,16 +246,33 @@ impl TileAtlas {
             .current(s.frame_slot)
             .expect("TileAtlas::declare after prepare");
         let src = g.import_buffer(staging);
+        // Declared first, so the compiled order puts the transfer batch ahead of the frame's
+        // universal work, which does not wait for it.
+        if let Some(len) = s.landing_copy {
+            let up = self
+                .upload_staging
+                .current(s.frame_slot)
+                .expect("staged with the landing copy");
+            let up = g.import_buffer(up);
+            let mut dst = g.import_buffer(&self.landing[s.landing]);
+            g.transfer("stream.upload")
+                .queue(QueueKind::AsyncTransfer)
+                .copy_buffer(up, &mut dst, 0, 0, len);
+        }
         let mut slots = g.import_buffer(&self.slots);
         let mut lookup = g.import_buffer(&self.lookup);
         let mut heights = g.import_image(&self.heights);
+        if !s.place.is_empty() {
+            let landed = g.import_buffer(&self.landing[s.landing ^ 1]);
+            g.transfer("stream.place")
+                .copy_buffer_to_image(landed, &mut heights, s.place.clone());
+        }
         let mut node = g
-            .transfer("stream.upload")
-            .queue(QueueKind::AsyncTransfer)
+            .transfer("stream.records")
             .copy_buffer(src, &mut slots, 0, 0, s.record_bytes)
             .copy_buffer(src, &mut lookup, s.record_bytes, 0, s.lookup_bytes);
-        if !s.regions.is_empty() {
-            node = node.copy_buffer_to_image(src, &mut heights, s.regions.clone());
+        if !s.direct.is_empty() {
+            node = node.copy_buffer_to_image(src, &mut heights, s.direct.clone());
         }
         let _ = node;
         TileBindings {
@@ -201,6 +287,10 @@ impl TileAtlas {
         self.slots.destroy(ctx);
         self.lookup.destroy(ctx);
         self.staging.destroy(ctx);
+        self.upload_staging.destroy(ctx);
+        for b in self.landing {
+            b.destroy(ctx);
+        }
     }
 }
 

@@ -513,8 +513,12 @@ fn add_handoff_nodes(
 fn cut_batches(nodes: &mut [CompiledNode], deps: &Deps, order: &[usize]) -> Vec<Batch> {
     let mut batches: Vec<Batch> = Vec::new();
     for (pos, n) in nodes.iter_mut().enumerate() {
+        // The end-of-frame hand-off gets a batch of its own: its acquire waits for the other
+        // queue's batch, and that wait must not hold up the universal work before it (the
+        // async upload overlaps the frame's rendering only so).
+        let own_batch = n.name == EPILOGUE;
         match batches.last_mut() {
-            Some(b) if b.queue == n.queue => b.nodes.end = pos + 1,
+            Some(b) if b.queue == n.queue && !own_batch => b.nodes.end = pos + 1,
             _ => batches.push(Batch {
                 queue: n.queue,
                 family: n.family,

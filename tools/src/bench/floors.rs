@@ -59,21 +59,98 @@ pub fn basis(node: &str) -> (Basis, &'static str) {
         per_drawn: 0,
     };
     match node {
-        "cbt.eval" | "cbt.finish" => (sweep(48), "160 B bisector read + 48 B (positions, residuals, flags) written per entry"),
+        "cbt.eval" | "cbt.finish" => (
+            sweep(48),
+            "160 B bisector read + 48 B (positions, residuals, flags) written per entry",
+        ),
         "cbt.decide" => (sweep(8), "160 B read + 8 B (wish, pushed) per entry"),
-        "cbt.resolve" | "cbt.reserve" => (sweep(8), "160 B read + 8 B (fate/child, request bit) per entry"),
-        "cbt.neighbours" | "cbt.commit" => (sweep(44), "160 B read + 44 B (next path, corners, neighbours) per entry"),
-        "cbt.reduce" | "cbt.reserve.reduce" | "cbt.finish.reduce" => {
-            (Device { per_entry: 1, per_pixel: 0, per_drawn: 0 }, "bit words (1 bit/entry) read + sum tree (≈ 1 B/entry) written")
-        }
-        "cbt.finish.compact" => (Device { per_entry: 1, per_pixel: 0, per_drawn: 4 }, "draw bits read + 4 B per drawn leaf written"),
-        "cbt.upload" => (Upload { per_resident: 0, per_upload: 0, per_entry: BISECTOR, per_drawn: 4 }, "interim CPU mesh: 160 B per pool entry + 4 B per drawn leaf, host → device"),
-        "stream.upload" => (Upload { per_resident: SLOT_RECORD + 32, per_upload: PAGE, per_entry: 0, per_drawn: 0 }, "448 B slot record + ~32 B lookup per resident tile, 540,800 B per uploaded page, host → device"),
-        "publish.clear" => (Device { per_entry: 0, per_pixel: 8, per_drawn: 0 }, "8 B visibility word written per pixel"),
-        "publish.resolve" => (Device { per_entry: 0, per_pixel: 24, per_drawn: 36 }, "8 B visibility read + 16 B hit written per pixel, 36 B corners per drawn leaf"),
-        "shade.terrain" => (Device { per_entry: 0, per_pixel: 20, per_drawn: 0 }, "16 B hit read + 4 B colour written per pixel"),
-        "shade.aov" => (Device { per_entry: 0, per_pixel: 48, per_drawn: 0 }, "16 B hit read + 32 B AOV written per pixel"),
-        "raster.hardware" => (Raster, "full-screen grid of the same triangle count (bench.grid)"),
+        "cbt.resolve" | "cbt.reserve" => (
+            sweep(8),
+            "160 B read + 8 B (fate/child, request bit) per entry",
+        ),
+        "cbt.neighbours" | "cbt.commit" => (
+            sweep(44),
+            "160 B read + 44 B (next path, corners, neighbours) per entry",
+        ),
+        "cbt.reduce" | "cbt.reserve.reduce" | "cbt.finish.reduce" => (
+            Device {
+                per_entry: 1,
+                per_pixel: 0,
+                per_drawn: 0,
+            },
+            "bit words (1 bit/entry) read + sum tree (≈ 1 B/entry) written",
+        ),
+        "cbt.finish.compact" => (
+            Device {
+                per_entry: 1,
+                per_pixel: 0,
+                per_drawn: 4,
+            },
+            "draw bits read + 4 B per drawn leaf written",
+        ),
+        "cbt.upload" => (
+            Upload {
+                per_resident: 0,
+                per_upload: 0,
+                per_entry: BISECTOR,
+                per_drawn: 4,
+            },
+            "interim CPU mesh: 160 B per pool entry + 4 B per drawn leaf, host → device",
+        ),
+        "stream.upload" => (
+            Upload {
+                per_resident: 0,
+                per_upload: PAGE,
+                per_entry: 0,
+                per_drawn: 0,
+            },
+            "540,800 B per uploaded page, host → device (landing buffer)",
+        ),
+        "stream.records" => (
+            Upload {
+                per_resident: SLOT_RECORD + 32,
+                per_upload: 0,
+                per_entry: 0,
+                per_drawn: 0,
+            },
+            "448 B slot record + ~32 B lookup per resident tile, host → device",
+        ),
+        "publish.clear" => (
+            Device {
+                per_entry: 0,
+                per_pixel: 8,
+                per_drawn: 0,
+            },
+            "8 B visibility word written per pixel",
+        ),
+        "publish.resolve" => (
+            Device {
+                per_entry: 0,
+                per_pixel: 24,
+                per_drawn: 36,
+            },
+            "8 B visibility read + 16 B hit written per pixel, 36 B corners per drawn leaf",
+        ),
+        "shade.terrain" => (
+            Device {
+                per_entry: 0,
+                per_pixel: 20,
+                per_drawn: 0,
+            },
+            "16 B hit read + 4 B colour written per pixel",
+        ),
+        "shade.aov" => (
+            Device {
+                per_entry: 0,
+                per_pixel: 48,
+                per_drawn: 0,
+            },
+            "16 B hit read + 32 B AOV written per pixel",
+        ),
+        "raster.hardware" => (
+            Raster,
+            "full-screen grid of the same triangle count (bench.grid)",
+        ),
         _ => (None, ""),
     }
 }
@@ -158,7 +235,7 @@ mod tests {
         assert_eq!(floor("raster.hardware", 1, &f, &limits, 0.25).1, Some(0.25));
         assert_eq!(floor("cbt.args", 4, &f, &limits, 0.25).1, None);
         // Uploads are floored by the host→device path.
-        let (bytes, ms, _) = floor("stream.upload", 1, &f, &limits, 0.0);
+        let (bytes, ms, _) = floor("stream.records", 1, &f, &limits, 0.0);
         assert_eq!(bytes, Some(100 * 480));
         assert!((ms.unwrap() - 48_000.0 / 1e7).abs() < 1e-12);
     }
@@ -169,7 +246,7 @@ mod tests {
             let (_, why) = basis(node);
             assert!(why.contains(&format!("{BISECTOR} B")), "{node}: {why}");
         }
-        let (_, why) = basis("stream.upload");
+        let (_, why) = basis("stream.records");
         assert!(why.starts_with(&format!("{SLOT_RECORD} B")), "{why}");
     }
 }

@@ -114,7 +114,7 @@ impl CbtScene {
             FrameConstants::new(cam, self.body, sun, &self.lod(cam), self.tiles.lookup_size);
         self.constants.write(frame_slot, &consts)?;
         self.tiles
-            .prepare(ctx, frame_slot, &self.res, cam.eye, self.body.texel0())?;
+            .prepare(ctx, frame_slot, &self.res, &[], cam.eye, self.body.texel0())?;
         self.cbt.prepare();
         self.frame_slot = frame_slot;
         self.frames += 1;
