@@ -106,17 +106,16 @@ pub fn run(a: Args) -> Result<()> {
     let _puffin = a.puffin.as_deref().and_then(profiler::start);
     // Unknown scene names fail before the window opens.
     scene::check(&a.scene)?;
-    // The scene's source loads (ETOPO, relief, oracle) while the window, the Vulkan context
-    // and the pipelines are made; the renderer and the ground probe share it.
-    let source = (a.scene != "test").then(|| {
-        let paths = EarthPaths {
-            etopo: a.etopo.clone(),
-            data: a.data.clone(),
-        };
-        SharedSource::open(&a.scene, paths)
-    });
+    // The scene's source loads (ETOPO, relief, oracle) while the window and the Vulkan
+    // context are made; the renderer and the ground probe share it. (The test scene's says
+    // it has no terrain, which the probe reports.)
+    let paths = EarthPaths {
+        etopo: a.etopo.clone(),
+        data: a.data.clone(),
+    };
+    let source = SharedSource::open(&a.scene, paths);
     let probe = GroundProbe::start(GroundConfig {
-        source: if a.no_ground { None } else { source.clone() },
+        source: (!a.no_ground).then(|| source.clone()),
     });
     let (pose, ground) = place(&probe, &start);
     // The scene's own body replaces this once the renderer exists (`Viewer::new`).
@@ -125,7 +124,7 @@ pub fn run(a: Args) -> Result<()> {
     flight.clamp_to_ground();
     let parts = Parts {
         scene: a.scene.clone(),
-        source,
+        source: (a.scene != "test").then_some(source),
         flight,
         probe,
         bookmarks: marks,

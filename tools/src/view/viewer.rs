@@ -454,7 +454,7 @@ impl Viewer {
         sc.present(&self.ctx, &acq)?;
         self.summary.presented += 1;
         if first {
-            startup::step("first graph, record and submit", t);
+            startup::step("first graph, record, submit and present", t);
             log::info!(
                 "first frame presented in {:.2} s (from process start)",
                 startup::seconds()
