@@ -345,6 +345,61 @@ impl Pipelines {
         Ok(p)
     }
 
+    /// Build the compute pipelines of `shaders` that are not cached yet, on up to one thread
+    /// per core, and cache them: a first frame names dozens of shaders, and creating each is
+    /// a shader compile (seconds in all on a software rasteriser), independent of the others.
+    /// Recording then finds every one cached. Duplicates are built once.
+    pub fn prebuild_compute(&self, ctx: &Context, shaders: &[&'static Shader]) -> Result<()> {
+        let mut todo: Vec<&'static Shader> = Vec::new();
+        {
+            let map = self.map.lock();
+            for s in shaders {
+                let cached = map.contains_key(&Key::Compute(s.id()));
+                if !cached && !todo.iter().any(|t| t.id() == s.id()) {
+                    todo.push(s);
+                }
+            }
+        }
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(todo.len());
+        if threads <= 1 {
+            return todo.iter().try_for_each(|s| self.compute(ctx, s).map(drop));
+        }
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    scope.spawn(|| -> Result<()> {
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(s) = todo.get(i) else {
+                                return Ok(());
+                            };
+                            self.compute(ctx, s)?;
+                        }
+                    })
+                })
+                .collect();
+            // Every worker is joined before the first error is returned.
+            let results: Vec<Result<()>> = workers
+                .into_iter()
+                .map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect();
+            results.into_iter().collect()
+        })
+    }
+
+    /// Pipelines cached (compute and raster).
+    pub fn len(&self) -> usize {
+        self.map.lock().len()
+    }
+
+    /// Whether nothing is cached yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     pub fn destroy(&self, ctx: &Context) {
         for (_, p) in self.map.lock().drain() {
             unsafe {

@@ -210,3 +210,39 @@ fn undeclared_access_is_caught_by_sync_validation() {
     );
     buf.destroy(&gpu.ctx);
 }
+
+#[test]
+fn compute_pipelines_built_together_are_the_cached_ones() {
+    let mut gpu = Gpu::new();
+    let pipes = &gpu.exec.pipelines;
+    assert!(pipes.is_empty());
+    // A duplicate in the list is built once.
+    let list = [
+        &shaders::TEST_ARGS,
+        &shaders::TEST_SWEEP,
+        &shaders::TEST_ARGS,
+    ];
+    pipes.prebuild_compute(&gpu.ctx, &list).expect("builds");
+    assert_eq!(pipes.len(), 2);
+    let args = pipes
+        .compute(&gpu.ctx, &shaders::TEST_ARGS)
+        .expect("cached");
+    let again = pipes
+        .compute(&gpu.ctx, &shaders::TEST_ARGS)
+        .expect("cached");
+    assert!(std::sync::Arc::ptr_eq(&args, &again));
+    assert_eq!(pipes.len(), 2, "compute() found the prebuilt pipeline");
+    // Prebuilding what is cached builds nothing; the frame then adds only its raster pipeline.
+    pipes.prebuild_compute(&gpu.ctx, &list[..2]).expect("no-op");
+    assert_eq!(pipes.len(), 2);
+    let mut g = Graph::new();
+    build(&mut g);
+    let compiled = g.compile(gpu.ctx.queue_setup()).expect("compiles");
+    let out = gpu.exec.run(&gpu.ctx, compiled).expect("runs");
+    assert_eq!(gpu.exec.pipelines.len(), 3);
+    let values: &[u32] = bytemuck::cast_slice(out.readback("values").unwrap());
+    for (i, v) in values.iter().enumerate().take(COUNT as usize) {
+        assert_eq!(*v, (i * i * 3 + 7) as u32, "value {i}");
+    }
+    gpu.assert_clean();
+}

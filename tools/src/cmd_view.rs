@@ -8,6 +8,7 @@ use crate::view::app::{self, Setup};
 use crate::view::flight::Flight;
 use crate::view::ground::{place, GroundConfig, GroundProbe};
 use crate::view::path::CameraPath;
+use crate::view::planet::{EarthPaths, SharedSource};
 use crate::view::renderdoc::RenderDocCapture;
 use crate::view::script::{self, Script};
 use crate::view::viewer::Parts;
@@ -56,10 +57,10 @@ pub struct Args {
     /// Skip the CPU ground query (fly over the datum sphere).
     #[arg(long)]
     no_ground: bool,
-    /// ETOPO netCDF file for the ground query [env: PLANETFALL_ETOPO].
+    /// ETOPO netCDF file of the Earth (renderer and ground query) [env: PLANETFALL_ETOPO].
     #[arg(long)]
     etopo: Option<PathBuf>,
-    /// Data directory of the tile pyramid [env: PLANETFALL_DATA].
+    /// Data directory of the tile pyramid (renderer and ground query) [env: PLANETFALL_DATA].
     #[arg(long)]
     data: Option<PathBuf>,
     /// Hold manual speed within 75 % of the lateral speed the tile feed sustains (F toggles).
@@ -106,11 +107,18 @@ pub fn run(a: Args) -> Result<()> {
         None
     };
     let _puffin = a.puffin.as_deref().and_then(profiler::start);
-    let probe = GroundProbe::start(GroundConfig {
-        scene: a.scene.clone(),
+    // Unknown scene names fail before the window opens.
+    scene::check(&a.scene)?;
+    // The scene's source loads (ETOPO, relief, oracle) while the window and the Vulkan
+    // context are made; the renderer and the ground probe share it. (The test scene's says
+    // it has no terrain, which the probe reports.)
+    let paths = EarthPaths {
         etopo: a.etopo.clone(),
         data: a.data.clone(),
-        disabled: a.no_ground,
+    };
+    let source = SharedSource::open(&a.scene, paths);
+    let probe = GroundProbe::start(GroundConfig {
+        source: (!a.no_ground).then(|| source.clone()),
     });
     let (pose, ground) = place(&probe, &start);
     // The scene's own body replaces this once the renderer exists (`Viewer::new`).
@@ -120,6 +128,7 @@ pub fn run(a: Args) -> Result<()> {
     flight.clamp_to_ground();
     let parts = Parts {
         scene: a.scene.clone(),
+        source: (a.scene != "test").then_some(source),
         flight,
         probe,
         bookmarks: marks,
@@ -132,8 +141,6 @@ pub fn run(a: Args) -> Result<()> {
         screenshot_at_exit: a.screenshot.clone(),
         frames_in_flight: a.frames_in_flight,
     };
-    // Unknown scene names fail before the window opens.
-    scene::check(&a.scene)?;
     let setup = Setup {
         size: [a.width, a.height],
         validation: a.gpu.validation,

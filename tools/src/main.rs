@@ -50,6 +50,7 @@ enum Command {
 }
 
 fn main() {
+    view::startup::begin();
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info"))
         .format_timestamp(None)
         .init();

@@ -115,11 +115,26 @@ fn bad_input_says_what_is_wrong() {
         "--puffin",
         &addr,
     ]);
-    c.arg("--script").arg(&short);
+    c.arg("--script").arg(&short).env("RUST_LOG", "info");
     let o = c.output().unwrap();
     let (out, err) = text(&o);
     assert!(o.status.success(), "{out}{err}");
     assert!(err.contains(&format!("cannot listen on {addr}")), "{err}");
+    assert!(err.contains("first frame presented in"), "{err}");
+
+    // --etopo reaches the renderer, not only the ground probe (off here): a missing file
+    // stops the viewer, naming the file and the package.
+    let mut c = x.command(&["view", "--no-ground", "--width", "96", "--height", "64"]);
+    c.args(["--etopo", "/nonexistent/etopo5.cdf", "--script"])
+        .arg(&short);
+    let o = c.output().unwrap();
+    let (_, err) = text(&o);
+    assert!(
+        !o.status.success()
+            && err.contains("/nonexistent/etopo5.cdf")
+            && err.contains("ferret-datasets"),
+        "{err}"
+    );
 
     // Missing librenderdoc: the viewer runs without captures; `capture` fails clearly.
     let missing = dir.join("nowhere/librenderdoc.so");

@@ -227,7 +227,67 @@ impl Etopo {
     }
 
     /// Local relief per node: max − min over the 3×3 nodes around it, metres.
+    ///
+    /// Separable: min and max over 3 columns per row (longitude wrap) first, then over 3 of
+    /// those rows. A row beyond a pole is its mirror row shifted by half a turn, and the
+    /// shift commutes with the column window, so the mirror row's column pass, read at
+    /// `c + nlon/2`, is exactly the 3 nodes the direct walk reads. Only three rows of column
+    /// minima and maxima are kept (the whole grid is 9 M nodes for ETOPO5).
     pub fn relief_grid(&self) -> Vec<f32> {
+        let (nlat, nlon) = (self.nlat as i64, self.nlon);
+        let mut out = vec![0f32; self.data.len()];
+        // Column pass of stored row `row`, keyed by it; at most three are alive at once.
+        let mut rows: Vec<(usize, Vec<f32>, Vec<f32>)> = Vec::with_capacity(4);
+        for r in 0..nlat {
+            // (stored row, column shift) of rows r−1, r, r+1 (see `node_index`).
+            let taps: [(usize, usize); 3] = std::array::from_fn(|k| {
+                let i = self.node_index(r - 1 + k as i64, 0);
+                (i / nlon, i % nlon)
+            });
+            rows.retain(|(row, ..)| taps.iter().any(|t| t.0 == *row));
+            for &(row, _) in &taps {
+                if !rows.iter().any(|x| x.0 == row) {
+                    let (lo, hi) = self.column_pass(row);
+                    rows.push((row, lo, hi));
+                }
+            }
+            let pass = taps.map(|(row, shift)| {
+                let x = rows
+                    .iter()
+                    .find(|x| x.0 == row)
+                    .expect("row computed above");
+                (shift, &x.1, &x.2)
+            });
+            let dst = &mut out[r as usize * nlon..(r as usize + 1) * nlon];
+            for (c, o) in dst.iter_mut().enumerate() {
+                let (mut lo, mut hi) = (f32::MAX, f32::MIN);
+                for &(shift, l, h) in &pass {
+                    let i = if shift == 0 { c } else { (c + shift) % nlon };
+                    lo = lo.min(l[i]);
+                    hi = hi.max(h[i]);
+                }
+                *o = hi - lo;
+            }
+        }
+        out
+    }
+
+    /// Min and max over columns c−1, c, c+1 (wrapping) of stored row `row`.
+    fn column_pass(&self, row: usize) -> (Vec<f32>, Vec<f32>) {
+        let n = self.nlon;
+        let v = &self.data[row * n..(row + 1) * n];
+        let (mut lo, mut hi) = (vec![0f32; n], vec![0f32; n]);
+        for c in 0..n {
+            let (a, b, d) = (v[(c + n - 1) % n], v[c], v[(c + 1) % n]);
+            lo[c] = f32::MAX.min(a).min(b).min(d);
+            hi[c] = f32::MIN.max(a).max(b).max(d);
+        }
+        (lo, hi)
+    }
+
+    /// [`Etopo::relief_grid`] as the plain 3×3 walk over `node` (the test's reference).
+    #[cfg(test)]
+    fn relief_grid_direct(&self) -> Vec<f32> {
         let mut out = vec![0f32; self.data.len()];
         for r in 0..self.nlat as i64 {
             for c in 0..self.nlon as i64 {
@@ -285,6 +345,72 @@ mod tests {
         }
         assert_eq!(monotone_cubic([3.0, 1.0, 7.0, 2.0], 0.0), 1.0);
         assert_eq!(monotone_cubic([3.0, 1.0, 7.0, 2.0], 1.0), 7.0);
+    }
+
+    /// A grid of pseudo-random heights with repeated values (ties) and both pole layouts:
+    /// nodes on the poles (mirror of row −1 is row 1) and cell-centred rows (it is row 0).
+    fn grid(nlat: usize, nlon: usize, centred: bool, seed: u64) -> Etopo {
+        let dlat = 180.0 / if centred { nlat } else { nlat - 1 } as f64;
+        let mut x = seed;
+        let data = (0..nlat * nlon)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((x >> 40) % 97) as f32 * 37.5 - 1800.0
+            })
+            .collect();
+        Etopo {
+            path: PathBuf::from("synthetic"),
+            nlon,
+            nlat,
+            lon0: 0.0,
+            dlon: 360.0 / nlon as f64,
+            lat0: if centred { -90.0 + dlat / 2.0 } else { -90.0 },
+            dlat,
+            data,
+            fill_count: 0,
+        }
+    }
+
+    #[test]
+    fn separable_relief_equals_the_direct_walk() {
+        for (nlat, nlon, centred) in [
+            (9, 12, false),
+            (10, 12, true),
+            (7, 9, false),
+            (31, 64, true),
+        ] {
+            let e = grid(nlat, nlon, centred, (nlat * 1000 + nlon) as u64);
+            let fast = e.relief_grid();
+            let direct = e.relief_grid_direct();
+            assert_eq!(fast.len(), nlat * nlon);
+            for (i, (a, b)) in fast.iter().zip(&direct).enumerate() {
+                assert_eq!(
+                    a.to_bits(),
+                    b.to_bits(),
+                    "{nlat}×{nlon} node {i}: {a} vs {b}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn relief_sees_across_the_wrap_and_the_pole() {
+        // One peak at column 0 of the southernmost row: its relief shows in the last column
+        // (wrap) and, through the pole, in row 0 half a turn away.
+        let mut e = grid(9, 12, false, 1);
+        e.data.iter_mut().for_each(|v| *v = 0.0);
+        e.data[0] = 500.0;
+        let rel = e.relief_grid();
+        assert_eq!(rel[11], 500.0, "wrap");
+        assert_eq!(rel[6], 0.0, "the pole mirrors row −1 onto row 1, not row 0");
+        // Row 1 is row −1's mirror: row 0 column 6 sees row 1 column 0 only through it.
+        e.data[0] = 0.0;
+        e.data[12] = 500.0;
+        let rel = e.relief_grid();
+        assert_eq!(rel[6], 500.0, "pole reflection");
+        assert_eq!(rel[3], 0.0);
     }
 
     #[test]

@@ -172,7 +172,10 @@ impl Oracle {
                 let s = shared.clone();
                 std::thread::Builder::new()
                     .name(format!("dem-oracle-{k}"))
-                    .spawn(move || worker(&s))
+                    .spawn(move || {
+                        below_render_priority();
+                        worker(&s)
+                    })
                     .expect("spawning a worker thread")
             })
             .collect();
@@ -306,6 +309,18 @@ impl Oracle {
 
     pub fn data_dir(&self) -> Option<&Path> {
         self.data_dir.as_deref()
+    }
+}
+
+/// Lower the calling thread's priority (nice 10): on two cores the workers must not starve
+/// the render thread, which never waits for them. Best effort; nothing to do off Linux.
+fn below_render_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: plain syscalls on the calling thread; on Linux PRIO_PROCESS with a thread id
+    // sets that one thread's nice value.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, tid, 10);
     }
 }
 

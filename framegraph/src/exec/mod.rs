@@ -292,6 +292,20 @@ impl Executor {
         // 3. Realize the transients: objects for the plan's resources, aliased as planned.
         let raw = self.slots[slot].transients.realize(ctx, &g)?;
         let mut f = Recording::new(ctx, g, raw, sync, slot, frame);
+        // Pipelines the nodes will bind, built together up front (a first frame needs dozens).
+        let shaders = f.compute_shaders();
+        if !shaders.is_empty() {
+            let t = std::time::Instant::now();
+            let before = self.pipelines.len();
+            self.pipelines.prebuild_compute(ctx, &shaders)?;
+            let built = self.pipelines.len() - before;
+            if built > 0 {
+                log::info!(
+                    "built {built} compute pipelines in {:.2} s",
+                    t.elapsed().as_secs_f64()
+                );
+            }
+        }
         for batch in 0..f.g.batches.len() {
             // 4. Record the batch's nodes; 5. submit it at once, so that the batches it
             //    waits for (always earlier ones) already have their timeline values.

@@ -12,6 +12,7 @@ use crate::compile::{Batch, CompiledGraph};
 use crate::context::Context;
 use crate::error::{Error, Result, VkCheck};
 use crate::graph::{Origin, RawResource, Work};
+use crate::shader::Shader;
 use ash::vk;
 use std::collections::HashMap;
 
@@ -36,6 +37,17 @@ pub(super) struct Recording<'a> {
 }
 
 impl<'a> Recording<'a> {
+    /// The compute shaders the frame's nodes will bind (their pipelines are built up front).
+    pub(super) fn compute_shaders(&self) -> Vec<&'static Shader> {
+        self.works
+            .iter()
+            .filter_map(|w| match w {
+                Some(Work::Compute { shader, .. }) => Some(*shader),
+                _ => None,
+            })
+            .collect()
+    }
+
     pub fn new(
         ctx: &Context,
         mut g: CompiledGraph<'a>,

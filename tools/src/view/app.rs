@@ -90,8 +90,11 @@ impl App {
             instance_extensions: framegraph::swapchain::required_extensions(display)?,
             swapchain: true,
         };
+        let t = std::time::Instant::now();
         let ctx = Context::new(&opts).context("creating the Vulkan context")?;
+        super::startup::step("Vulkan context", t);
         let size = window.inner_size();
+        let t = std::time::Instant::now();
         let sc = Swapchain::new(
             &ctx,
             display,
@@ -100,6 +103,7 @@ impl App {
             self.setup.frames_in_flight,
             self.setup.vsync,
         )?;
+        super::startup::step("swapchain", t);
         let parts = self.parts.take().context("viewer opened twice")?;
         Viewer::new(window, ctx, sc, parts)
     }

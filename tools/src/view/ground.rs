@@ -1,30 +1,24 @@
-//! The ground under the camera, off the render thread: a probe thread owns a tile source of the
-//! viewer's scene (built lazily on the first query: opening ETOPO takes seconds) and answers
-//! the latest request with `engine::ground::ground_at`, the function every command places
-//! views with; the viewer uses the newest answer. Without ETOPO it says so once and reports
-//! the datum (height 0), so flight continues over the sea-level sphere.
+//! The ground under the camera, off the render thread: a probe thread answers the latest
+//! request with `engine::ground::ground_at` (the function every command places views with) over
+//! the scene's tile source — the one the renderer draws from ([`SharedSource`]: ETOPO read and
+//! tiles derived once), waited for on the first query. The viewer uses the newest answer.
+//! Without a source it says so once and reports the datum (height 0), so flight continues
+//! over the sea-level sphere.
 
+use super::planet::SharedSource;
 use engine::ground::ground_at;
 use engine::params::{FIRST_DERIVED_LEVEL, LAST_STORED_LEVEL};
-use engine::planet::Body;
-use engine::source::{EarthSource, TileSource};
-use engine::store::{Oracle, OracleConfig};
+use engine::source::TileSource;
 use glam::DVec3;
 use parking_lot::{Condvar, Mutex};
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// What the probe stands on: the scene's source, ETOPO and the tile store from `--etopo` and
-/// `--data` for the Earth.
-#[derive(Clone, Debug, Default)]
+/// What the probe stands on: the scene's shared source, or `None` for no ground query at all
+/// (the datum everywhere: tests, `--no-ground`).
+#[derive(Clone, Default)]
 pub struct GroundConfig {
-    /// `--scene`: "earth" (default), "analytic"; the test scene has no terrain (the datum).
-    pub scene: String,
-    pub etopo: Option<PathBuf>,
-    pub data: Option<PathBuf>,
-    /// No oracle at all: the datum everywhere (tests, `--no-ground`).
-    pub disabled: bool,
+    pub source: Option<SharedSource>,
 }
 
 #[derive(Default)]
@@ -112,33 +106,6 @@ impl Drop for GroundProbe {
     }
 }
 
-fn open_source(cfg: &GroundConfig) -> Result<Arc<dyn TileSource>, String> {
-    match cfg.scene.as_str() {
-        "analytic" => Ok(super::planet::analytic_source()),
-        "test" => Err("the test scene has no terrain: flying over the datum sphere".into()),
-        _ => Ok(Arc::new(EarthSource {
-            oracle: Arc::new(open_oracle(cfg)?),
-            body: Body::EARTH,
-        })),
-    }
-}
-
-fn open_oracle(cfg: &GroundConfig) -> Result<Oracle, String> {
-    let path = engine::earth::etopo_path(cfg.etopo.as_deref());
-    let source = engine::earth::Source::open(&path, Body::EARTH).map_err(|e| {
-        format!("no ground: ETOPO relief not readable at {} ({e}); flying over the datum sphere. Install it with `apt-get install ferret-datasets` or pass --etopo FILE", path.display())
-    })?;
-    let cfg = OracleConfig {
-        data_dir: Some(engine::store::data_dir(cfg.data.as_deref())),
-        memory_fallback: true,
-        // The probe produces tiles in its own thread (`get`); no worker pool needed.
-        threads: 1,
-        cache_bytes: 256 << 20,
-    };
-    Oracle::new(Arc::new(source), cfg)
-        .map_err(|e| format!("no ground: {e}; flying over the datum sphere"))
-}
-
 fn probe_loop(shared: Arc<(Mutex<State>, Condvar)>, cfg: GroundConfig) {
     let (m, cv) = &*shared;
     let mut source: Option<Result<Arc<dyn TileSource>, String>> = None;
@@ -155,12 +122,11 @@ fn probe_loop(shared: Arc<(Mutex<State>, Condvar)>, cfg: GroundConfig) {
                 cv.wait(&mut st);
             }
         };
-        let src = source.get_or_insert_with(|| {
-            if cfg.disabled {
-                Err("ground query off (--no-ground): flying over the datum sphere".into())
-            } else {
-                open_source(&cfg)
-            }
+        let src = source.get_or_insert_with(|| match &cfg.source {
+            None => Err("ground query off (--no-ground): flying over the datum sphere".into()),
+            Some(s) => s
+                .wait()
+                .map_err(|why| format!("no ground: {why}; flying over the datum sphere")),
         });
         let h = match src {
             Ok(s) => ground_at(s.as_ref(), dir, level).height_m,
@@ -216,11 +182,37 @@ mod tests {
 
     #[test]
     fn disabled_probe_answers_the_datum() {
-        let p = GroundProbe::start(GroundConfig {
-            disabled: true,
-            ..Default::default()
-        });
+        let p = GroundProbe::start(GroundConfig::default());
         assert_eq!(p.query_blocking(DVec3::X, 5, Duration::from_secs(5)), 0.0);
         assert!(p.problem().unwrap().contains("datum"));
+    }
+
+    #[test]
+    fn probe_stands_on_the_shared_source() {
+        // The analytic planet: its ground is known without ETOPO, and the probe must read it
+        // from the very source it is handed (the renderer's), not open its own.
+        let src = super::super::planet::analytic_source();
+        let p = GroundProbe::start(GroundConfig {
+            source: Some(SharedSource::ready(src.clone())),
+        });
+        let dir = DVec3::new(0.3, -0.5, 0.8).normalize();
+        let want = ground_at(src.as_ref(), dir, 7).height_m;
+        assert!(
+            want.abs() > 1.0,
+            "the analytic ground is not the datum here ({want} m)"
+        );
+        let got = p.query_blocking(dir, 7, Duration::from_secs(30));
+        assert_eq!(got, want);
+        assert!(p.problem().is_none());
+    }
+
+    #[test]
+    fn probe_without_terrain_reports_why() {
+        let p = GroundProbe::start(GroundConfig {
+            source: Some(SharedSource::open("test", Default::default())),
+        });
+        assert_eq!(p.query_blocking(DVec3::Z, 5, Duration::from_secs(5)), 0.0);
+        let why = p.problem().expect("a reason");
+        assert!(why.contains("no terrain") && why.contains("datum"), "{why}");
     }
 }

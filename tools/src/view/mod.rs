@@ -17,6 +17,7 @@ mod readers_fuzz;
 pub mod renderdoc;
 pub mod scene;
 pub mod script;
+pub mod startup;
 pub mod stats;
 pub mod viewer;
 

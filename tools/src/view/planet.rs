@@ -2,6 +2,7 @@
 //! oracle) and "analytic" (the CBT's sum-of-sines test planet as tiles).
 
 use super::scene::Purpose;
+use super::startup;
 use super::stats::{SceneStats, TileStats};
 use super::{FrameInput, SceneRenderer};
 use anyhow::{Context as _, Result};
@@ -12,8 +13,10 @@ use engine::store::oracle::{Oracle, OracleConfig};
 use engine::stream::envelope::{PerClass, Supply};
 use engine::stream::pool::Pooled;
 use framegraph::{Context, FrameOutput, Graph, ImageRef};
+use parking_lot::{Condvar, Mutex};
+use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Readback name of the per-pixel AOV buffer.
 const AOV: &str = "planet.aov";
@@ -31,24 +34,43 @@ pub struct PlanetScene {
     want_depth: bool,
 }
 
-/// The Earth: ETOPO5 (`PLANETFALL_ETOPO` or Debian's path), tiles in the data directory
-/// (`PLANETFALL_DATA` or the XDG cache).
+/// Where the Earth's data lives: ETOPO5 (`--etopo`, else `PLANETFALL_ETOPO` or Debian's path)
+/// and the tile store (`--data`, else `PLANETFALL_DATA` or the XDG cache).
+#[derive(Clone, Debug, Default)]
+pub struct EarthPaths {
+    pub etopo: Option<PathBuf>,
+    pub data: Option<PathBuf>,
+}
+
+/// The Earth at the default paths.
 pub fn earth_source() -> Result<Arc<dyn TileSource>> {
     Ok(earth()?)
 }
 
 /// [`earth_source`] with its oracle reachable (the benchmark's ground query).
 pub fn earth() -> Result<Arc<EarthSource>> {
+    earth_at(&EarthPaths::default())
+}
+
+/// The Earth from `paths`: ETOPO5 read once, its relief grid, the DEM oracle over the store.
+pub fn earth_at(paths: &EarthPaths) -> Result<Arc<EarthSource>> {
     let body = engine::planet::Body::EARTH;
-    let path = engine::earth::etopo::etopo_path(None);
-    let src = engine::earth::derive::Source::open(&path, body)
+    let path = engine::earth::etopo::etopo_path(paths.etopo.as_deref());
+    let t = Instant::now();
+    let etopo = engine::earth::etopo::Etopo::open(&path)
         .with_context(|| format!("opening ETOPO5 at {}", path.display()))?;
+    startup::step("ETOPO5 load", t);
+    let t = Instant::now();
+    let src = engine::earth::derive::Source::from_etopo(etopo, body);
+    startup::step("ETOPO5 relief grid", t);
     let cfg = OracleConfig {
-        data_dir: Some(engine::store::datadir::data_dir(None)),
+        data_dir: Some(engine::store::datadir::data_dir(paths.data.as_deref())),
         memory_fallback: true,
         ..Default::default()
     };
+    let t = Instant::now();
     let oracle = Oracle::new(Arc::new(src), cfg).context("starting the DEM oracle")?;
+    startup::step("DEM oracle start", t);
     Ok(Arc::new(EarthSource {
         oracle: Arc::new(oracle),
         body,
@@ -58,6 +80,16 @@ pub fn earth() -> Result<Arc<EarthSource>> {
 pub fn analytic_source() -> Arc<dyn TileSource> {
     Arc::new(AnalyticSource::from_surface(
         engine::cbt::surface::AnalyticSurface::earth(),
+    ))
+}
+
+/// `source` behind a worker pool (one worker per core but one, so the frame keeps a core).
+fn pooled(source: Arc<dyn TileSource>) -> Arc<dyn TileSource> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    Arc::new(Pooled::new(
+        source,
+        cores.saturating_sub(1).max(1),
+        Duration::ZERO,
     ))
 }
 
@@ -79,15 +111,89 @@ fn source_of(name: &str, purpose: Purpose) -> Result<Arc<dyn TileSource>> {
     }
 }
 
+type Opened = Option<Result<Arc<dyn TileSource>, String>>;
+
+/// A scene's tile source, opened once on its own thread and shared by whoever needs it (the
+/// viewer's renderer and its ground probe): ETOPO5 is read once and each tile derived once,
+/// and the window and Vulkan context are made while it loads.
+#[derive(Clone)]
+pub struct SharedSource(Arc<(Mutex<Opened>, Condvar)>);
+
+impl SharedSource {
+    /// Start opening the source of scene `scene` ("earth" from `paths`, "analytic"); the test
+    /// scene has none (waiting on it says so).
+    pub fn open(scene: &str, paths: EarthPaths) -> SharedSource {
+        let shared = SharedSource(Arc::default());
+        let s = shared.clone();
+        let scene = scene.to_string();
+        let open = move || -> Result<Arc<dyn TileSource>, String> {
+            match scene.as_str() {
+                "analytic" => Ok(analytic_source()),
+                "test" => Err("the test scene has no terrain".into()),
+                _ => match earth_at(&paths) {
+                    Ok(e) => Ok(e),
+                    Err(e) => Err(format!("{e:#}")),
+                },
+            }
+        };
+        let spawned = std::thread::Builder::new()
+            .name("source-open".into())
+            .spawn(move || s.set(open()));
+        if let Err(e) = spawned {
+            shared.set(Err(format!("cannot start the source thread: {e}")));
+        }
+        shared
+    }
+
+    /// A source that is already open.
+    #[cfg(test)]
+    pub fn ready(source: Arc<dyn TileSource>) -> SharedSource {
+        let shared = SharedSource(Arc::default());
+        shared.set(Ok(source));
+        shared
+    }
+
+    fn set(&self, r: Result<Arc<dyn TileSource>, String>) {
+        let (m, cv) = &*self.0;
+        *m.lock() = Some(r);
+        cv.notify_all();
+    }
+
+    /// The source, once open (blocks until then), or why there is none.
+    pub fn wait(&self) -> Result<Arc<dyn TileSource>, String> {
+        let (m, cv) = &*self.0;
+        let mut st = m.lock();
+        loop {
+            if let Some(r) = &*st {
+                return r.clone();
+            }
+            cv.wait(&mut st);
+        }
+    }
+}
+
 impl PlanetScene {
-    pub fn new(ctx: &Context, name: &str, purpose: Purpose) -> Result<PlanetScene> {
+    /// The planet frame of scene `name` over `source` (`None`: the scene's own at the
+    /// default paths).
+    pub fn new(
+        ctx: &Context,
+        name: &str,
+        purpose: Purpose,
+        source: Option<Arc<dyn TileSource>>,
+    ) -> Result<PlanetScene> {
         let mut opts = RendererOptions::for_device(ctx);
         match purpose {
             Purpose::Inspect => (opts.wait_for_tiles, opts.fetch_per_frame) = (false, 0),
             Purpose::Fly => opts.wait_for_tiles = false,
             Purpose::Render => {}
         }
-        let source = source_of(name, purpose)?;
+        let source = match source {
+            // A shared source without workers of its own is pooled for flight, as `source_of`
+            // does for the ones it opens.
+            Some(s) if purpose == Purpose::Fly && !s.is_async() => pooled(s),
+            Some(s) => s,
+            None => source_of(name, purpose)?,
+        };
         let renderer = PlanetRenderer::new(ctx, source, opts, MAX_FRAMES_IN_FLIGHT)?;
         Ok(PlanetScene {
             name: name.to_string(),

@@ -3,7 +3,9 @@
 use super::stats::SceneStats;
 use super::{FrameInput, SceneRenderer};
 use anyhow::{bail, Result};
+use engine::source::TileSource;
 use framegraph::{Context, Graph, ImageRef};
+use std::sync::Arc;
 
 /// Scene names `--scene` accepts, default first.
 pub const SCENES: &[&str] = &["earth", "analytic", "test"];
@@ -36,10 +38,23 @@ pub fn check(name: &str) -> Result<()> {
 
 /// The renderer called `name`, its persistent GPU objects made on `ctx`.
 pub fn make(ctx: &Context, name: &str, purpose: Purpose) -> Result<Box<dyn SceneRenderer>> {
+    make_over(ctx, name, purpose, None)
+}
+
+/// [`make`] over a tile source opened elsewhere (the viewer shares one with its ground
+/// probe); `None` opens the scene's own.
+pub fn make_over(
+    ctx: &Context,
+    name: &str,
+    purpose: Purpose,
+    source: Option<Arc<dyn TileSource>>,
+) -> Result<Box<dyn SceneRenderer>> {
     check(name)?;
     Ok(match name {
         "test" => Box::new(TestScene::default()),
-        planet => Box::new(super::planet::PlanetScene::new(ctx, planet, purpose)?),
+        planet => Box::new(super::planet::PlanetScene::new(
+            ctx, planet, purpose, source,
+        )?),
     })
 }
 

@@ -6,9 +6,10 @@ use super::frame::{self, Output};
 use super::ground::{level_for, GroundProbe};
 use super::hud::Overlay;
 use super::path::CameraPath;
+use super::planet::SharedSource;
 use super::renderdoc::RenderDocCapture;
 use super::script::{Command, Script};
-use super::{hud_text, profiler, DebugView, FrameInput, SceneRenderer};
+use super::{hud_text, profiler, startup, DebugView, FrameInput, SceneRenderer};
 use crate::bookmarks::{self, Bookmark};
 use crate::camera::render_line;
 use anyhow::{Context as _, Result};
@@ -75,6 +76,8 @@ pub struct Viewer {
 pub struct Parts {
     /// Scene name (`view::scene::make`), made once the context exists.
     pub scene: String,
+    /// Its tile source, opening on another thread (None: the scene has no terrain).
+    pub source: Option<SharedSource>,
     pub flight: Flight,
     pub probe: GroundProbe,
     pub bookmarks: Vec<Bookmark>,
@@ -120,7 +123,16 @@ impl Viewer {
         p: Parts,
     ) -> Result<Viewer> {
         let exec = Executor::new(&ctx, p.frames_in_flight)?;
-        let renderer = super::scene::make(&ctx, &p.scene, super::scene::Purpose::Fly)?;
+        let t = Instant::now();
+        let source = match &p.source {
+            Some(s) => Some(s.wait().map_err(anyhow::Error::msg)?),
+            None => None,
+        };
+        startup::step("waiting for the tile source", t);
+        let t = Instant::now();
+        let purpose = super::scene::Purpose::Fly;
+        let renderer = super::scene::make_over(&ctx, &p.scene, purpose, source)?;
+        startup::step("scene renderer", t);
         let mut flight = p.flight;
         if let Some(s) = renderer.source() {
             flight.body = s.body();
@@ -463,7 +475,13 @@ impl Viewer {
             dt,
             debug: self.debug,
         };
+        let first = self.summary.presented == 0;
+        let t = Instant::now();
         self.renderer.prepare(&self.ctx, &input)?;
+        if first {
+            startup::step("first prepare", t);
+        }
+        let t = Instant::now();
         let mut g = Graph::new();
         let image = sc.import(&mut g, &acq);
         let output = Output::Present {
@@ -476,6 +494,13 @@ impl Viewer {
         let retired = self.exec.execute(&self.ctx, compiled, sc.sync(&acq))?;
         sc.present(&self.ctx, &acq)?;
         self.summary.presented += 1;
+        if first {
+            startup::step("first graph, record, submit and present", t);
+            log::info!(
+                "first frame presented in {:.2} s (from process start)",
+                startup::seconds()
+            );
+        }
         if let Some(o) = retired {
             self.retired(o);
         }
