@@ -88,6 +88,12 @@ pub trait SceneRenderer {
         None
     }
 
+    /// The ground under unit direction `dir` as the last frame drew it (metres above the
+    /// datum), read at `cam`'s level of detail; None: nothing drawn there. Default: none.
+    fn drawn_ground(&self, _cam: &engine::camera::ViewCamera, _dir: glam::DVec3) -> Option<f64> {
+        None
+    }
+
     /// Supply per feed class as the renderer has metered it (`engine::stream::envelope`); None:
     /// no tile feed. Default: none.
     fn feed_supply(

@@ -277,6 +277,10 @@ impl SceneRenderer for PlanetScene {
         }
     }
 
+    fn drawn_ground(&self, cam: &engine::camera::ViewCamera, dir: glam::DVec3) -> Option<f64> {
+        self.renderer.as_ref()?.drawn_ground(cam, dir)
+    }
+
     fn settled(&self) -> bool {
         self.renderer.as_ref().map(|r| r.settled()).unwrap_or(true)
     }

@@ -68,6 +68,8 @@ pub struct Viewer {
     envelope: Option<Envelope>,
     /// Speed over the ground of the last frame, m/s.
     lateral_mps: f64,
+    /// The last drawn camera: the drawn ground under the next pose is read at its LOD.
+    last_cam: Option<engine::camera::ViewCamera>,
     /// Things to say on the HUD for a few seconds (bookmark jumps, files written).
     note: Option<(String, Instant)>,
 }
@@ -173,6 +175,7 @@ impl Viewer {
             note: None,
             envelope: None,
             lateral_mps: 0.0,
+            last_cam: None,
         })
     }
 
@@ -343,6 +346,15 @@ impl Viewer {
                 self.flight.ground = h;
             }
         }
+        // Once terrain is drawn, the floor is the drawn surface itself — the blend of levels,
+        // fades and cross-fades the frame shows — so the camera never passes through what the
+        // user sees, and a replacement lifts it as smoothly as it lifts the ground.
+        if let Some(drawn) = self
+            .last_cam
+            .and_then(|c| self.renderer.drawn_ground(&c, up))
+        {
+            self.flight.ground = drawn;
+        }
         self.flight.clamp_to_ground();
         let after = self.flight.pose.camera(body, 1, 1).eye;
         self.lateral_mps = lateral_speed(body, before, after, dt);
@@ -466,6 +478,7 @@ impl Viewer {
             .pose
             .camera(self.flight.body, extent[0], extent[1]);
         self.update_envelope(&cam);
+        self.last_cam = Some(cam);
         let sc = self.swapchain.as_mut().context("no swapchain")?;
         let input = FrameInput {
             cam: &cam,
