@@ -285,7 +285,7 @@ fn gpu_mesh_counters_arrive_one_slot_cycle_late() {
         let consts = FrameConstants::new(&cam, w.body, glam::DVec3::Z, &lod, tiles.lookup_size);
         constants.write(slot, &consts).expect("constants");
         tiles
-            .prepare(&gpu.ctx, slot, &w.res, cam.eye, w.body.texel0())
+            .prepare(&gpu.ctx, slot, &w.res, &[], cam.eye, w.body.texel0())
             .expect("tiles");
         mesh.prepare(slot);
         let mut g = framegraph::Graph::new();
