@@ -83,6 +83,32 @@ pub fn analytic_source() -> Arc<dyn TileSource> {
     ))
 }
 
+/// A source seen by a frame that is only inspected (`planetfall graph`): it draws the coarse
+/// stand-ins and asks for nothing, so the graph's shape does not depend on what the workers
+/// happen to finish.
+struct StandInsOnly(Arc<dyn TileSource>);
+
+impl TileSource for StandInsOnly {
+    fn body(&self) -> engine::planet::Body {
+        self.0.body()
+    }
+    fn finest_level(&self) -> u8 {
+        self.0.finest_level()
+    }
+    fn tile(&self, id: engine::planet::TileId) -> Arc<engine::earth::Tile> {
+        self.0.tile(id)
+    }
+    fn max_relief(&self) -> f64 {
+        self.0.max_relief()
+    }
+    fn is_async(&self) -> bool {
+        true
+    }
+    fn provisional(&self, id: engine::planet::TileId) -> Option<Arc<engine::earth::Tile>> {
+        self.0.provisional(id)
+    }
+}
+
 /// `source` behind a worker pool (one worker per core but one, so the frame keeps a core).
 fn pooled(source: Arc<dyn TileSource>) -> Arc<dyn TileSource> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -188,10 +214,14 @@ impl PlanetScene {
             Purpose::Render => {}
         }
         let source = match source {
+            Some(s) if purpose == Purpose::Inspect => Arc::new(StandInsOnly(s)),
             // A shared source without workers of its own is pooled for flight, as `source_of`
             // does for the ones it opens.
             Some(s) if purpose == Purpose::Fly && !s.is_async() => pooled(s),
             Some(s) => s,
+            None if purpose == Purpose::Inspect => {
+                Arc::new(StandInsOnly(source_of(name, purpose)?))
+            }
             None => source_of(name, purpose)?,
         };
         let renderer = PlanetRenderer::new(ctx, source, opts, MAX_FRAMES_IN_FLIGHT)?;

@@ -346,14 +346,15 @@ impl Viewer {
                 self.flight.ground = h;
             }
         }
-        // Once terrain is drawn, the floor is the drawn surface itself — the blend of levels,
+        // Once terrain is drawn the floor is also the drawn surface — the blend of levels,
         // fades and cross-fades the frame shows — so the camera never passes through what the
-        // user sees, and a replacement lifts it as smoothly as it lifts the ground.
+        // user sees (a replacement lifts it as smoothly as it lifts the ground), nor below the
+        // data where a coarse level is drawn lower.
         if let Some(drawn) = self
             .last_cam
             .and_then(|c| self.renderer.drawn_ground(&c, up))
         {
-            self.flight.ground = drawn;
+            self.flight.ground = self.flight.ground.max(drawn);
         }
         self.flight.clamp_to_ground();
         let after = self.flight.pose.camera(body, 1, 1).eye;
