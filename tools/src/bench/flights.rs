@@ -38,7 +38,7 @@ pub struct FlightPlan {
     pub turn_pitch: f64,
     pub turn_deg: f64,
     pub turn_frames: u32,
-    /// The teleport after the turn (same renderer).
+    /// The teleports (fresh renderers, cold and warm store).
     pub teleport_to: (f64, f64),
     pub teleport_agl_m: f64,
     pub teleport_pitch: f64,
@@ -99,8 +99,8 @@ impl FlightPlan {
             teleport_to: (45.83, 6.86),
             teleport_agl_m: 400_000.0,
             teleport_pitch: -30.0,
-            hold_max_frames: 120,
-            hold_max_wall_s: 30.0,
+            hold_max_frames: 600,
+            hold_max_wall_s: 20.0,
             ..FlightPlan::full()
         }
     }
@@ -436,9 +436,8 @@ fn plan(scene: &Scene, radius: f64, o: &Options) -> Vec<(String, String, Vec<(Vi
     }
     let cams = turn(scene, radius, o);
     out.push(("turn".to_string(), format!(
-        "{}° turn in {} frames ({:.2} s at 60 Hz) at {} m above the ground at {:.2}, {:.2}, pitch {}°; then a teleport to {:.2}, {:.2} at {} m above the ground, pitch {}°",
-        p.turn_deg, cams.len() - 1, (cams.len() - 1) as f64 * FLIGHT_FRAME_PERIOD_S, p.turn_agl_m, p.turn_at.0, p.turn_at.1, p.turn_pitch,
-        p.teleport_to.0, p.teleport_to.1, p.teleport_agl_m, p.teleport_pitch
+        "{}° turn in {} frames ({:.2} s at 60 Hz) at {} m above the ground at {:.2}, {:.2}, pitch {}°",
+        p.turn_deg, cams.len() - 1, (cams.len() - 1) as f64 * FLIGHT_FRAME_PERIOD_S, p.turn_agl_m, p.turn_at.0, p.turn_at.1, p.turn_pitch
     ), cams));
     out
 }
@@ -457,14 +456,14 @@ pub fn cameras(scene: &Scene, radius: f64, o: &Options) -> Vec<ViewCamera> {
 /// What the flights measured.
 pub struct Flights {
     pub flights: Vec<Flight>,
-    /// The teleport after the last flight, on its renderer.
+    /// The warm teleport (a fresh renderer over a store that holds the tiles).
     pub teleport: Settle,
     pub readiness: Readiness,
 }
 
 /// Every flight on a fresh non-waiting renderer over one store (fresh and cold unless
-/// `--prefetch-flights`), the teleport on the last flight's renderer, then teleports on fresh
-/// renderers: one over a fresh cold store, one over the store it filled.
+/// `--prefetch-flights`), then teleports on fresh renderers: one over a fresh cold store,
+/// one over the store it filled (warm).
 pub fn run(gpu: &mut Gpu, scene: &Scene, o: &Options) -> Result<Flights> {
     let feed = if o.prefetch_flights {
         Feed::shared(scene)
@@ -473,22 +472,19 @@ pub fn run(gpu: &mut Gpu, scene: &Scene, o: &Options) -> Result<Flights> {
     };
     let radius = scene.source().body().radius;
     let mut supply = Supply::for_feed(&feed);
+    let p = &o.plan;
     let mut rd = Readiness {
         cold_store: !o.prefetch_flights,
+        teleport: format!(
+            "to {:.2}, {:.2} at {} m above the ground, pitch {}°",
+            p.teleport_to.0, p.teleport_to.1, p.teleport_agl_m, p.teleport_pitch
+        ),
         ..Default::default()
     };
-    let (mut flights, mut host, mut last_teleport) = (Vec::new(), Vec::new(), None);
-    let planned = plan(scene, radius, o);
-    let n = planned.len();
-    for (i, (name, description, cams)) in planned.into_iter().enumerate() {
+    let (mut flights, mut host) = (Vec::new(), Vec::new());
+    for (name, description, cams) in plan(scene, radius, o) {
         let mut r = flight_renderer(gpu, &feed)?;
-        let res = fly(gpu, &mut r, &name, &cams, o, &feed, &mut supply).and_then(|f| {
-            if i + 1 == n {
-                let cam = teleport(scene, radius, o);
-                last_teleport = Some(settle_on_feed(gpu, &mut r, &cam, o)?);
-            }
-            Ok(f)
-        });
+        let res = fly(gpu, &mut r, &name, &cams, o, &feed, &mut supply);
         r.destroy(&gpu.ctx);
         let f = res?;
         host.extend(f.host_ms);
@@ -507,7 +503,7 @@ pub fn run(gpu: &mut Gpu, scene: &Scene, o: &Options) -> Result<Flights> {
     readiness::finish(&mut rd, &supply, &still[0], &still[1], &host);
     Ok(Flights {
         flights,
-        teleport: last_teleport.unwrap_or_default(),
+        teleport: still[1].clone(),
         readiness: rd,
     })
 }

@@ -243,7 +243,8 @@ pub fn render(r: &Report) -> String {
     if let Some(t) = &r.teleport {
         let _ = writeln!(
             s,
-            "- teleport (after the last flight, same renderer): settled after {} frames / {:.2} s{}, image still after {} frames / {:.2} s",
+            "- teleport{} (fresh renderer, warm store): settled after {} frames / {:.2} s{}, image still after {} frames / {:.2} s",
+            r.readiness.as_ref().map_or(String::new(), |rd| format!(" {}", rd.teleport)),
             t.frames_to_settled, t.seconds_to_settled, if t.settled { "" } else { " (cap hit, not settled)" }, t.frames_to_still, t.seconds_to_still
         );
     }
@@ -302,7 +303,8 @@ fn readiness(rd: &Readiness) -> String {
     let t = &rd.teleport_still_s;
     let _ = writeln!(
         s,
-        "- teleport to a still image (fresh renderer): cold store {:.2} s ({} frames), warm store {:.2} s ({} frames)",
+        "- teleport {} to a still image (fresh renderer): cold store {:.2} s ({} frames), warm store {:.2} s ({} frames)",
+        rd.teleport,
         t.cold, rd.teleport_cold.frames_to_still, t.warm, rd.teleport_warm.frames_to_still
     );
     let sp = &rd.supply_tiles_per_s;

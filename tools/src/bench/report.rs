@@ -245,6 +245,8 @@ pub struct Readiness {
     /// Seconds of wall time to a still image after a teleport on a fresh renderer: with a
     /// cold store, and with the store that cold teleport filled.
     pub teleport_still_s: TeleportStill,
+    /// Where the teleports land.
+    pub teleport: String,
     pub teleport_cold: Settle,
     pub teleport_warm: Settle,
     /// Tiles completed per second of flight while the store had a backlog, per feed class.
