@@ -1,6 +1,9 @@
-//! Scripted flights for pop-freedom, and a teleport for settling (docs/bench.md, "Pop" and
-//! "Settle"): each flight first settles at its first pose, then measures every frame's pop
-//! against the frame before (pop.rs).
+//! Scripted flights for pop-freedom and readiness, and teleports for settling (docs/bench.md,
+//! "Pop", "Readiness" and "Settle"): each flight runs non-waiting frames on a fresh renderer
+//! over the flights' store (cold unless `--prefetch-flights`), first settles at its first pose,
+//! then measures every frame's pop against the frame before (pop.rs) and what it had of the
+//! tiles its camera needs (readiness.rs), and holds its last pose until its finest wanted
+//! level is resident.
 
 use super::frame::Gpu;
 use super::pop;
