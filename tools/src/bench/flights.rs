@@ -82,25 +82,25 @@ impl FlightPlan {
     }
 
     /// Lavapipe-sized: a handful of frames per flight where few tiles are wanted (a low view
-    /// wants hundreds, minutes of derivation on two cores) — orbit → 10 km straight down over
-    /// Gibraltar, lateral flights and a 180° turn at 10 km there, a teleport to the Alps at
-    /// 400 km.
+    /// wants hundreds, minutes of derivation on two cores) — orbit → 100 km straight down over
+    /// Gibraltar, lateral flights and a 180° turn at 100 km there, a teleport to the Alps at
+    /// 2,000 km.
     pub fn quick() -> FlightPlan {
         FlightPlan {
             descent_at: (36.0, -5.6),
-            descent_bottom_agl_m: 10_000.0,
+            descent_bottom_agl_m: 100_000.0,
             descent_pitch: (-90.0, -90.0),
             descent_frames: 8,
             lateral_at: (36.0, -5.6),
-            lateral_agl_m: 10_000.0,
+            lateral_agl_m: 100_000.0,
             lateral_pitch: -60.0,
             lateral_frames: 6,
             turn_at: (36.0, -5.6),
-            turn_agl_m: 10_000.0,
+            turn_agl_m: 100_000.0,
             turn_pitch: -60.0,
             turn_frames: 6,
             teleport_to: (45.83, 6.86),
-            teleport_agl_m: 400_000.0,
+            teleport_agl_m: 2_000_000.0,
             teleport_pitch: -30.0,
             hold_max_frames: 600,
             hold_max_wall_s: 20.0,
