@@ -422,7 +422,10 @@ fn teleport(scene: &Scene, radius: f64, o: &Options) -> ViewCamera {
 }
 
 /// The flights: name, description, cameras.
-fn plan(scene: &Scene, radius: f64, o: &Options) -> Vec<(String, String, Vec<(ViewCamera, f64)>)> {
+/// A flight's name, description and cameras (with their heights above the ground).
+type Planned = (String, String, Vec<(ViewCamera, f64)>);
+
+fn plan(scene: &Scene, radius: f64, o: &Options) -> Vec<Planned> {
     let p = &o.plan;
     let mut out = Vec::new();
     let cams = descent(scene, radius, o);
