@@ -218,6 +218,12 @@ impl PlanetRenderer {
         &self.feed
     }
 
+    /// Whether a resident tile is still drawn from its provisional stand-in (`bench`
+    /// readiness counts only exact payloads as the finest level being there).
+    pub fn is_provisional(&self, tile: TileId) -> bool {
+        self.stream.is_provisional(tile)
+    }
+
     pub fn lod_params(&self, cam: &ViewCamera) -> LodParams {
         LodParams::for_camera(self.body, cam)
     }

@@ -51,6 +51,10 @@ pub struct Args {
     /// (single-threaded) tile derivation.
     #[arg(long)]
     no_prefetch: bool,
+    /// Derive the flights' tiles first as well and fly on that store (default: the flights
+    /// run on a fresh, cold store, as a viewer's first flight does).
+    #[arg(long)]
+    prefetch_flights: bool,
     /// Skip the flights (pop) and the teleport.
     #[arg(long)]
     no_flights: bool,
@@ -119,6 +123,7 @@ fn options(a: &Args) -> Result<Options> {
         flights: !a.no_flights,
         pop_maps: a.pop_maps.clone(),
         prefetch: !a.no_prefetch,
+        prefetch_flights: a.prefetch_flights,
         quick: q,
         out: a.out.clone(),
         command: std::env::args()

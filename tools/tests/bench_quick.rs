@@ -152,7 +152,21 @@ fn quick_bench_meets_the_accuracy_bars_and_writes_every_output() {
             && r["limits"]["upload_gbps"].as_f64().unwrap() > 0.0
     );
     let flights = r["flights"].as_array().unwrap();
-    assert_eq!(flights.len(), 2, "descent and lateral");
+    let names: Vec<&str> = flights
+        .iter()
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "descent",
+            "lateral-100",
+            "lateral-300",
+            "lateral-1000",
+            "turn"
+        ],
+        "the descent, one lateral flight per speed, the turn"
+    );
     for f in flights {
         assert!(
             f["frames"].as_u64().unwrap() >= 5 && f["max_px"].as_f64().unwrap().is_finite(),
@@ -169,6 +183,7 @@ fn quick_bench_meets_the_accuracy_bars_and_writes_every_output() {
         );
     }
     assert!(r["teleport"]["frames_to_settled"].as_u64().unwrap() >= 1);
+    readiness_is_sane(&r);
 
     let md = std::fs::read_to_string(find("md")).unwrap();
     assert!(
@@ -182,6 +197,7 @@ fn quick_bench_meets_the_accuracy_bars_and_writes_every_output() {
         "## Floors",
         "## Accuracy",
         "## Pop and settling",
+        "## Readiness",
     ] {
         assert!(md.contains(section), "Markdown lacks {section}");
     }
@@ -201,6 +217,94 @@ fn quick_bench_meets_the_accuracy_bars_and_writes_every_output() {
         "{text}"
     );
     let _ = std::fs::remove_dir_all(&out);
+}
+
+/// The flights' readiness: frames that never wait on the analytic planet's worker pool, a
+/// cold store that had to supply tiles, teleports that end in a still image, cold slower than
+/// warm.
+fn readiness_is_sane(r: &serde_json::Value) {
+    let rd = &r["readiness"];
+    let num = |v: &serde_json::Value, what: &str| {
+        v.as_f64()
+            .unwrap_or_else(|| panic!("readiness: {what} missing in {rd}"))
+    };
+    assert_eq!(rd["cold_store"], true, "flights start on a cold store");
+    assert_eq!(
+        rd["frames_waited"], 0,
+        "non-waiting frames never wait: {rd}"
+    );
+    let per = rd["flights"].as_array().unwrap();
+    let names: Vec<&str> = per.iter().map(|f| f["name"].as_str().unwrap()).collect();
+    for want in [
+        "descent",
+        "lateral-100",
+        "lateral-300",
+        "lateral-1000",
+        "turn",
+    ] {
+        assert!(names.contains(&want), "readiness lacks {want}: {names:?}");
+    }
+    let mut missing = 0.0;
+    for f in per {
+        let frames = num(&f["frames"], "frames");
+        assert!(frames >= 6.0, "{f}");
+        assert_eq!(f["frames_waited"], 0, "{f}");
+        let m = num(&f["missing_level_frames"], "missing_level_frames");
+        assert!(m <= frames, "{f}");
+        missing += m;
+        let (n, clock) = (
+            num(&f["finest_wait_frames"], "finest_wait_frames"),
+            num(&f["finest_wait_clock_s"], "finest_wait_clock_s"),
+        );
+        assert!((clock - n / 60.0).abs() < 1e-9, "60 Hz clock: {f}");
+        assert!(num(&f["finest_wait_wall_s"], "wall") >= 0.0, "{f}");
+        let h = &f["host_ms"];
+        let (med, p95, max) = (
+            num(&h["median"], "h"),
+            num(&h["p95"], "h"),
+            num(&h["max"], "h"),
+        );
+        assert!(
+            med > 0.0 && med <= p95 && p95 <= max && max.is_finite(),
+            "{f}"
+        );
+    }
+    assert_eq!(
+        num(&rd["missing_level_frames"], "total"),
+        missing,
+        "total = sum"
+    );
+    for f in r["flights"].as_array().unwrap() {
+        for p in f["per_frame"].as_array().unwrap() {
+            assert_eq!(p["waited"], false, "{p}");
+            let (host, wall) = (num(&p["host_ms"], "host_ms"), num(&p["wall_ms"], "wall_ms"));
+            assert!(
+                host > 0.0 && host <= wall,
+                "the CPU side is part of the frame: {p}"
+            );
+        }
+    }
+    let (warm, cold) = (
+        num(&rd["teleport_still_s"]["warm"], "warm"),
+        num(&rd["teleport_still_s"]["cold"], "cold"),
+    );
+    assert!(warm > 0.0 && cold.is_finite(), "teleports: {rd}");
+    assert!(
+        cold > warm,
+        "a cold store derives the teleport's tiles, a warm one has them: cold {cold} s, warm {warm} s"
+    );
+    assert_eq!(rd["teleport_cold"]["settled"], true, "{rd}");
+    let derived = num(&rd["supply_tiles_per_s"]["derived"], "supply derived");
+    assert!(
+        derived > 0.0 && derived.is_finite(),
+        "the cold store supplied tiles: {rd}"
+    );
+    assert!(
+        rd["supply_tiles_per_s"]["stored"].is_null()
+            || num(&rd["supply_tiles_per_s"]["stored"], "stored") == 0.0
+    );
+    let h = &rd["host_ms"];
+    assert!(num(&h["median"], "median") > 0.0 && num(&h["max"], "max") >= num(&h["p95"], "p95"));
 }
 
 #[test]

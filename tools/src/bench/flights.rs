@@ -1,17 +1,21 @@
-//! Scripted flights for pop-freedom, and a teleport for settling (docs/bench.md, "Pop" and
-//! "Settle"): each flight first settles at its first pose, then measures every frame's pop
-//! against the frame before (pop.rs).
+//! Scripted flights for pop-freedom and readiness, and teleports for settling (docs/bench.md,
+//! "Pop", "Readiness" and "Settle"): each flight runs non-waiting frames on a fresh renderer
+//! over the flights' store (cold unless `--prefetch-flights`), first settles at its first pose,
+//! then measures every frame's pop against the frame before (pop.rs) and what it had of the
+//! tiles its camera needs (readiness.rs), and holds its last pose until its finest wanted
+//! level is resident.
 
 use super::frame::Gpu;
 use super::pop;
-use super::report::{Flight, PopFrame, Settle};
+use super::readiness::{self, Feed, Supply};
+use super::report::{Flight, FlightReadiness, HostStats, PopFrame, Readiness, Settle};
 use super::scene::Scene;
 use super::stats::median;
-use super::view::{renderer, settle};
+use super::view::settle;
 use super::Options;
 use anyhow::Result;
 use engine::camera::ViewCamera;
-use engine::renderer::PlanetRenderer;
+use engine::renderer::{PlanetRenderer, RendererOptions};
 use std::time::Instant;
 
 /// Where and how the flights go.
@@ -24,21 +28,34 @@ pub struct FlightPlan {
     pub descent_bottom_agl_m: f64,
     pub descent_pitch: (f64, f64),
     pub descent_frames: u32,
-    /// Lateral: level flight east from the place at `agl` m above its ground.
+    /// Lateral flights: east from the place at `agl` m above the ground under each frame
+    /// (terrain-following), one flight per speed (m/s at the 60 Hz flight clock).
     pub lateral_at: (f64, f64),
     pub lateral_agl_m: f64,
     pub lateral_pitch: f64,
-    pub lateral_step_m: f64,
+    pub lateral_speeds_mps: Vec<f64>,
     pub lateral_frames: u32,
-    /// The teleport after the lateral flight (same renderer).
+    /// A fast turn in place: `turn_deg` of heading (from east) in `turn_frames` frames.
+    pub turn_at: (f64, f64),
+    pub turn_agl_m: f64,
+    pub turn_pitch: f64,
+    pub turn_deg: f64,
+    pub turn_frames: u32,
+    /// The teleports (fresh renderers, cold and warm store).
     pub teleport_to: (f64, f64),
     pub teleport_agl_m: f64,
     pub teleport_pitch: f64,
+    /// After a flight its last pose is held until the finest wanted level is resident, for at
+    /// most this many frames and seconds of wall time.
+    pub hold_max_frames: u32,
+    pub hold_max_wall_s: f64,
 }
 
 impl FlightPlan {
-    /// The Khumbu valley below Everest (the Earth tests' descent) from 20,000 km to 2 m, the
-    /// Grand Canyon's South Rim at 500 m, then a teleport to the Alps.
+    /// The Khumbu valley below Everest (the Earth tests' descent) from 20,000 km to 2 m;
+    /// Yosemite Valley east at 100 m above the ground at 100, 300 and 1,000 m/s for 2 s each
+    /// (valley floor, then the walls and domes east of it); a 180° turn in 0.5 s at 1 km there;
+    /// then a teleport to the Alps.
     pub fn full() -> FlightPlan {
         FlightPlan {
             descent_at: (27.90, 86.83),
@@ -46,34 +63,47 @@ impl FlightPlan {
             descent_bottom_agl_m: 2.0,
             descent_pitch: (-90.0, -10.0),
             descent_frames: 120,
-            lateral_at: (36.06, -112.14),
-            lateral_agl_m: 500.0,
-            lateral_pitch: -20.0,
-            lateral_step_m: 10.0,
-            lateral_frames: 60,
+            lateral_at: (37.73, -119.60),
+            lateral_agl_m: 100.0,
+            lateral_pitch: -10.0,
+            lateral_speeds_mps: vec![100.0, 300.0, 1000.0],
+            lateral_frames: 120,
+            turn_at: (37.73, -119.60),
+            turn_agl_m: 1000.0,
+            turn_pitch: -20.0,
+            turn_deg: 180.0,
+            turn_frames: 30,
             teleport_to: (45.83, 6.86),
             teleport_agl_m: 10_000.0,
             teleport_pitch: -60.0,
+            hold_max_frames: 600,
+            hold_max_wall_s: 120.0,
         }
     }
 
-    /// Lavapipe-sized: where the quick views already brought the tiles (a low view wants
-    /// hundreds of tiles, minutes of derivation on two cores) — orbit → 10 km straight down
-    /// over Gibraltar, a lateral flight at 10 km there, a teleport to the Alps at 400 km.
+    /// Lavapipe-sized: a handful of frames per flight where few tiles are wanted (a low view
+    /// wants hundreds, minutes of derivation on two cores) — orbit → 100 km straight down over
+    /// Gibraltar, lateral flights and a 180° turn at 100 km there, a teleport to the Alps at
+    /// 2,000 km.
     pub fn quick() -> FlightPlan {
         FlightPlan {
             descent_at: (36.0, -5.6),
-            descent_bottom_agl_m: 10_000.0,
+            descent_bottom_agl_m: 100_000.0,
             descent_pitch: (-90.0, -90.0),
             descent_frames: 8,
             lateral_at: (36.0, -5.6),
-            lateral_agl_m: 10_000.0,
+            lateral_agl_m: 100_000.0,
             lateral_pitch: -60.0,
-            lateral_step_m: 50.0,
             lateral_frames: 6,
+            turn_at: (36.0, -5.6),
+            turn_agl_m: 100_000.0,
+            turn_pitch: -60.0,
+            turn_frames: 6,
             teleport_to: (45.83, 6.86),
-            teleport_agl_m: 400_000.0,
+            teleport_agl_m: 2_000_000.0,
             teleport_pitch: -30.0,
+            hold_max_frames: 600,
+            hold_max_wall_s: 20.0,
             ..FlightPlan::full()
         }
     }
@@ -87,7 +117,41 @@ const FLIGHT_FRAME_PERIOD_S: f64 = 1.0 / 60.0;
 /// Pop maps written per flight at most (`--pop-maps`).
 const MAX_POP_MAPS: usize = 24;
 
-/// Fly `cams` (the first one settled first); one PopFrame per later frame. With
+/// A flight's frames and readiness.
+struct Flown {
+    frames: Vec<PopFrame>,
+    wall_s: f64,
+    readiness: FlightReadiness,
+    /// Host ms of every flight frame.
+    host_ms: Vec<f64>,
+}
+
+/// A renderer whose frames never wait for tiles (the viewer's), on `feed`.
+fn flight_renderer(gpu: &Gpu, feed: &Feed) -> Result<PlanetRenderer> {
+    let mut opts = RendererOptions::for_device(&gpu.ctx);
+    opts.wait_for_tiles = false;
+    Ok(PlanetRenderer::new(
+        &gpu.ctx,
+        feed.source.clone(),
+        opts,
+        gpu.exec.frames_in_flight(),
+    )?)
+}
+
+/// Settle a non-waiting renderer: its frames are fast and tiles arrive on the store's time,
+/// so the frame cap is ten times the views' and the wall-time cap is the hold's.
+fn settle_on_feed(
+    gpu: &mut Gpu,
+    r: &mut PlanetRenderer,
+    cam: &ViewCamera,
+    o: &Options,
+) -> Result<Settle> {
+    let cap = o.max_settle_frames.saturating_mul(10);
+    Ok(settle(gpu, r, cam, cap, o.plan.hold_max_wall_s)?.0)
+}
+
+/// Fly `cams` (the first one settled first) on the 60 Hz clock; one PopFrame per later
+/// frame, then hold the last pose until its finest wanted level is resident. With
 /// `--pop-maps`, frames over 1 px (and the worst) are drawn as `pop-<name>-<frame>.png`.
 fn fly(
     gpu: &mut Gpu,
@@ -95,14 +159,22 @@ fn fly(
     name: &str,
     cams: &[(ViewCamera, f64)],
     o: &Options,
-) -> Result<(Vec<PopFrame>, f64)> {
+    feed: &Feed,
+    supply: &mut Supply,
+) -> Result<Flown> {
     let Some((first, _)) = cams.first() else {
-        return Ok((Vec::new(), 0.0));
+        return Ok(Flown {
+            frames: Vec::new(),
+            wall_s: 0.0,
+            readiness: FlightReadiness::default(),
+            host_ms: Vec::new(),
+        });
     };
-    settle(gpu, r, first, o.max_settle_frames)?;
+    settle_on_feed(gpu, r, first, o)?;
     r.set_frame_period(Some(FLIGHT_FRAME_PERIOD_S));
-    let res = fly_settled(gpu, r, name, cams, o);
+    let res = fly_settled(gpu, r, name, cams, o, feed, supply);
     r.set_frame_period(None);
+    supply.pause();
     res
 }
 
@@ -112,24 +184,36 @@ fn fly_settled(
     name: &str,
     cams: &[(ViewCamera, f64)],
     o: &Options,
-) -> Result<(Vec<PopFrame>, f64)> {
-    let first = &cams[0].0;
+    feed: &Feed,
+    supply: &mut Supply,
+) -> Result<Flown> {
     let t = Instant::now();
-    let mut prev = (
-        *first,
-        gpu.frame(r, first, true, false)?
-            .distances()
-            .unwrap_or_default(),
-    );
     let mut out = Vec::new();
     let mut worst: Option<(f64, usize, Vec<f32>)> = None;
     let mut written = 0;
-    for (k, (cam, agl)) in cams.iter().enumerate().skip(1) {
-        let d = gpu
-            .frame(r, cam, true, false)?
-            .distances()
-            .unwrap_or_default();
-        let (c, map) = pop::change_map(&prev.0, &prev.1, cam, &d);
+    let mut prev: Option<(ViewCamera, Vec<Option<f64>>)> = None;
+    let mut rd = FlightReadiness {
+        name: name.into(),
+        frames: cams.len() as u32,
+        ..Default::default()
+    };
+    // (finest level ready, wall ms) per frame, flight and hold; host ms per flight frame.
+    let (mut ready, mut host) = (Vec::new(), Vec::new());
+    for (k, (cam, agl)) in cams.iter().enumerate() {
+        supply.sample(feed);
+        let f = gpu.frame(r, cam, true, false)?;
+        let need = readiness::need(r, cam);
+        let waited = r.stats.residency.waited;
+        rd.frames_waited += waited as u32;
+        rd.missing_level_frames += need.missing_level as u32;
+        ready.push((need.finest_ready, f.wall_ms));
+        host.push(f.host_ms);
+        let d = f.distances().unwrap_or_default();
+        let Some((pcam, pd)) = prev.replace((*cam, d)) else {
+            continue;
+        };
+        let d = &prev.as_ref().expect("just set").1;
+        let (c, map) = pop::change_map(&pcam, &pd, cam, d);
         if let Some(dir) = &o.pop_maps {
             if c.max_px > 1.0 && written < MAX_POP_MAPS {
                 write_pop_map(dir, name, k, cam, &map)?;
@@ -138,6 +222,7 @@ fn fly_settled(
                 worst = Some((c.max_px, k, map));
             }
         }
+        let rs = &r.stats.residency;
         out.push(PopFrame {
             agl_m: *agl,
             max_px: c.max_px,
@@ -147,17 +232,51 @@ fn fly_settled(
             over_1px: c.over_1px,
             iterations: r.stats.mesh.iterations,
             leaves: r.stats.mesh.leaves,
-            loaded: r.stats.residency.loaded_this_frame,
-            evicted: r.stats.residency.evicted,
-            trimmed: r.stats.residency.trimmed,
+            loaded: rs.loaded_this_frame,
+            evicted: rs.evicted,
+            trimmed: rs.trimmed,
+            host_ms: f.host_ms,
+            wall_ms: f.wall_ms,
+            waited,
+            missing_level: need.missing_level,
+            finest_ready: need.finest_ready,
+            finest_level: need.finest_level,
         });
-        prev = (*cam, d);
     }
     let wall = t.elapsed().as_secs_f64();
+    // Hold the last pose until the finest wanted level is resident (or the hold's cap).
+    let last = &cams[cams.len() - 1].0;
+    let hold = Instant::now();
+    while ready.last().is_some_and(|r| !r.0)
+        && rd.hold_frames < o.plan.hold_max_frames
+        && hold.elapsed().as_secs_f64() < o.plan.hold_max_wall_s
+    {
+        supply.sample(feed);
+        let f = gpu.frame(r, last, false, false)?;
+        ready.push((readiness::need(r, last).finest_ready, f.wall_ms));
+        rd.hold_frames += 1;
+    }
+    (
+        rd.finest_wait_frames,
+        rd.finest_wait_clock_s,
+        rd.finest_wait_wall_s,
+    ) = readiness::longest_wait(&ready, FLIGHT_FRAME_PERIOD_S);
+    rd.finest_reached = ready.last().is_some_and(|r| r.0);
+    let (m, p, x) = readiness::host_stats(&host);
+    rd.host_ms = HostStats {
+        median: m,
+        p95: p,
+        max: x,
+    };
     if let (Some(dir), Some((_, k, map)), 0) = (&o.pop_maps, worst, written) {
         write_pop_map(dir, name, k, &cams[k].0, &map)?;
     }
-    Ok((out, wall))
+    Ok(Flown {
+        frames: out,
+        wall_s: wall,
+        readiness: rd,
+        host_ms: host,
+    })
 }
 
 fn write_pop_map(
@@ -231,15 +350,17 @@ fn descent(scene: &Scene, radius: f64, o: &Options) -> Vec<(ViewCamera, f64)> {
         .collect()
 }
 
-/// Level flight east at a fixed height above the start's ground.
-fn lateral(scene: &Scene, radius: f64, o: &Options) -> Vec<(ViewCamera, f64)> {
+/// Terrain-following flight east at `speed` m/s on the 60 Hz clock, `agl` m above the ground
+/// under each frame.
+fn lateral(scene: &Scene, radius: f64, o: &Options, speed: f64) -> Vec<(ViewCamera, f64)> {
     let p = &o.plan;
     let (lat, lon) = p.lateral_at;
-    let alt = scene.ground(lat, lon) + p.lateral_agl_m;
     let metres_per_degree = radius * lat.to_radians().cos() * std::f64::consts::PI / 180.0;
+    let step = speed * FLIGHT_FRAME_PERIOD_S;
     (0..p.lateral_frames.max(2))
         .map(|i| {
-            let lon_i = lon + i as f64 * p.lateral_step_m / metres_per_degree;
+            let lon_i = lon + i as f64 * step / metres_per_degree;
+            let alt = scene.ground(lat, lon_i) + p.lateral_agl_m;
             (
                 ViewCamera::geo(
                     lat,
@@ -252,6 +373,32 @@ fn lateral(scene: &Scene, radius: f64, o: &Options) -> Vec<(ViewCamera, f64)> {
                     o.height,
                 ),
                 p.lateral_agl_m,
+            )
+        })
+        .collect()
+}
+
+/// A turn in place: the heading from east through `turn_deg` in `turn_frames` frames.
+fn turn(scene: &Scene, radius: f64, o: &Options) -> Vec<(ViewCamera, f64)> {
+    let p = &o.plan;
+    let (lat, lon) = p.turn_at;
+    let alt = scene.ground(lat, lon) + p.turn_agl_m;
+    let n = p.turn_frames.max(1);
+    (0..=n)
+        .map(|i| {
+            let heading = 90.0 + p.turn_deg * i as f64 / n as f64;
+            (
+                ViewCamera::geo(
+                    lat,
+                    lon,
+                    radius + alt,
+                    heading,
+                    p.turn_pitch,
+                    60.0,
+                    o.width,
+                    o.height,
+                ),
+                p.turn_agl_m,
             )
         })
         .collect()
@@ -274,45 +421,95 @@ fn teleport(scene: &Scene, radius: f64, o: &Options) -> ViewCamera {
     )
 }
 
-/// Every camera the flights will use (tile preparation).
+/// The flights: name, description, cameras.
+/// A flight's name, description and cameras (with their heights above the ground).
+type Planned = (String, String, Vec<(ViewCamera, f64)>);
+
+fn plan(scene: &Scene, radius: f64, o: &Options) -> Vec<Planned> {
+    let p = &o.plan;
+    let mut out = Vec::new();
+    let cams = descent(scene, radius, o);
+    out.push(("descent".to_string(), format!(
+        "{:.0} km above the datum → {} m above the ground at {:.2}, {:.2} in {} frames, geometric, pitch {}° → {}°",
+        p.descent_top_m / 1e3, p.descent_bottom_agl_m, p.descent_at.0, p.descent_at.1, cams.len(), p.descent_pitch.0, p.descent_pitch.1
+    ), cams));
+    for &speed in &p.lateral_speeds_mps {
+        let cams = lateral(scene, radius, o, speed);
+        out.push((format!("lateral-{speed:.0}"), format!(
+            "east at {speed:.0} m/s ({:.2} m per 60 Hz frame), {} m above the ground under each frame, from {:.2}, {:.2}, pitch {}°, {} frames",
+            speed * FLIGHT_FRAME_PERIOD_S, p.lateral_agl_m, p.lateral_at.0, p.lateral_at.1, p.lateral_pitch, cams.len()
+        ), cams));
+    }
+    let cams = turn(scene, radius, o);
+    out.push(("turn".to_string(), format!(
+        "{}° turn in {} frames ({:.2} s at 60 Hz) at {} m above the ground at {:.2}, {:.2}, pitch {}°",
+        p.turn_deg, cams.len() - 1, (cams.len() - 1) as f64 * FLIGHT_FRAME_PERIOD_S, p.turn_agl_m, p.turn_at.0, p.turn_at.1, p.turn_pitch
+    ), cams));
+    out
+}
+
+/// Every camera the flights will use (`--prefetch-flights`).
 pub fn cameras(scene: &Scene, radius: f64, o: &Options) -> Vec<ViewCamera> {
-    let mut cams: Vec<ViewCamera> = descent(scene, radius, o)
+    let mut cams: Vec<ViewCamera> = plan(scene, radius, o)
         .into_iter()
-        .chain(lateral(scene, radius, o))
+        .flat_map(|f| f.2)
         .map(|c| c.0)
         .collect();
     cams.push(teleport(scene, radius, o));
     cams
 }
 
-/// The descent, the lateral flight and then a teleport on the lateral flight's renderer.
-pub fn run(gpu: &mut Gpu, scene: &Scene, o: &Options) -> Result<(Vec<Flight>, Settle)> {
-    let p = &o.plan;
-    let mut flights = Vec::new();
-    let mut r = renderer(gpu, scene)?;
-    let cams = descent(scene, r.body.radius, o);
-    let res = fly(gpu, &mut r, "descent", &cams, o);
-    r.destroy(&gpu.ctx);
-    let (frames, wall) = res?;
-    let d = format!(
-        "{:.0} km above the datum → {} m above the ground at {:.2}, {:.2} in {} frames, geometric, pitch {}° → {}°",
-        p.descent_top_m / 1e3, p.descent_bottom_agl_m, p.descent_at.0, p.descent_at.1, cams.len(), p.descent_pitch.0, p.descent_pitch.1
-    );
-    flights.push(summarise("descent", d, frames, wall));
+/// What the flights measured.
+pub struct Flights {
+    pub flights: Vec<Flight>,
+    /// The warm teleport (a fresh renderer over a store that holds the tiles).
+    pub teleport: Settle,
+    pub readiness: Readiness,
+}
 
-    let mut r = renderer(gpu, scene)?;
-    let cams = lateral(scene, r.body.radius, o);
-    let res = fly(gpu, &mut r, "lateral", &cams, o).and_then(|(frames, wall)| {
-        let cam = teleport(scene, r.body.radius, o);
-        let (s, _, _) = settle(gpu, &mut r, &cam, o.max_settle_frames)?;
-        Ok((frames, wall, s))
-    });
-    r.destroy(&gpu.ctx);
-    let (frames, wall, teleport) = res?;
-    let d = format!(
-        "level flight east at {} m above the ground at {:.2}, {:.2}, pitch {}°, {} m per frame, {} frames; then a teleport to {:.2}, {:.2} at {} m above the ground, pitch {}°",
-        p.lateral_agl_m, p.lateral_at.0, p.lateral_at.1, p.lateral_pitch, p.lateral_step_m, cams.len(), p.teleport_to.0, p.teleport_to.1, p.teleport_agl_m, p.teleport_pitch
-    );
-    flights.push(summarise("lateral", d, frames, wall));
-    Ok((flights, teleport))
+/// Every flight on a fresh non-waiting renderer over one store (fresh and cold unless
+/// `--prefetch-flights`), then teleports on fresh renderers: one over a fresh cold store,
+/// one over the store it filled (warm).
+pub fn run(gpu: &mut Gpu, scene: &Scene, o: &Options) -> Result<Flights> {
+    let feed = if o.prefetch_flights {
+        Feed::shared(scene)
+    } else {
+        Feed::cold(scene)?
+    };
+    let radius = scene.source().body().radius;
+    let mut supply = Supply::for_feed(&feed);
+    let p = &o.plan;
+    let mut rd = Readiness {
+        cold_store: !o.prefetch_flights,
+        teleport: format!(
+            "to {:.2}, {:.2} at {} m above the ground, pitch {}°",
+            p.teleport_to.0, p.teleport_to.1, p.teleport_agl_m, p.teleport_pitch
+        ),
+        ..Default::default()
+    };
+    let (mut flights, mut host) = (Vec::new(), Vec::new());
+    for (name, description, cams) in plan(scene, radius, o) {
+        let mut r = flight_renderer(gpu, &feed)?;
+        let res = fly(gpu, &mut r, &name, &cams, o, &feed, &mut supply);
+        r.destroy(&gpu.ctx);
+        let f = res?;
+        host.extend(f.host_ms);
+        rd.flights.push(f.readiness);
+        flights.push(summarise(&name, description, f.frames, f.wall_s));
+    }
+    let cam = teleport(scene, radius, o);
+    let cold_feed = Feed::cold(scene)?;
+    let mut still = Vec::new();
+    for _ in 0..2 {
+        let mut r = flight_renderer(gpu, &cold_feed)?;
+        let res = settle_on_feed(gpu, &mut r, &cam, o);
+        r.destroy(&gpu.ctx);
+        still.push(res?);
+    }
+    readiness::finish(&mut rd, &supply, &still[0], &still[1], &host);
+    Ok(Flights {
+        flights,
+        teleport: still[1].clone(),
+        readiness: rd,
+    })
 }

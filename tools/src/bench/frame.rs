@@ -9,7 +9,7 @@ use engine::debug_view::DebugView;
 use engine::renderer::{FrameRequest, PlanetRenderer};
 use engine::shade::AovPixel;
 use framegraph::exec::timing::NodeTime;
-use framegraph::{Access, Context, Executor, Graph, ImageDesc};
+use framegraph::{Access, Context, Executor, FrameSync, Graph, ImageDesc};
 use std::time::Instant;
 
 /// Readback names (their copy nodes are `readback.bench.*`) and the sink that keeps the
@@ -31,6 +31,9 @@ pub struct Frame {
     pub color: Option<Vec<u8>>,
     /// Host wall time of the frame: streaming, mesh update, declare, compile, GPU, readback.
     pub wall_ms: f64,
+    /// The frame's CPU side only: prepare (streaming, constants, staging), declare, compile,
+    /// record and submit — up to the point where a display loop would start the next frame.
+    pub host_ms: f64,
 }
 
 impl Frame {
@@ -90,10 +93,17 @@ impl Gpu {
         let compiled = g
             .compile(self.ctx.queue_setup())
             .context("compiling the planet frame")?;
+        self.exec
+            .execute(&self.ctx, compiled, FrameSync::default())
+            .context("submitting the planet frame")?;
+        let host_ms = t0.elapsed().as_secs_f64() * 1e3;
+        // One frame in flight: draining waits for exactly this frame.
         let out = self
             .exec
-            .run(&self.ctx, compiled)
-            .context("running the planet frame")?;
+            .drain(&self.ctx)
+            .context("running the planet frame")?
+            .pop()
+            .unwrap_or_default();
         let wall_ms = t0.elapsed().as_secs_f64() * 1e3;
         let aov = out.readbacks.get(AOV).map(|b| {
             b.chunks_exact(std::mem::size_of::<AovPixel>())
@@ -106,6 +116,7 @@ impl Gpu {
             aov,
             color,
             wall_ms,
+            host_ms,
         })
     }
 

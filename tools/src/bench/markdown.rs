@@ -1,6 +1,6 @@
 //! The Markdown report: the tables docs/bench.md holds, from a [`Report`].
 
-use super::report::{Report, ViewResult};
+use super::report::{Readiness, Report, ViewResult};
 use std::fmt::Write as _;
 
 fn pct(x: f64) -> String {
@@ -243,9 +243,76 @@ pub fn render(r: &Report) -> String {
     if let Some(t) = &r.teleport {
         let _ = writeln!(
             s,
-            "- teleport (after the lateral flight, same renderer): settled after {} frames / {:.2} s{}, image still after {} frames / {:.2} s",
+            "- teleport{} (fresh renderer, warm store): settled after {} frames / {:.2} s{}, image still after {} frames / {:.2} s",
+            r.readiness.as_ref().map_or(String::new(), |rd| format!(" {}", rd.teleport)),
             t.frames_to_settled, t.seconds_to_settled, if t.settled { "" } else { " (cap hit, not settled)" }, t.frames_to_still, t.seconds_to_still
         );
     }
+    if let Some(rd) = &r.readiness {
+        s += &readiness(rd);
+    }
+    s
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map_or("-".into(), |v| format!("{v:.1}"))
+}
+
+/// The "## Readiness" section (docs/bench.md, "Readiness").
+fn readiness(rd: &Readiness) -> String {
+    let mut s =
+        format!(
+        "\n## Readiness\n\nFlights on a {} store, frames that never wait (60 Hz flight clock).\n\n",
+        if rd.cold_store { "fresh, cold" } else { "prefetched" }
+    );
+    let _ = writeln!(s, "| flight | frames | frames waited | frames missing a level | finest level waited: frames / s at 60 Hz / s wall | hold frames | host ms median / p95 / max |");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|");
+    for f in &rd.flights {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} / {:.2} / {:.2}{} | {} | {:.1} / {:.1} / {:.1} |",
+            f.name,
+            f.frames,
+            f.frames_waited,
+            f.missing_level_frames,
+            f.finest_wait_frames,
+            f.finest_wait_clock_s,
+            f.finest_wait_wall_s,
+            if f.finest_reached {
+                ""
+            } else {
+                " (not reached)"
+            },
+            f.hold_frames,
+            f.host_ms.median,
+            f.host_ms.p95,
+            f.host_ms.max
+        );
+    }
+    let h = &rd.host_ms;
+    let _ = writeln!(
+        s,
+        "| **all** | {} | {} | {} | | | {:.1} / {:.1} / {:.1} |\n",
+        rd.flights.iter().map(|f| f.frames).sum::<u32>(),
+        rd.frames_waited,
+        rd.missing_level_frames,
+        h.median,
+        h.p95,
+        h.max
+    );
+    let t = &rd.teleport_still_s;
+    let _ = writeln!(
+        s,
+        "- teleport {} to a still image (fresh renderer): cold store {:.2} s ({} frames), warm store {:.2} s ({} frames)",
+        rd.teleport,
+        t.cold, rd.teleport_cold.frames_to_still, t.warm, rd.teleport_warm.frames_to_still
+    );
+    let sp = &rd.supply_tiles_per_s;
+    let _ = writeln!(
+        s,
+        "- supply while the store had a backlog: derived {} tiles/s, stored {} tiles/s",
+        opt(sp.derived),
+        opt(sp.stored)
+    );
     s
 }

@@ -12,6 +12,7 @@ pub mod limits;
 pub mod markdown;
 pub mod pop;
 pub mod prefetch;
+pub mod readiness;
 pub mod report;
 pub mod scene;
 pub mod sheet;
@@ -44,8 +45,10 @@ pub struct Options {
     pub flights: bool,
     /// Write a pop map (pop.rs `map_rgba`) of every flight frame over 1 px here.
     pub pop_maps: Option<PathBuf>,
-    /// Derive every tile the run wants on all cores first.
+    /// Derive every tile the views want on all cores first.
     pub prefetch: bool,
+    /// Derive the flights' tiles too, and fly on that store instead of a fresh, cold one.
+    pub prefetch_flights: bool,
     pub quick: bool,
     pub out: PathBuf,
     pub command: String,
@@ -149,14 +152,17 @@ pub fn run(gpu_args: &crate::device::GpuArgs, o: &Options) -> Result<(Report, Ve
         "limits: device copy {:.1} GB/s, upload {:.1} GB/s",
         r.limits.device_gbps, r.limits.upload_gbps
     );
-    if o.prefetch {
+    if o.prefetch || (o.flights && o.prefetch_flights) {
         let radius = scene.source().body().radius;
-        let mut cams: Vec<_> = o
-            .views
-            .iter()
-            .map(|b| scene.camera(b, o.width, o.height))
-            .collect();
-        if o.flights {
+        let mut cams: Vec<_> = if o.prefetch {
+            o.views
+                .iter()
+                .map(|b| scene.camera(b, o.width, o.height))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if o.flights && o.prefetch_flights {
             cams.extend(flights::cameras(&scene, radius, o));
         }
         let ids = prefetch::wanted(&scene, &cams, engine::params::STREAM_SLOTS);
@@ -184,13 +190,24 @@ pub fn run(gpu_args: &crate::device::GpuArgs, o: &Options) -> Result<(Report, Ve
         write(&r, &frames, &o.out)?;
     }
     if o.flights {
-        let (flights, teleport) = flights::run(&mut gpu, &scene, o)?;
-        for f in &flights {
+        let flights::Flights {
+            flights,
+            teleport,
+            readiness,
+        } = flights::run(&mut gpu, &scene, o)?;
+        for (f, rd) in flights.iter().zip(&readiness.flights) {
             println!(
-                "flight {:<8} {} frames: pop max {:.3} px, max p99 {:.3} px, {} frames > 1 px",
-                f.name, f.frames, f.max_px, f.p99_max_px, f.frames_over_1px
+                "flight {:<12} {} frames: pop max {:.3} px, max p99 {:.3} px, {} frames > 1 px; waited {}, missing a level {}, finest level waited {} frames ({:.2} s at 60 Hz, {:.2} s wall){}",
+                f.name, f.frames, f.max_px, f.p99_max_px, f.frames_over_1px, rd.frames_waited, rd.missing_level_frames,
+                rd.finest_wait_frames, rd.finest_wait_clock_s, rd.finest_wait_wall_s, if rd.finest_reached { "" } else { ", not reached" }
             );
         }
+        let t = &readiness.teleport_still_s;
+        println!(
+            "teleport to a still image: cold store {:.2} s, warm {:.2} s; host ms per flight frame median {:.1}, p95 {:.1}, max {:.1}",
+            t.cold, t.warm, readiness.host_ms.median, readiness.host_ms.p95, readiness.host_ms.max
+        );
+        r.readiness = Some(readiness);
         println!(
             "teleport: settled {} frames / {:.2} s, still {} frames / {:.2} s",
             teleport.frames_to_settled,

@@ -29,6 +29,9 @@ pub struct Report {
     pub views: Vec<ViewResult>,
     pub flights: Vec<Flight>,
     pub teleport: Option<Settle>,
+    /// The flights' readiness: waits, missing levels, supply, teleports (readiness.rs).
+    #[serde(default)]
+    pub readiness: Option<Readiness>,
     /// Seconds the whole run took.
     pub wall_s: f64,
 }
@@ -211,6 +214,84 @@ pub struct PopFrame {
     pub evicted: usize,
     #[serde(default)]
     pub trimmed: usize,
+    /// The frame's CPU side (prepare, declare, compile, submit) and its whole wall time, ms.
+    #[serde(default)]
+    pub host_ms: f64,
+    #[serde(default)]
+    pub wall_ms: f64,
+    /// The frame blocked on tile production (`ResidencyReport::waited`).
+    #[serde(default)]
+    pub waited: bool,
+    /// A level the camera needs was missing (readiness.rs `FrameNeed`).
+    #[serde(default)]
+    pub missing_level: bool,
+    /// Every wanted tile of the finest wanted level held its exact payload.
+    #[serde(default)]
+    pub finest_ready: bool,
+    #[serde(default)]
+    pub finest_level: u8,
+}
+
+/// Readiness over the flights (docs/bench.md, "Readiness").
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Readiness {
+    /// Whether the flights started on a fresh, cold store (false: `--prefetch-flights`).
+    pub cold_store: bool,
+    /// Flight frames that blocked on tile production, over every flight.
+    pub frames_waited: u32,
+    /// Flight frames in which a level the camera needs was missing, over every flight.
+    pub missing_level_frames: u32,
+    pub flights: Vec<FlightReadiness>,
+    /// Seconds of wall time to a still image after a teleport on a fresh renderer: with a
+    /// cold store, and with the store that cold teleport filled.
+    pub teleport_still_s: TeleportStill,
+    /// Where the teleports land.
+    pub teleport: String,
+    pub teleport_cold: Settle,
+    pub teleport_warm: Settle,
+    /// Tiles completed per second of flight while the store had a backlog, per feed class.
+    pub supply_tiles_per_s: Supply,
+    /// Host time (the CPU side) of every flight frame, ms.
+    pub host_ms: HostStats,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct FlightReadiness {
+    pub name: String,
+    pub frames: u32,
+    pub frames_waited: u32,
+    pub missing_level_frames: u32,
+    /// The finest wanted level's longest wait: consecutive frames (flight and the hold after
+    /// it) without all its tiles resident, in frames, at the 60 Hz flight clock and in wall
+    /// seconds; `finest_reached` false when the hold's cap ended it first.
+    pub finest_wait_frames: u32,
+    pub finest_wait_clock_s: f64,
+    pub finest_wait_wall_s: f64,
+    pub finest_reached: bool,
+    /// Frames held at the last pose after the flight until the finest level was resident.
+    pub hold_frames: u32,
+    pub host_ms: HostStats,
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub struct TeleportStill {
+    pub warm: f64,
+    pub cold: f64,
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub struct Supply {
+    /// Derived from the source (ETOPO5 or the analytic function); None: never a backlog.
+    pub derived: Option<f64>,
+    /// Read from the store on disk (the analytic planet has none).
+    pub stored: Option<f64>,
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub struct HostStats {
+    pub median: f64,
+    pub p95: f64,
+    pub max: f64,
 }
 
 impl Report {

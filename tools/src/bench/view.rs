@@ -32,12 +32,14 @@ pub fn renderer(gpu: &Gpu, scene: &Scene) -> Result<PlanetRenderer> {
     )?)
 }
 
-/// Run `cam` until the renderer settles and the image stops changing (or `max` frames).
+/// Run `cam` until the renderer settles and the image stops changing (or `max` frames, or
+/// `max_wall_s` seconds).
 pub fn settle(
     gpu: &mut Gpu,
     r: &mut PlanetRenderer,
     cam: &ViewCamera,
     max: u32,
+    max_wall_s: f64,
 ) -> Result<(Settle, f64, f64)> {
     let mut s = Settle::default();
     let (mut wall_ms, mut first, mut first_gpu) = (0.0, 0.0, 0.0);
@@ -69,7 +71,9 @@ pub fn settle(
             s.seconds_to_settled = wall_ms * 1e-3;
             s.settled = true;
         }
-        if settled_at.is_some_and(|at| s.frames_run >= at + CONFIRM_FRAMES) {
+        if settled_at.is_some_and(|at| s.frames_run >= at + CONFIRM_FRAMES)
+            || wall_ms * 1e-3 >= max_wall_s
+        {
             break;
         }
     }
@@ -111,7 +115,8 @@ fn measure(
     limits: &Limits,
 ) -> Result<(ViewResult, Vec<u8>)> {
     let mut v = ViewResult::default();
-    (v.settle, v.first_frame_ms, v.first_frame_gpu_ms) = settle(gpu, r, cam, o.max_settle_frames)?;
+    (v.settle, v.first_frame_ms, v.first_frame_gpu_ms) =
+        settle(gpu, r, cam, o.max_settle_frames, f64::INFINITY)?;
 
     // The scored frame (settled: the same image as the last warm-up frame) with its colour.
     let f = gpu.frame(r, cam, true, true)?;

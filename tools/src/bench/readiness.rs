@@ -1,0 +1,297 @@
+//! Readiness (docs/bench.md, "Readiness"): where the flights' tiles come from (a cold store by
+//! default), whether each flight frame had the levels the camera needs, how fast the store
+//! supplied tiles while it had a backlog, and how long a teleport takes to a still image.
+
+use super::report::{Readiness, Settle};
+use super::scene::Scene;
+use super::stats::{median, quantile};
+use anyhow::{Context as _, Result};
+use engine::camera::ViewCamera;
+use engine::planet::TileId;
+use engine::renderer::PlanetRenderer;
+use engine::source::{AnalyticSource, EarthSource, TileSource};
+use engine::store::oracle::{Oracle, OracleConfig};
+use engine::stream::pool::Pooled;
+use engine::stream::{wanted_set, HeightRange, WantedParams};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A source that counts the tiles its callers (the pool's workers) completed and how many it
+/// is making now: the analytic planet's supply meter.
+struct Counted {
+    inner: Arc<dyn TileSource>,
+    made: AtomicU64,
+    running: AtomicUsize,
+}
+
+impl TileSource for Counted {
+    fn body(&self) -> engine::planet::Body {
+        self.inner.body()
+    }
+    fn finest_level(&self) -> u8 {
+        self.inner.finest_level()
+    }
+    fn tile(&self, id: TileId) -> Arc<engine::earth::Tile> {
+        self.running.fetch_add(1, Ordering::Relaxed);
+        let t = self.inner.tile(id);
+        self.running.fetch_sub(1, Ordering::Relaxed);
+        self.made.fetch_add(1, Ordering::Relaxed);
+        t
+    }
+    fn max_relief(&self) -> f64 {
+        self.inner.max_relief()
+    }
+    fn provisional(&self, id: TileId) -> Option<Arc<engine::earth::Tile>> {
+        self.inner.provisional(id)
+    }
+}
+
+enum Meter {
+    Oracle(Arc<EarthSource>),
+    Pool(Arc<Pooled>, Arc<Counted>),
+}
+
+/// Where the flights' renderers get their tiles: a source with workers (frames never wait),
+/// and the counters that say how fast it delivers.
+pub struct Feed {
+    pub source: Arc<dyn TileSource>,
+    meter: Meter,
+}
+
+impl Feed {
+    /// A fresh, cold store of the scene: an in-memory DEM oracle over ETOPO5 (nothing derived
+    /// yet, the data directory untouched), or a new analytic source behind a worker pool.
+    pub fn cold(scene: &Scene) -> Result<Feed> {
+        match scene {
+            Scene::Earth(_) => {
+                let body = engine::planet::Body::EARTH;
+                let path = engine::earth::etopo::etopo_path(None);
+                let src = engine::earth::derive::Source::open(&path, body)
+                    .with_context(|| format!("opening ETOPO5 at {}", path.display()))?;
+                let cfg = OracleConfig {
+                    data_dir: None,
+                    ..Default::default()
+                };
+                let oracle = Oracle::new(Arc::new(src), cfg).context("starting a cold oracle")?;
+                Ok(Feed::earth(Arc::new(EarthSource {
+                    oracle: Arc::new(oracle),
+                    body,
+                })))
+            }
+            Scene::Analytic(_) => Ok(Feed::pooled(Arc::new(AnalyticSource::from_surface(
+                engine::cbt::surface::AnalyticSurface::earth(),
+            )))),
+        }
+    }
+
+    /// The scene's own store (`--prefetch-flights`: the tiles prefetched for the run).
+    pub fn shared(scene: &Scene) -> Feed {
+        match scene {
+            Scene::Earth(e) => Feed::earth(e.clone()),
+            Scene::Analytic(a) => Feed::pooled(a.clone()),
+        }
+    }
+
+    fn earth(e: Arc<EarthSource>) -> Feed {
+        Feed {
+            source: e.clone(),
+            meter: Meter::Oracle(e),
+        }
+    }
+
+    /// A source without workers behind a pool, one worker per core but one (the frame's),
+    /// as the viewer flies the analytic planet.
+    fn pooled(inner: Arc<dyn TileSource>) -> Feed {
+        let counted = Arc::new(Counted {
+            inner,
+            made: AtomicU64::new(0),
+            running: AtomicUsize::new(0),
+        });
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let pool = Arc::new(Pooled::new(
+            counted.clone(),
+            cores.saturating_sub(1).max(1),
+            Duration::ZERO,
+        ));
+        Feed {
+            source: pool.clone(),
+            meter: Meter::Pool(pool, counted),
+        }
+    }
+
+    /// Tiles queued or being made.
+    fn backlog(&self) -> usize {
+        match &self.meter {
+            Meter::Oracle(e) => e.oracle.outstanding(),
+            Meter::Pool(p, c) => p.queued() + c.running.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Tiles completed so far per feed class: (derived from the source, read from the store).
+    fn supplied(&self) -> (u64, u64) {
+        match &self.meter {
+            Meter::Oracle(e) => {
+                let c = e.oracle.counters();
+                (c.derived.tiles, c.stored.tiles)
+            }
+            Meter::Pool(_, c) => (c.made.load(Ordering::Relaxed), 0),
+        }
+    }
+}
+
+/// Tiles completed per second of flight while the store had a backlog: sampled at every
+/// flight frame; an interval counts when the backlog was non-empty at its start.
+// The stream's own supply meter (engine::stream::envelope) replaces this sampling once it
+// reports per-class rates.
+#[derive(Default)]
+pub struct Supply {
+    last: Option<(Instant, usize, (u64, u64))>,
+    busy_s: f64,
+    tiles: (u64, u64),
+    /// The feed reads a store on disk (the analytic planet's pool has none).
+    stored_class: bool,
+}
+
+impl Supply {
+    pub fn for_feed(feed: &Feed) -> Supply {
+        Supply {
+            stored_class: matches!(feed.meter, Meter::Oracle(_)),
+            ..Default::default()
+        }
+    }
+
+    pub fn sample(&mut self, feed: &Feed) {
+        let (now, c) = (Instant::now(), feed.supplied());
+        if let Some((t, backlog, c0)) = self.last {
+            if backlog > 0 {
+                self.busy_s += (now - t).as_secs_f64();
+                self.tiles.0 += c.0.saturating_sub(c0.0);
+                self.tiles.1 += c.1.saturating_sub(c0.1);
+            }
+        }
+        self.last = Some((now, feed.backlog(), c));
+    }
+
+    /// Between flights (settling is not flight).
+    pub fn pause(&mut self) {
+        self.last = None;
+    }
+
+    /// (derived, stored) tiles per second; None without a backlog (stored: or a store).
+    pub fn rates(&self) -> (Option<f64>, Option<f64>) {
+        let rate = |n: u64| (self.busy_s > 0.0).then(|| n as f64 / self.busy_s);
+        let stored = rate(self.tiles.1).filter(|_| self.stored_class);
+        (rate(self.tiles.0), stored)
+    }
+}
+
+/// What one frame had of what its camera needs.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FrameNeed {
+    /// A tile the view needs at its own level (a wanted tile that is a target, not only an
+    /// ancestor) has neither itself nor its parent drawn: there the view is served two or
+    /// more levels too coarse.
+    pub missing_level: bool,
+    /// Every wanted tile of the finest wanted level holds its exact payload (a provisional
+    /// stand-in does not count).
+    pub finest_ready: bool,
+    pub finest_level: u8,
+}
+
+/// The stream's wanted-set settings for `r` (`TileStream::for_source`).
+pub fn wanted_params(r: &PlanetRenderer) -> WantedParams {
+    let relief = r.source.max_relief();
+    WantedParams {
+        finest_level: r.source.finest_level(),
+        slots: r.opts.slots as usize,
+        heights: HeightRange {
+            min_m: -relief,
+            max_m: relief,
+        },
+        ..WantedParams::default()
+    }
+}
+
+/// After a frame of `cam`: what of its wanted set is resident (the same walk the stream made).
+pub fn need(r: &PlanetRenderer, cam: &ViewCamera) -> FrameNeed {
+    let wanted = wanted_set(cam, r.body, &wanted_params(r));
+    let drawn = |id: TileId| r.residency().get(&id).is_some();
+    let missing_level = wanted
+        .tiles
+        .iter()
+        .any(|t| t.target && !drawn(t.id) && t.id.parent().is_none_or(|p| !drawn(p)));
+    let finest_level = wanted.tiles.iter().map(|t| t.id.level).max().unwrap_or(0);
+    let finest_ready = wanted
+        .tiles
+        .iter()
+        .filter(|t| t.id.level == finest_level)
+        .all(|t| drawn(t.id) && !r.is_provisional(t.id));
+    FrameNeed {
+        missing_level,
+        finest_ready,
+        finest_level,
+    }
+}
+
+/// The longest stretch of consecutive frames whose finest wanted level was not all resident
+/// (frames, the same at 60 Hz in seconds, and the frames' wall time), from per-frame
+/// (ready, wall ms).
+pub fn longest_wait(frames: &[(bool, f64)], period_s: f64) -> (u32, f64, f64) {
+    let (mut best, mut cur) = ((0u32, 0.0f64), (0u32, 0.0f64));
+    for &(ready, wall_ms) in frames {
+        if ready {
+            cur = (0, 0.0);
+        } else {
+            cur = (cur.0 + 1, cur.1 + wall_ms * 1e-3);
+            if cur.0 > best.0 {
+                best = cur;
+            }
+        }
+    }
+    (best.0, best.0 as f64 * period_s, best.1)
+}
+
+/// Host time statistics over every flight frame, ms: (median, p95, max).
+pub fn host_stats(host_ms: &[f64]) -> (f64, f64, f64) {
+    (
+        median(host_ms),
+        quantile(host_ms, 0.95),
+        host_ms.iter().copied().fold(0.0, f64::max),
+    )
+}
+
+/// Fill the run-wide totals of `out` from its per-flight rows, the supply and the teleports.
+pub fn finish(out: &mut Readiness, supply: &Supply, cold: &Settle, warm: &Settle, host: &[f64]) {
+    out.frames_waited = out.flights.iter().map(|f| f.frames_waited).sum();
+    out.missing_level_frames = out.flights.iter().map(|f| f.missing_level_frames).sum();
+    let (d, s) = supply.rates();
+    out.supply_tiles_per_s.derived = d;
+    out.supply_tiles_per_s.stored = s;
+    out.teleport_still_s.cold = cold.seconds_to_still;
+    out.teleport_still_s.warm = warm.seconds_to_still;
+    out.teleport_cold = cold.clone();
+    out.teleport_warm = warm.clone();
+    (out.host_ms.median, out.host_ms.p95, out.host_ms.max) = host_stats(host);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::longest_wait;
+
+    #[test]
+    fn the_longest_wait_is_the_longest_unready_stretch() {
+        let f = [
+            (true, 10.0),
+            (false, 20.0),
+            (false, 30.0),
+            (true, 5.0),
+            (false, 100.0),
+        ];
+        let (n, clock, wall) = longest_wait(&f, 1.0 / 60.0);
+        assert_eq!(n, 2);
+        assert!((clock - 2.0 / 60.0).abs() < 1e-12);
+        assert!((wall - 0.05).abs() < 1e-12);
+        assert_eq!(longest_wait(&[(true, 1.0)], 0.1), (0, 0.0, 0.0));
+    }
+}
