@@ -1,6 +1,7 @@
 //! The DEM oracle (TERRAIN.md §5): a pool of worker threads over the shared `TileCache`.
 //! `request` queues tiles by priority without blocking; workers take the most urgent request
-//! together with every other queued request of the same block (neighbours travel together);
+//! together with up to three more queued requests of the same block when the store is on disk
+//! (neighbours travel together; one tile at a time in memory, where every tile is derived);
 //! `collect` hands back what has completed — a tile or the `TileFault` that stopped it; a
 //! worker survives a panicking production (`docs/streaming.md`, "Faults in the tile store").
 //! `get` produces one tile in the caller's thread.
@@ -98,7 +99,12 @@ struct Shared {
     work: Condvar,
     idle: Condvar,
     done: Mutex<Vec<Completed>>,
+    /// Take a block's other queued tiles along (a store on disk).
+    batch_blocks: bool,
 }
+
+/// Most tiles of one block a worker takes at once from a store on disk.
+const BLOCK_BATCH: usize = 4;
 
 impl Shared {
     /// The tile, or the fault if producing it panicked (counted and reported once).
@@ -166,6 +172,7 @@ impl Oracle {
             work: Condvar::new(),
             idle: Condvar::new(),
             done: Mutex::new(Vec::new()),
+            batch_blocks: data_dir.is_some(),
         });
         let workers = (0..threads)
             .map(|k| {
@@ -338,15 +345,22 @@ fn worker(s: &Shared) {
                     None => s.work.wait(&mut q),
                 }
             };
-            // Take the rest of this block's queued tiles along (one block lookup, one file).
+            // With a store on disk, take up to a few more of this block's queued tiles along,
+            // most urgent first (one block lookup, one file). In memory every tile is a
+            // derivation: one at a time, so the workers derive a region's tiles in parallel
+            // (a whole block's 16 on one worker held a cold flight's supply to a fraction).
             let block = BlockId::of(first);
             let mut batch = vec![first];
-            batch.extend(
-                q.pending
-                    .keys()
-                    .filter(|t| **t != first && BlockId::of(**t) == block),
-            );
-            batch.sort();
+            if s.batch_blocks {
+                let mut more: Vec<(f32, TileId)> = q
+                    .pending
+                    .iter()
+                    .filter(|(t, _)| **t != first && BlockId::of(**t) == block)
+                    .map(|(&t, &p)| (p, t))
+                    .collect();
+                more.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                batch.extend(more.into_iter().take(BLOCK_BATCH - 1).map(|m| m.1));
+            }
             for t in &batch {
                 q.pending.remove(t);
             }

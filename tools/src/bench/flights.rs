@@ -507,6 +507,13 @@ pub fn run(gpu: &mut Gpu, scene: &Scene, o: &Options) -> Result<Flights> {
         still.push(res?);
     }
     readiness::finish(&mut rd, &supply, &still[0], &still[1], &host);
+    let pixel_angle = 60f64.to_radians() / o.height as f64;
+    rd.sustainable = readiness::sustainable(
+        scene.source().body(),
+        o.plan.lateral_agl_m,
+        pixel_angle,
+        &rd.supply_tiles_per_s,
+    );
     Ok(Flights {
         flights,
         teleport: still[1].clone(),

@@ -314,5 +314,17 @@ fn readiness(rd: &Readiness) -> String {
         opt(sp.derived),
         opt(sp.stored)
     );
+    let e = &rd.sustainable;
+    let _ = writeln!(
+        s,
+        "- feed envelope at {} m clearance, {:.3} mrad/px: demand derived {} / stored {} tiles/km; sustainable lateral speed derived {} / stored {} m/s; binding: {}",
+        e.clearance_m,
+        e.pixel_angle * 1e3,
+        opt(e.demand_tiles_per_km.derived),
+        opt(e.demand_tiles_per_km.stored),
+        opt(e.speed_m_s.derived),
+        opt(e.speed_m_s.stored),
+        e.binding.as_deref().unwrap_or("none (no supply figure)")
+    );
     s
 }

@@ -275,9 +275,71 @@ pub fn finish(out: &mut Readiness, supply: &Supply, cold: &Settle, warm: &Settle
     (out.host_ms.median, out.host_ms.p95, out.host_ms.max) = host_stats(host);
 }
 
+/// The feed envelope for lateral flight `clearance_m` above the ground at `pixel_angle`: the
+/// closed-form demand per class and the measured supply's sustainable speed.
+pub fn sustainable(
+    body: engine::planet::Body,
+    clearance_m: f64,
+    pixel_angle: f64,
+    supply: &super::report::Supply,
+) -> super::report::SustainableReport {
+    use engine::stream::envelope::{class_demand, FeedClass};
+    let demand = |c| class_demand(body, c, clearance_m, pixel_angle);
+    let (dd, ds) = (demand(FeedClass::Derived), demand(FeedClass::Stored));
+    let speed = |s: Option<f64>, d: f64| s.filter(|_| d > 0.0).map(|s| s / d);
+    let (vd, vs) = (speed(supply.derived, dd), speed(supply.stored, ds));
+    // A class with no backlog during the run has no supply figure; a measured 0 binds at 0.
+    let binding = [("derived", vd), ("stored", vs.filter(|v| *v > 0.0))]
+        .into_iter()
+        .filter_map(|(n, v)| Some((n, v?)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    super::report::SustainableReport {
+        clearance_m,
+        pixel_angle,
+        demand_tiles_per_km: super::report::Supply {
+            derived: Some(dd * 1e3),
+            stored: Some(ds * 1e3),
+        },
+        speed_m_s: super::report::Supply {
+            derived: vd,
+            stored: vs,
+        },
+        binding: binding.map(|b| b.0.to_string()),
+        sustainable_m_s: binding.map(|b| b.1),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::longest_wait;
+
+    #[test]
+    fn the_sustainable_speed_is_supply_over_the_closed_form_demand() {
+        use super::super::report::Supply;
+        let body = engine::planet::Body::EARTH;
+        let pa = 60f64.to_radians() / 1080.0;
+        let supply = Supply {
+            derived: Some(24.0),
+            stored: None,
+        };
+        let r = super::sustainable(body, 100.0, pa, &supply);
+        // The closed form written out: Σ over L0..L9 of 2·√(range² − c²)/(512·texel)².
+        let d: f64 = (0..=9u8)
+            .map(|l| {
+                let texel = body.texel(l);
+                let range = 2.0 * texel / pa;
+                if range > 100.0 {
+                    2.0 * (range * range - 1.0e4).sqrt() / (512.0 * texel).powi(2)
+                } else {
+                    0.0
+                }
+            })
+            .sum();
+        assert!((r.demand_tiles_per_km.derived.unwrap() - d * 1e3).abs() < 1e-9 * d * 1e3);
+        assert!((r.sustainable_m_s.unwrap() - 24.0 / d).abs() < 1e-6 * 24.0 / d);
+        assert_eq!(r.binding.as_deref(), Some("derived"));
+        assert_eq!(r.speed_m_s.stored, None);
+    }
 
     #[test]
     fn the_longest_wait_is_the_longest_unready_stretch() {

@@ -253,6 +253,25 @@ pub struct Readiness {
     pub supply_tiles_per_s: Supply,
     /// Host time (the CPU side) of every flight frame, ms.
     pub host_ms: HostStats,
+    /// The feed envelope at the lateral flights' clearance and the bench's pixel angle: demand
+    /// from the closed form (TERRAIN.md §5, `engine::stream::envelope`), supply as measured.
+    #[serde(default)]
+    pub sustainable: SustainableReport,
+}
+
+/// Sustainable lateral speed per feed class = supply / demand; the binding class is the slowest.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct SustainableReport {
+    pub clearance_m: f64,
+    /// Radians per pixel (vertical field of view / height).
+    pub pixel_angle: f64,
+    /// Tiles per km of lateral travel asked of each class.
+    pub demand_tiles_per_km: Supply,
+    /// m/s each class sustains (None: no supply figure).
+    pub speed_m_s: Supply,
+    /// The class that binds, and its speed.
+    pub binding: Option<String>,
+    pub sustainable_m_s: Option<f64>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
