@@ -149,14 +149,15 @@ pub struct Supply {
     last: Option<(Instant, usize, (u64, u64))>,
     busy_s: f64,
     tiles: (u64, u64),
-    /// The feed reads a store on disk (the analytic planet's pool has none).
+    /// The feed reads a store on disk (the analytic planet's pool has none, nor does a cold
+    /// in-memory oracle).
     stored_class: bool,
 }
 
 impl Supply {
     pub fn for_feed(feed: &Feed) -> Supply {
         Supply {
-            stored_class: matches!(feed.meter, Meter::Oracle(_)),
+            stored_class: matches!(&feed.meter, Meter::Oracle(e) if e.oracle.data_dir().is_some()),
             ..Default::default()
         }
     }
