@@ -14,6 +14,9 @@ use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// A finished request: the tile, or why it could not be made.
+pub type Completion = (TileId, Result<Arc<Tile>, String>);
+
 /// A provider of tiles.
 pub trait TileSource: Send + Sync {
     fn body(&self) -> Body;
@@ -36,7 +39,7 @@ pub trait TileSource: Send + Sync {
     fn cancel(&self, _tiles: &[TileId]) {}
     /// Tiles completed since the last call, in completion order. A tile that could not be
     /// made comes back as an error that says why.
-    fn poll(&self) -> Vec<(TileId, Result<Arc<Tile>, String>)> {
+    fn poll(&self) -> Vec<Completion> {
         Vec::new()
     }
     /// One line on the faults the source has met (store errors, failed tiles), or None.
@@ -84,7 +87,7 @@ impl TileSource for EarthSource {
     fn cancel(&self, tiles: &[TileId]) {
         self.oracle.cancel(tiles);
     }
-    fn poll(&self) -> Vec<(TileId, Result<Arc<Tile>, String>)> {
+    fn poll(&self) -> Vec<Completion> {
         self.oracle
             .collect()
             .into_iter()

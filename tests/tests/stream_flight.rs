@@ -11,7 +11,7 @@ use engine::params::TILE_STRIDE;
 use engine::planet::{Body, TileId};
 use engine::renderer::{FrameRequest, PlanetRenderer, RendererOptions};
 use engine::shade::AovPixel;
-use engine::source::{AnalyticSource, TileSource};
+use engine::source::{AnalyticSource, Completion, TileSource};
 use engine::stream::pool::Pooled;
 use framegraph::{Graph, ImageDesc};
 use planetfall_tests::Gpu;
@@ -164,7 +164,7 @@ impl TileSource for Gated {
     fn request(&self, tiles: &[(TileId, f32)]) {
         self.asked.lock().unwrap().extend(tiles.iter().map(|t| t.0));
     }
-    fn poll(&self) -> Vec<(TileId, Result<Arc<Tile>, String>)> {
+    fn poll(&self) -> Vec<Completion> {
         if !self.open.load(Ordering::Relaxed) {
             return Vec::new();
         }

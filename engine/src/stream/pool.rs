@@ -6,7 +6,7 @@
 
 use crate::earth::Tile;
 use crate::planet::{Body, TileId};
-use crate::source::TileSource;
+use crate::source::{Completion, TileSource};
 use parking_lot::{Condvar, Mutex};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-type Done = Vec<(TileId, Result<Arc<Tile>, String>)>;
+type Done = Vec<Completion>;
 
 #[derive(Default)]
 struct Queue {
@@ -133,7 +133,7 @@ impl TileSource for Pooled {
             q.pending.remove(id);
         }
     }
-    fn poll(&self) -> Vec<(TileId, Result<Arc<Tile>, String>)> {
+    fn poll(&self) -> Vec<Completion> {
         std::mem::take(&mut *self.shared.done.lock())
     }
     fn provisional(&self, id: TileId) -> Option<Arc<Tile>> {

@@ -1,0 +1,331 @@
+//! Tests of `residency.rs`: waiting and non-waiting frames, stand-ins, replacement, priority
+//! order after a turn, fades, failures.
+use super::*;
+use crate::source::Completion;
+use parking_lot::Mutex;
+
+/// Empty payloads; counts fetches.
+struct Fake {
+    fetched: Mutex<Vec<TileId>>,
+}
+impl TileSource for Fake {
+    fn body(&self) -> Body {
+        Body::EARTH
+    }
+    fn finest_level(&self) -> u8 {
+        12
+    }
+    fn tile(&self, id: TileId) -> Arc<Tile> {
+        self.fetched.lock().push(id);
+        Arc::new(Tile::empty(id))
+    }
+    fn max_relief(&self) -> f64 {
+        9_000.0
+    }
+}
+
+fn fake() -> Fake {
+    Fake {
+        fetched: Mutex::new(vec![]),
+    }
+}
+
+fn cam(alt: f64, heading: f64) -> ViewCamera {
+    ViewCamera::geo(
+        46.5,
+        8.0,
+        Body::EARTH.radius + alt,
+        heading,
+        -30.0,
+        60.0,
+        640,
+        360,
+    )
+}
+
+fn priorities(f: &FrameResidency) -> Vec<f64> {
+    f.uploads
+        .iter()
+        .map(|u| f.wanted.get(u.tile).expect("wanted").priority)
+        .collect()
+}
+
+#[test]
+fn synchronous_frames_have_their_tiles() {
+    let src = fake();
+    let mut r = TileStream::for_source(&src, 64, true);
+    assert_eq!(r.params.finest_level, 12);
+    assert_eq!(r.params.heights.max_m, 9_000.0);
+    let f = r.update(&cam(50_000.0, 0.0), 0.0, &src);
+    let rep = f.report;
+    assert!(rep.wanted > 6 && rep.wanted <= 48, "{rep:?}");
+    assert_eq!((rep.resident, rep.pending, rep.missing), (rep.wanted, 0, 0));
+    assert_eq!(rep.loaded_this_frame, rep.wanted);
+    for u in &f.uploads {
+        assert_eq!(u.data.id, u.tile);
+        assert_eq!(
+            u.parent_slot,
+            u.tile.parent().and_then(|p| r.table().slot_of(p))
+        );
+        assert_eq!(r.table().slot(u.slot).page, u.page);
+    }
+    // Uploads come in priority order.
+    assert!(priorities(&f).windows(2).all(|w| w[0] >= w[1]));
+    // The same view again: nothing to do.
+    let g = r.update(&cam(50_000.0, 0.0), 1.0, &src);
+    assert_eq!((g.report.loaded_this_frame, g.report.evicted), (0, 0));
+    // Turn around: what is no longer wanted makes room, every wanted tile lands.
+    let h = r.update(&cam(50_000.0, 180.0), 2.0, &src);
+    assert!(h.report.evicted > 0);
+    assert_eq!((h.report.pending, h.report.missing), (0, 0));
+    assert_eq!(h.report.resident, r.resident().len());
+    r.table().validate().expect("invariants");
+    // Each payload was fetched once per load.
+    let loads = f.uploads.len() + h.uploads.len();
+    assert_eq!(src.fetched.lock().len(), loads);
+}
+
+#[test]
+fn frames_that_do_not_wait_fetch_a_budget_parents_first_by_priority() {
+    let src = fake();
+    let mut r = TileStream::for_source(&src, 64, false);
+    r.fetch_per_frame = 5;
+    let c = cam(20_000.0, 90.0);
+    let mut frames = 0;
+    loop {
+        let f = r.update(&c, frames as f64 * 0.016, &src);
+        r.table().validate().expect("invariants");
+        // A source without workers or stand-ins blocks, within the budget (the six roots
+        // always land: every lookup ends at one).
+        assert!(f.uploads.iter().filter(|u| u.tile.level > 0).count() <= 5);
+        assert_eq!(f.report.waited, !f.uploads.is_empty());
+        assert!(priorities(&f).windows(2).all(|w| w[0] >= w[1]));
+        frames += 1;
+        if f.report.pending == 0 && f.report.missing == 0 && f.report.loaded_this_frame == 0 {
+            assert_eq!(f.report.resident, f.report.wanted);
+            break;
+        }
+        assert!(frames < 100, "{:?}", f.report);
+    }
+    assert!(frames > 3, "arrivals were spread over frames");
+}
+
+/// An asynchronous source the test drives by hand: it records requests and completes
+/// exactly what the test says, when it says; stand-ins are marked by their first code.
+struct Manual {
+    requested: Mutex<Vec<(TileId, f32)>>,
+    done: Mutex<Vec<Completion>>,
+    cancelled: Mutex<Vec<TileId>>,
+}
+const STAND_IN: u16 = 7;
+const EXACT: u16 = 9;
+fn marked(id: TileId, code: u16) -> Arc<Tile> {
+    let mut t = Tile::empty(id);
+    t.set(0, code);
+    Arc::new(t)
+}
+impl TileSource for Manual {
+    fn body(&self) -> Body {
+        Body::EARTH
+    }
+    fn finest_level(&self) -> u8 {
+        12
+    }
+    fn tile(&self, id: TileId) -> Arc<Tile> {
+        panic!("a non-waiting frame fetched {id} in the render thread");
+    }
+    fn max_relief(&self) -> f64 {
+        9_000.0
+    }
+    fn is_async(&self) -> bool {
+        true
+    }
+    fn request(&self, tiles: &[(TileId, f32)]) {
+        self.requested.lock().extend_from_slice(tiles);
+    }
+    fn cancel(&self, tiles: &[TileId]) {
+        self.cancelled.lock().extend_from_slice(tiles);
+    }
+    fn poll(&self) -> Vec<Completion> {
+        std::mem::take(&mut *self.done.lock())
+    }
+    fn provisional(&self, id: TileId) -> Option<Arc<Tile>> {
+        Some(marked(id, STAND_IN))
+    }
+}
+fn manual() -> Manual {
+    Manual {
+        requested: Mutex::new(vec![]),
+        done: Mutex::new(vec![]),
+        cancelled: Mutex::new(vec![]),
+    }
+}
+impl Manual {
+    /// Completes every tile requested so far, in the order given by `order`.
+    fn complete_all(&self, mut order: impl FnMut(&mut Vec<TileId>)) {
+        let mut ids: Vec<TileId> = self.requested.lock().drain(..).map(|r| r.0).collect();
+        ids.sort();
+        ids.dedup();
+        order(&mut ids);
+        let mut done = self.done.lock();
+        done.extend(ids.into_iter().map(|id| (id, Ok(marked(id, EXACT)))));
+    }
+}
+
+#[test]
+fn the_first_frame_draws_coarse_stand_ins_and_exact_tiles_replace_them_in_place() {
+    let src = manual();
+    let mut r = TileStream::for_source(&src, 256, false);
+    let c = cam(2_000_000.0, 0.0);
+    let f = r.update(&c, 0.0, &src);
+    r.table().validate().expect("invariants");
+    assert!(!f.report.waited);
+    // Every wanted coarse tile is there at once, as a stand-in; finer ones are requested.
+    let coarse = f.wanted.tiles.iter().filter(|t| t.id.level <= 2).count();
+    assert!(coarse >= 6);
+    assert_eq!(f.uploads.len(), coarse);
+    assert!(f
+        .uploads
+        .iter()
+        .all(|u| u.provisional && u.data.code(0) == STAND_IN));
+    assert_eq!(f.report.provisional, coarse);
+    let asked: HashSet<TileId> = src.requested.lock().iter().map(|r| r.0).collect();
+    assert!(
+        f.wanted.tiles.iter().all(|t| asked.contains(&t.id)),
+        "all wanted requested"
+    );
+    let slots: HashMap<TileId, (u32, u32)> = f
+        .uploads
+        .iter()
+        .map(|u| (u.tile, (u.slot, u.page)))
+        .collect();
+    // The exact tiles come back: stand-ins are replaced in their own slot, on a new page.
+    src.complete_all(|_| {});
+    let g = r.update(&c, 0.1, &src);
+    r.table().validate().expect("invariants");
+    let repl: Vec<&Upload> = g.uploads.iter().filter(|u| u.replaces).collect();
+    assert!(!repl.is_empty(), "{:?}", g.report);
+    assert!(g.uploads.len() <= DEFAULT_MAX_UPLOADS);
+    assert!(repl.iter().all(|u| slots.contains_key(&u.tile)));
+    for u in &repl {
+        let (slot, page) = slots[&u.tile];
+        assert_eq!(u.slot, slot);
+        assert_ne!(u.page, page);
+        assert_eq!(u.data.code(0), EXACT);
+        assert_eq!(r.table().slot(slot).from, Some((page, 0.1)));
+    }
+    // The cross-fade weight rises monotonically and the old pages free after 1.5 s.
+    let s0 = repl[0].slot;
+    let mut last = -1.0;
+    for k in 0..=16 {
+        let w = r.table().xfade(s0, 0.1 + k as f64 * 0.1);
+        assert!(w >= last && (0.0..=1.0).contains(&w));
+        last = w;
+    }
+    assert_eq!(last, 1.0);
+    let free_before = r.table().free_pages();
+    let mut now = 0.2;
+    while r.table().crossfading() > 0 || r.stream_has_stand_ins() {
+        src.complete_all(|_| {});
+        r.update(&c, now, &src);
+        r.table().validate().expect("invariants");
+        now += 0.25;
+        assert!(now < 30.0);
+    }
+    assert!(r.table().free_pages() >= free_before);
+}
+
+#[test]
+fn completions_land_in_the_current_priority_order_not_arrival_order() {
+    let src = manual();
+    let mut r = TileStream::for_source(&src, 1024, false);
+    r.max_uploads = 8;
+    // Look east, then turn fast to look west before anything fine has arrived.
+    let east = cam(30_000.0, 90.0);
+    let west = cam(30_000.0, 270.0);
+    r.update(&east, 0.0, &src);
+    r.update(&west, 0.016, &src);
+    // Everything completes at once, in the reverse of the order a queue would give.
+    src.complete_all(|ids| ids.reverse());
+    let f = r.update(&west, 0.032, &src);
+    let new: Vec<&Upload> = f.uploads.iter().filter(|u| !u.replaces).collect();
+    assert_eq!(new.len(), 8, "{:?}", f.report);
+    // They land by the priority of the view looked at now.
+    let p: Vec<f64> = new
+        .iter()
+        .map(|u| {
+            f.wanted
+                .get(u.tile)
+                .map_or(f64::NEG_INFINITY, |w| w.priority)
+        })
+        .collect();
+    assert!(p.windows(2).all(|w| w[0] >= w[1]), "{p:?}");
+    let best_pending = r
+        .pending_by_priority(&f.wanted)
+        .first()
+        .map_or(f64::NEG_INFINITY, |x| x.0);
+    assert!(
+        p.last().copied().unwrap_or(0.0) >= best_pending,
+        "a higher priority waits"
+    );
+    // And what lands first is what the turned view looks at: wanted by the west view.
+    assert!(new.iter().all(|u| f.wanted.contains(u.tile)));
+}
+
+#[test]
+fn an_arrival_fades_in_monotonically_over_half_a_second() {
+    let src = manual();
+    let mut r = TileStream::for_source(&src, 256, false);
+    let c = cam(30_000.0, 0.0);
+    r.update(&c, 0.0, &src);
+    src.complete_all(|_| {});
+    let f = r.update(&c, 3.0, &src);
+    let u = f
+        .uploads
+        .iter()
+        .find(|u| !u.replaces)
+        .expect("an arrival mid-flight");
+    let w: Vec<f64> = (0..=12)
+        .map(|k| r.table().fade(u.slot, 3.0 + k as f64 * 0.05))
+        .collect();
+    assert_eq!(w[0], 0.0);
+    assert!(w.windows(2).all(|p| p[1] > p[0] || p[1] == 1.0), "{w:?}");
+    assert!((w[5] - 0.5).abs() < 1e-9);
+    assert_eq!(w[10], 1.0);
+}
+
+#[test]
+fn a_failed_tile_is_reported_once_and_retried_with_growing_waits() {
+    let src = manual();
+    let mut r = TileStream::for_source(&src, 256, false);
+    let c = cam(30_000.0, 0.0);
+    r.update(&c, 0.0, &src);
+    let victim = src
+        .requested
+        .lock()
+        .iter()
+        .map(|r| r.0)
+        .find(|t| t.level > 2)
+        .unwrap();
+    src.requested.lock().clear();
+    let fail = |src: &Manual| src.done.lock().push((victim, Err("disk on fire".into())));
+    fail(&src);
+    let f = r.update(&c, 0.1, &src);
+    assert_eq!(f.failures.len(), 1);
+    assert!(f.failures[0].contains("disk on fire"));
+    assert_eq!(f.report.failed, 1);
+    // Not re-requested before its wait is over; then requested again.
+    r.update(&c, 0.5, &src);
+    assert!(!src.requested.lock().iter().any(|r| r.0 == victim));
+    r.update(&c, 1.2, &src);
+    assert!(src.requested.lock().iter().any(|r| r.0 == victim));
+    // A second failure is not reported again, and waits longer (2 s).
+    src.requested.lock().clear();
+    fail(&src);
+    let g = r.update(&c, 1.3, &src);
+    assert!(g.failures.is_empty());
+    r.update(&c, 2.5, &src);
+    assert!(!src.requested.lock().iter().any(|r| r.0 == victim));
+    r.update(&c, 3.4, &src);
+    assert!(src.requested.lock().iter().any(|r| r.0 == victim));
+}
