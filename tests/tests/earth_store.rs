@@ -169,9 +169,11 @@ fn unwritable_data_dir_errors_or_falls_back_to_memory() {
 
 #[test]
 fn requests_are_served_by_priority_with_their_block() {
-    // One worker; at L2 a face is one block. The blocker keeps the worker busy while the rest
-    // queue up; then the most urgent tile goes first, taking its block's queued tile along.
-    let o = earth_common::oracle(None, 1, 1 << 30);
+    // One worker over a store on disk; at L2 a face is one block. The blocker keeps the worker
+    // busy while the rest queue up; then the most urgent tile goes first, taking its block's
+    // queued tile along (one file read serves both).
+    let dir = earth_common::temp_dir("priority");
+    let o = earth_common::oracle(Some(dir.clone()), 1, 1 << 30);
     let t = |f: u8, x: u32| TileId::new(2, Face(f), x, 0);
     o.request(&[t(5, 0)], 9.0);
     std::thread::sleep(std::time::Duration::from_millis(20));
@@ -188,4 +190,27 @@ fn requests_are_served_by_priority_with_their_block() {
     let mut rest = order[3..].to_vec();
     rest.sort();
     assert_eq!(rest, vec![t(0, 1), t(0, 2)], "{order:?}");
+    drop(o);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn in_memory_requests_are_served_one_tile_at_a_time_by_priority() {
+    // No store on disk: every tile is a derivation, so a block's tiles are not taken along
+    // (they would hold one worker while others idle) — the order is the priority order.
+    let o = earth_common::oracle(None, 1, 1 << 30);
+    let t = |f: u8, x: u32| TileId::new(2, Face(f), x, 0);
+    o.request(&[t(5, 0)], 9.0);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    o.request(&[t(0, 1), t(1, 1)], 1.0);
+    o.request(&[t(0, 2)], 0.5);
+    o.request(&[t(1, 2)], 5.0);
+    o.wait_idle();
+    let order: Vec<TileId> = o.collect().into_iter().map(|(id, _)| id).collect();
+    assert_eq!(order[0], t(5, 0));
+    assert_eq!(order[1], t(1, 2), "{order:?}");
+    let mut mid = order[2..4].to_vec();
+    mid.sort();
+    assert_eq!(mid, vec![t(0, 1), t(1, 1)], "{order:?}");
+    assert_eq!(order[4], t(0, 2), "{order:?}");
 }
