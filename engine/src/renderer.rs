@@ -198,17 +198,16 @@ impl PlanetRenderer {
         if self.residency.tiles.is_empty() {
             return None;
         }
-        let (face, u, v) = crate::planet::cube::dir_to_face(dir);
-        let half = (1u64 << (crate::planet::cube::FIXED_BITS - 1)) as f64;
-        let fixed = |c: f64| ((c + 1.0) * half).round().clamp(0.0, 2.0 * half) as u64;
+        use crate::planet::cube::{dir_to_face, unit_to_fixed};
+        let (face, u, v) = dir_to_face(dir);
         let p = crate::surface::surface_at_fixed(
             &self.residency,
             &self.lod_params(cam),
             self.body,
             cam.eye,
             face,
-            fixed(u),
-            fixed(v),
+            unit_to_fixed(u),
+            unit_to_fixed(v),
         );
         Some(p.height)
     }

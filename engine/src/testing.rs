@@ -171,7 +171,10 @@ pub fn run<T: Debug>(
             Ok(Ok(())) if dt <= per_case => continue,
             Ok(Ok(())) => format!("took {dt:?} (limit {per_case:?})"),
             Ok(Err(why)) => why,
-            Err(payload) => format!("panicked: {}", panic_text(payload.as_ref())),
+            Err(payload) => format!(
+                "panicked: {}",
+                crate::store::faults::panic_message(payload.as_ref())
+            ),
         };
         let mut shown = format!("{input:?}");
         if shown.len() > 400 {
@@ -197,16 +200,6 @@ pub fn run<T: Debug>(
     };
     println!("{name}: {cases} cases in {total:?} (slowest {slowest:?})");
     report
-}
-
-fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = p.downcast_ref::<&str>() {
-        s.to_string()
-    } else if let Some(s) = p.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "(non-text payload)".into()
-    }
 }
 
 #[cfg(test)]
@@ -236,16 +229,17 @@ mod tests {
             Ok(())
         };
         let r = catch_unwind(|| run("p", 1, 10, quiet, |r| r.below(5), small));
-        let msg = panic_text(r.unwrap_err().as_ref());
+        let msg = crate::store::faults::panic_message(r.unwrap_err().as_ref());
         assert!(msg.contains("p: case") && msg.contains("panicked"), "{msg}");
         let r = catch_unwind(|| run("e", 2, 5, quiet, |_| (), |_| Err("nope".into())));
-        assert!(panic_text(r.unwrap_err().as_ref()).contains("e: case 0 of seed 0x2: nope"));
+        assert!(crate::store::faults::panic_message(r.unwrap_err().as_ref())
+            .contains("e: case 0 of seed 0x2: nope"));
         let slow = |_: &()| {
             std::thread::sleep(Duration::from_millis(5));
             Ok(())
         };
         let r = catch_unwind(|| run("s", 3, 1, Duration::from_millis(1), |_| (), slow));
-        assert!(panic_text(r.unwrap_err().as_ref()).contains("took"));
+        assert!(crate::store::faults::panic_message(r.unwrap_err().as_ref()).contains("took"));
         assert_eq!(run("ok", 4, 3, quiet, |_| (), |_| Ok(())).cases, 3);
     }
 }

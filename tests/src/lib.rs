@@ -103,3 +103,45 @@ pub fn write_png(path: &std::path::Path, width: u32, height: u32, rgba: &[u8]) {
         .and_then(|mut w| w.write_image_data(rgba))
         .expect("write png");
 }
+
+/// One shaded frame of the planet renderer with its AOV read back.
+pub struct PlanetFrame {
+    /// Host seconds: prepare, declare, compile (not the submit-and-wait).
+    pub host_s: f64,
+    pub rgba: Vec<u8>,
+    pub aov: Vec<engine::shade::AovPixel>,
+}
+
+/// Prepare, declare and run one frame of `r` for `cam`, reading back colour and AOV.
+pub fn planet_frame(
+    gpu: &mut Gpu,
+    r: &mut engine::renderer::PlanetRenderer,
+    cam: &engine::camera::ViewCamera,
+) -> PlanetFrame {
+    use framegraph::{Graph, ImageDesc};
+    let t0 = std::time::Instant::now();
+    let (slot, _) = gpu.exec.begin_frame(&gpu.ctx).unwrap();
+    let req = engine::renderer::FrameRequest {
+        cam: *cam,
+        frame_slot: slot,
+        view: engine::debug_view::DebugView::Shaded,
+        aov: true,
+    };
+    r.prepare(&gpu.ctx, req).unwrap();
+    let mut g = Graph::new();
+    let mut target = g.create_image(
+        "target",
+        ImageDesc::d2(cam.width, cam.height, ash::vk::Format::R8G8B8A8_UNORM),
+    );
+    let aov = r.declare(&mut g, &mut target).unwrap().unwrap();
+    g.readback_image("color", target);
+    g.readback("aov", aov);
+    let compiled = g.compile(gpu.ctx.queue_setup()).unwrap();
+    let host_s = t0.elapsed().as_secs_f64();
+    let out = gpu.exec.run(&gpu.ctx, compiled).unwrap();
+    PlanetFrame {
+        host_s,
+        rgba: out.readback("color").unwrap().to_vec(),
+        aov: bytemuck::cast_slice(out.readback("aov").unwrap()).to_vec(),
+    }
+}

@@ -1,17 +1,13 @@
-//! The first true images of Earth (issue 5): headless frames of the planet renderer on lavapipe
+//! Images of Earth: headless frames of the planet renderer on lavapipe
 //! under validation, checked against independent f64 geometry and the ETOPO source.
 
-use ash::vk;
 use engine::camera::ViewCamera;
-use engine::debug_view::DebugView;
 use engine::planet::cube::latlon_to_dir;
-use engine::renderer::FrameRequest;
 use engine::renderer::{PlanetRenderer, RendererOptions};
 use engine::shade::AovPixel;
 use engine::source::TileSource;
-use framegraph::{Graph, ImageDesc};
 use glam::DVec3;
-use planetfall_tests::{earth_source, write_png, Gpu};
+use planetfall_tests::{earth_source, planet_frame, write_png, Gpu};
 
 const R: f64 = 6_371_000.0;
 
@@ -28,29 +24,10 @@ fn options(ctx: &framegraph::Context) -> RendererOptions {
 }
 
 fn render(gpu: &mut Gpu, r: &mut PlanetRenderer, cam: &ViewCamera) -> Frame {
-    let (slot, _) = gpu.exec.begin_frame(&gpu.ctx).unwrap();
-    let req = FrameRequest {
-        cam: *cam,
-        frame_slot: slot,
-        view: DebugView::Shaded,
-        aov: true,
-    };
-    r.prepare(&gpu.ctx, req).unwrap();
-    let mut g = Graph::new();
-    let mut target = g.create_image(
-        "target",
-        ImageDesc::d2(cam.width, cam.height, vk::Format::R8G8B8A8_UNORM),
-    );
-    let aov = r.declare(&mut g, &mut target).unwrap().unwrap();
-    g.readback_image("color", target);
-    g.readback("aov", aov);
-    let out = gpu
-        .exec
-        .run(&gpu.ctx, g.compile(gpu.ctx.queue_setup()).unwrap())
-        .unwrap();
+    let f = planet_frame(gpu, r, cam);
     Frame {
-        rgba: out.readback("color").unwrap().to_vec(),
-        aov: bytemuck::cast_slice(out.readback("aov").unwrap()).to_vec(),
+        rgba: f.rgba,
+        aov: f.aov,
     }
 }
 

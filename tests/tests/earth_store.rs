@@ -167,6 +167,19 @@ fn unwritable_data_dir_errors_or_falls_back_to_memory() {
     assert_eq!(*o.get(L2_TILE), reference(L2_TILE));
 }
 
+/// One worker kept busy by a blocker while four L2 tiles queue up at priorities 1, 1, 0.5 and
+/// 5 (two on face 0, two on face 1: a face is one block at L2); the order they are served in.
+fn served_order(o: &Oracle) -> Vec<TileId> {
+    let t = |f: u8, x: u32| TileId::new(2, Face(f), x, 0);
+    o.request(&[t(5, 0)], 9.0);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    o.request(&[t(0, 1), t(1, 1)], 1.0);
+    o.request(&[t(0, 2)], 0.5);
+    o.request(&[t(1, 2)], 5.0);
+    o.wait_idle();
+    o.collect().into_iter().map(|(id, _)| id).collect()
+}
+
 #[test]
 fn requests_are_served_by_priority_with_their_block() {
     // One worker over a store on disk; at L2 a face is one block. The blocker keeps the worker
@@ -175,13 +188,7 @@ fn requests_are_served_by_priority_with_their_block() {
     let dir = earth_common::temp_dir("priority");
     let o = earth_common::oracle(Some(dir.clone()), 1, 1 << 30);
     let t = |f: u8, x: u32| TileId::new(2, Face(f), x, 0);
-    o.request(&[t(5, 0)], 9.0);
-    std::thread::sleep(std::time::Duration::from_millis(20));
-    o.request(&[t(0, 1), t(1, 1)], 1.0);
-    o.request(&[t(0, 2)], 0.5);
-    o.request(&[t(1, 2)], 5.0);
-    o.wait_idle();
-    let order: Vec<TileId> = o.collect().into_iter().map(|(id, _)| id).collect();
+    let order = served_order(&o);
     assert_eq!(order.len(), 5);
     assert_eq!(order[0], t(5, 0));
     let mut urgent = order[1..3].to_vec();
@@ -200,13 +207,7 @@ fn in_memory_requests_are_served_one_tile_at_a_time_by_priority() {
     // (they would hold one worker while others idle) — the order is the priority order.
     let o = earth_common::oracle(None, 1, 1 << 30);
     let t = |f: u8, x: u32| TileId::new(2, Face(f), x, 0);
-    o.request(&[t(5, 0)], 9.0);
-    std::thread::sleep(std::time::Duration::from_millis(20));
-    o.request(&[t(0, 1), t(1, 1)], 1.0);
-    o.request(&[t(0, 2)], 0.5);
-    o.request(&[t(1, 2)], 5.0);
-    o.wait_idle();
-    let order: Vec<TileId> = o.collect().into_iter().map(|(id, _)| id).collect();
+    let order = served_order(&o);
     assert_eq!(order[0], t(5, 0));
     assert_eq!(order[1], t(1, 2), "{order:?}");
     let mut mid = order[2..4].to_vec();

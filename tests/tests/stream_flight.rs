@@ -10,15 +10,14 @@ use engine::earth::tile::{quantise, Tile};
 use engine::params::TILE_STRIDE;
 use engine::planet::{Body, TileId};
 use engine::renderer::{FrameRequest, PlanetRenderer, RendererOptions};
-use engine::shade::AovPixel;
 use engine::source::{AnalyticSource, Completion, TileSource};
 use engine::stream::pool::Pooled;
 use framegraph::{Graph, ImageDesc};
-use planetfall_tests::Gpu;
+use planetfall_tests::{planet_frame, Gpu};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const W: u32 = 128;
 const H: u32 = 80;
@@ -34,24 +33,9 @@ fn options(ctx: &framegraph::Context) -> RendererOptions {
 /// One frame; returns the host time (prepare + declare + compile + submit, not the GPU
 /// wait) and the per-pixel distance along the ray (0 off the terrain, negative over water).
 fn frame(gpu: &mut Gpu, r: &mut PlanetRenderer, cam: &ViewCamera) -> (f64, Vec<f32>) {
-    let t0 = Instant::now();
-    let (slot, _) = gpu.exec.begin_frame(&gpu.ctx).unwrap();
-    let req = FrameRequest {
-        cam: *cam,
-        frame_slot: slot,
-        view: DebugView::Shaded,
-        aov: true,
-    };
-    r.prepare(&gpu.ctx, req).unwrap();
-    let mut g = Graph::new();
-    let mut target = g.create_image("target", ImageDesc::d2(W, H, vk::Format::R8G8B8A8_UNORM));
-    let aov = r.declare(&mut g, &mut target).unwrap().unwrap();
-    g.readback("aov", aov);
-    let compiled = g.compile(gpu.ctx.queue_setup()).unwrap();
-    let host_s = t0.elapsed().as_secs_f64();
-    let out = gpu.exec.run(&gpu.ctx, compiled).unwrap();
-    let px: &[AovPixel] = bytemuck::cast_slice(out.readback("aov").unwrap());
-    let d = px
+    let f = planet_frame(gpu, r, cam);
+    let d = f
+        .aov
         .iter()
         .map(|p| match (p.is_terrain(), p.is_water()) {
             (false, _) => 0.0,
@@ -59,7 +43,7 @@ fn frame(gpu: &mut Gpu, r: &mut PlanetRenderer, cam: &ViewCamera) -> (f64, Vec<f
             (true, true) => -p.dist,
         })
         .collect();
-    (host_s, d)
+    (f.host_s, d)
 }
 
 fn analytic(finest: u8) -> Arc<AnalyticSource> {

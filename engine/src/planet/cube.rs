@@ -98,6 +98,12 @@ pub fn fixed_to_unit(x: u64) -> f64 {
     x as f64 * (1.0 / (1u64 << (FIXED_BITS - 1)) as f64) - 1.0
 }
 
+/// u or v in [−1, 1] → the nearest fixed-point face coordinate (inverse of `fixed_to_unit`).
+pub fn unit_to_fixed(u: f64) -> u64 {
+    let half = (1u64 << (FIXED_BITS - 1)) as f64;
+    ((u.clamp(-1.0, 1.0) + 1.0) * half).round() as u64
+}
+
 /// Latitude/longitude (degrees, geocentric on the sphere) → unit direction.
 pub fn latlon_to_dir(lat_deg: f64, lon_deg: f64) -> DVec3 {
     let (lat, lon) = (lat_deg.to_radians(), lon_deg.to_radians());

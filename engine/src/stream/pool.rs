@@ -58,6 +58,13 @@ impl Pooled {
         Pooled { shared, workers }
     }
 
+    /// `inner` behind one worker per core but one, the frame's: how a flight draws from a
+    /// source without workers of its own.
+    pub fn beside_the_frame(inner: Arc<dyn TileSource>) -> Pooled {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Pooled::new(inner, cores.saturating_sub(1).max(1), Duration::ZERO)
+    }
+
     /// Requests queued and not yet taken by a worker.
     pub fn queued(&self) -> usize {
         self.shared.queue.lock().pending.len()
@@ -92,11 +99,7 @@ fn worker(s: &Shared) {
         }
         // A producer that panics costs its tile, not the worker.
         let made = catch_unwind(AssertUnwindSafe(|| s.inner.tile(id))).map_err(|e| {
-            let why = e
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| e.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
+            let why = crate::store::faults::panic_message(e.as_ref());
             format!("the tile producer panicked: {why}")
         });
         s.done.lock().push((id, made));

@@ -15,7 +15,7 @@ use engine::stream::pool::Pooled;
 use engine::stream::{wanted_set, HeightRange, WantedParams};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// A source that counts the tiles its callers (the pool's workers) completed and how many it
 /// is making now: the analytic planet's supply meter.
@@ -108,12 +108,7 @@ impl Feed {
             made: AtomicU64::new(0),
             running: AtomicUsize::new(0),
         });
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let pool = Arc::new(Pooled::new(
-            counted.clone(),
-            cores.saturating_sub(1).max(1),
-            Duration::ZERO,
-        ));
+        let pool = Arc::new(Pooled::beside_the_frame(counted.clone()));
         Feed {
             source: pool.clone(),
             meter: Meter::Pool(pool, counted),

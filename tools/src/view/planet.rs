@@ -16,7 +16,7 @@ use framegraph::{Context, FrameOutput, Graph, ImageRef};
 use parking_lot::{Condvar, Mutex};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Readback name of the per-pixel AOV buffer.
 const AOV: &str = "planet.aov";
@@ -109,28 +109,12 @@ impl TileSource for StandInsOnly {
     }
 }
 
-/// `source` behind a worker pool (one worker per core but one, so the frame keeps a core).
-fn pooled(source: Arc<dyn TileSource>) -> Arc<dyn TileSource> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    Arc::new(Pooled::new(
-        source,
-        cores.saturating_sub(1).max(1),
-        Duration::ZERO,
-    ))
-}
-
 /// The scene's source; for flight, a source without workers of its own is put behind a
 /// pool so frames never make tiles themselves.
 fn source_of(name: &str, purpose: Purpose) -> Result<Arc<dyn TileSource>> {
     match name {
         "analytic" if purpose == Purpose::Fly => {
-            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-            let pool = Pooled::new(
-                analytic_source(),
-                cores.saturating_sub(1).max(1),
-                Duration::ZERO,
-            );
-            Ok(Arc::new(pool))
+            Ok(Arc::new(Pooled::beside_the_frame(analytic_source())))
         }
         "analytic" => Ok(analytic_source()),
         _ => earth_source(),
@@ -213,11 +197,13 @@ impl PlanetScene {
             Purpose::Fly => opts.wait_for_tiles = false,
             Purpose::Render => {}
         }
-        let source = match source {
+        let source: Arc<dyn TileSource> = match source {
             Some(s) if purpose == Purpose::Inspect => Arc::new(StandInsOnly(s)),
             // A shared source without workers of its own is pooled for flight, as `source_of`
             // does for the ones it opens.
-            Some(s) if purpose == Purpose::Fly && !s.is_async() => pooled(s),
+            Some(s) if purpose == Purpose::Fly && !s.is_async() => {
+                Arc::new(Pooled::beside_the_frame(s))
+            }
             Some(s) => s,
             None if purpose == Purpose::Inspect => {
                 Arc::new(StandInsOnly(source_of(name, purpose)?))
