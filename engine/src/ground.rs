@@ -2,9 +2,10 @@
 //! f64 between the four samples around the point in the level-L tile of the owning face (the
 //! GPU's explicit four-texel gather does the same).
 
+use crate::earth::amplify::{self, L9Tiles};
 use crate::earth::Tile;
-use crate::params::TILE_SAMPLES;
-use crate::planet::{dir_to_face, TileId};
+use crate::params::{LAST_STORED_LEVEL, TILE_SAMPLES};
+use crate::planet::{dir_to_face, Body, TileId};
 use crate::source::TileSource;
 use crate::store::Oracle;
 use glam::DVec3;
@@ -32,27 +33,61 @@ pub fn locate(dir: DVec3, level: u8) -> (TileId, f64, f64) {
 /// s = i + 0.5, so the four samples are i0 = ⌊s − 0.5⌋ ∈ [−1, 511] and i0 + 1 (aprons cover −1
 /// and 512).
 pub fn sample_tile(tile: &Tile, s: f64, t: f64) -> GroundSample {
+    bilinear(&|i, j| tile.height(i, j) as f64, s, t)
+}
+
+/// Bilinear between the four samples around (s, t) of a tile whose sample (i, j) is `h(i, j)`
+/// (water where a sample is below the datum, as stored tiles mark it).
+fn bilinear(h: &dyn Fn(i64, i64) -> f64, s: f64, t: f64) -> GroundSample {
     let (x, y) = (s - 0.5, t - 0.5);
     let (i0, j0) = (x.floor(), y.floor());
     let (fx, fy) = (x - i0, y - j0);
     let (i0, j0) = (i0 as i64, j0 as i64);
-    let h = |i, j| tile.height(i, j) as f64;
-    let w = |i, j| tile.is_water(i, j) as u8 as f64;
-    let lerp2 = |f: &dyn Fn(i64, i64) -> f64| {
-        let top = f(i0, j0) * (1.0 - fx) + f(i0 + 1, j0) * fx;
-        let bot = f(i0, j0 + 1) * (1.0 - fx) + f(i0 + 1, j0 + 1) * fx;
+    let q = [h(i0, j0), h(i0 + 1, j0), h(i0, j0 + 1), h(i0 + 1, j0 + 1)];
+    let lerp2 = |v: [f64; 4]| {
+        let top = v[0] * (1.0 - fx) + v[1] * fx;
+        let bot = v[2] * (1.0 - fx) + v[3] * fx;
         top * (1.0 - fy) + bot * fy
     };
     GroundSample {
-        height_m: lerp2(&h),
-        water: lerp2(&w) >= 0.5,
+        height_m: lerp2(q),
+        water: lerp2(q.map(|v| (v < 0.0) as u8 as f64)) >= 0.5,
     }
+}
+
+/// The same four samples an amplified tile (level ≥ 10) holds around (s, t) of tile `id`,
+/// made on the spot from the L9 tiles `l9` gives: the point costs four samples, not a tile.
+fn amplified_point(
+    l9: &(dyn Fn(TileId) -> std::sync::Arc<Tile> + Sync),
+    body: Body,
+    id: TileId,
+    s: f64,
+    t: f64,
+) -> GroundSample {
+    let src = L9Tiles::new(l9);
+    bilinear(
+        &|i, j| {
+            amplify::sample(
+                &src,
+                body,
+                id.level,
+                id.face,
+                id.global_i(i),
+                id.global_j(j),
+            ) as f64
+        },
+        s,
+        t,
+    )
 }
 
 /// The ground at unit direction `dir` as `source`'s level-`level` tiles hold it (levels past
 /// the source's finest read the finest).
 pub fn ground_at(source: &dyn TileSource, dir: DVec3, level: u8) -> GroundSample {
     let (id, s, t) = locate(dir, level.min(source.finest_level()));
+    if id.level > LAST_STORED_LEVEL {
+        return amplified_point(&|l9| source.tile(l9), source.body(), id, s, t);
+    }
     sample_tile(&source.tile(id), s, t)
 }
 
@@ -66,6 +101,9 @@ pub fn ground_height(source: &dyn TileSource, dir: DVec3) -> f64 {
 /// The ground at unit direction `dir` as the level-`level` tiles hold it.
 pub fn height_at(oracle: &Oracle, dir: DVec3, level: u8) -> GroundSample {
     let (id, s, t) = locate(dir, level);
+    if id.level > LAST_STORED_LEVEL {
+        return amplified_point(&|l9| oracle.get(l9), oracle.cache().source().body, id, s, t);
+    }
     sample_tile(&oracle.get(id), s, t)
 }
 

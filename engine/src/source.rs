@@ -69,7 +69,7 @@ impl TileSource for EarthSource {
         self.body
     }
     fn finest_level(&self) -> u8 {
-        crate::params::LAST_STORED_LEVEL
+        crate::params::MAX_LEVEL
     }
     fn tile(&self, id: TileId) -> Arc<Tile> {
         self.oracle.get(id)
@@ -100,14 +100,14 @@ impl TileSource for EarthSource {
     fn provisional(&self, id: TileId) -> Option<Arc<Tile>> {
         Some(Arc::new(self.oracle.cache().source().provisional_tile(id)))
     }
-    /// Derived and stored tiles from the oracle's counters (stored only with a data directory:
-    /// without one nothing is ever read back); amplified tiles have no producer yet. The
+    /// Derived, stored and amplified tiles from the oracle's counters (stored only with a data
+    /// directory: without one nothing is ever read back). The
     /// backlog is the oracle's queue, whichever class ends up serving it.
     fn feed(&self) -> Option<FeedSnapshot> {
         let c = self.oracle.counters();
         let stored = self.oracle.data_dir().map(|_| c.stored.tiles);
         Some(FeedSnapshot {
-            completed: PerClass([Some(c.derived.tiles), stored, None]),
+            completed: PerClass([Some(c.derived.tiles), stored, Some(c.amplified.tiles)]),
             backlog: self.oracle.outstanding() as u64,
         })
     }

@@ -11,9 +11,6 @@
 #define TILE_APRON 4
 #define TILE_STRIDE 520
 #define MAX_LEVEL 18u
-// Heights: h = HEIGHT_Q_MIN + code * HEIGHT_Q_STEP (metres); water codes are below sea level.
-#define HEIGHT_Q_MIN (-11250.0)
-#define HEIGHT_Q_STEP 0.3125
 #define NO_SLOT 0xffffffffu
 #define PI 3.14159265358979
 
@@ -97,6 +94,5 @@ void dir_to_face_fixed(vec3 dir, out uint face, out ivec2 X) {
     X = ivec2(clamp((uv + 1.0) * float(1u << 29), vec2(0.0), vec2(float(FIXED_ONE))));
 }
 
-float dequantise(uint code) { return HEIGHT_Q_MIN + float(code) * HEIGHT_Q_STEP; }
 
 #endif

@@ -43,7 +43,7 @@ struct SlotRecord {
 };
 
 layout(std430, set = 0, binding = 17) readonly buffer SlotBlock { SlotRecord s[]; } slots;
-layout(set = 0, binding = 18) uniform usampler2DArray tile_heights;
+layout(set = 0, binding = 18) uniform sampler2DArray tile_heights;
 // Open-addressing table: (key lo, key hi, slot, unused); empty entries have slot NO_SLOT.
 layout(std430, set = 0, binding = 19) readonly buffer LookupBlock { uvec4 e[]; } tile_lookup;
 
@@ -188,10 +188,10 @@ Quad fetch_quad(uint page, vec2 st) {
     Quad q;
     q.f = g - vec2(i);
     ivec2 b = i + TILE_APRON;
-    q.h = vec4(dequantise(texelFetch(tile_heights, ivec3(b, page), 0).r),
-               dequantise(texelFetch(tile_heights, ivec3(b + ivec2(1, 0), page), 0).r),
-               dequantise(texelFetch(tile_heights, ivec3(b + ivec2(0, 1), page), 0).r),
-               dequantise(texelFetch(tile_heights, ivec3(b + ivec2(1, 1), page), 0).r));
+    q.h = vec4(texelFetch(tile_heights, ivec3(b, page), 0).r,
+               texelFetch(tile_heights, ivec3(b + ivec2(1, 0), page), 0).r,
+               texelFetch(tile_heights, ivec3(b + ivec2(0, 1), page), 0).r,
+               texelFetch(tile_heights, ivec3(b + ivec2(1, 1), page), 0).r);
     return q;
 }
 

@@ -15,7 +15,8 @@ pub struct Args {
     /// Longitude, degrees east.
     #[arg(long, allow_negative_numbers = true)]
     pub lon: f64,
-    /// Tile level to read (L0–L9 are derived and stored; default the finest stored level).
+    /// Tile level to read: L0–L9 are derived and stored, L10–L18 amplify L9 (made on the spot
+    /// at the point). Default: the finest stored level.
     #[arg(long, default_value_t = engine::params::LAST_STORED_LEVEL)]
     pub level: u8,
     #[command(flatten)]
@@ -30,13 +31,8 @@ pub fn run(a: Args) -> Result<()> {
             a.lon
         );
     }
-    if a.level > engine::params::LAST_STORED_LEVEL {
-        bail!(
-            "--level {} is above the stored levels (0–{}); levels up to {MAX_LEVEL} amplify L9 \
-             and are not served by the oracle yet",
-            a.level,
-            engine::params::LAST_STORED_LEVEL
-        );
+    if a.level > MAX_LEVEL {
+        bail!("--level {}: levels run 0–{MAX_LEVEL}", a.level);
     }
     let oracle = a.store.oracle(true)?;
     let g = height_at_latlon(&oracle, a.lat, a.lon, a.level);

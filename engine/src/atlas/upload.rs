@@ -26,8 +26,10 @@ use glam::DVec3;
 use std::collections::HashMap;
 use std::mem::size_of;
 
-/// Bytes of one page's payload: 520×520 16-bit codes.
-pub const PAGE_BYTES: u64 = (TILE_STRIDE * TILE_STRIDE * size_of::<u16>() as u32) as u64;
+/// Bytes of one page's payload: 520×520 f32 heights (metres). Float rather than the 16-bit
+/// codes of the disk store: amplified levels carry detail far below the 0.3125 m code step
+/// (an L15 band is ≤ 0.54 m), and a generating shader writes float storage images everywhere.
+pub const PAGE_BYTES: u64 = (TILE_STRIDE * TILE_STRIDE * size_of::<f32>() as u32) as u64;
 
 /// Bytes of one lookup-table entry (`shaders/common/tiles.glsl` `tile_lookup`).
 const LOOKUP_ENTRY_BYTES: u64 = 4 * size_of::<u32>() as u64;
@@ -113,8 +115,9 @@ impl TileAtlas {
         let heights = GpuImage::new(
             ctx,
             "tiles.heights",
-            ImageDesc::d2_array(TILE_STRIDE, TILE_STRIDE, pages, vk::Format::R16_UINT),
+            ImageDesc::d2_array(TILE_STRIDE, TILE_STRIDE, pages, vk::Format::R32_SFLOAT),
             vk::ImageUsageFlags::SAMPLED
+                | vk::ImageUsageFlags::STORAGE
                 | vk::ImageUsageFlags::TRANSFER_DST
                 | vk::ImageUsageFlags::TRANSFER_SRC,
         )?;
@@ -178,11 +181,8 @@ impl TileAtlas {
         let payload_at = record_bytes + lookup_bytes;
         let total = payload_at + direct.len() as u64 * PAGE_BYTES;
         let write = |map: &mut [u8], off: u64, t: &ResidentTile| {
-            let dst: &mut [u16] =
-                bytemuck::cast_slice_mut(&mut map[off as usize..(off + PAGE_BYTES) as usize]);
-            for (i, c) in dst.iter_mut().enumerate() {
-                *c = t.tile.code(i);
-            }
+            map[off as usize..(off + PAGE_BYTES) as usize]
+                .copy_from_slice(bytemuck::cast_slice(&t.tile.heights));
         };
         let staging = self.staging.get(ctx, frame_slot, total)?;
         let map = staging

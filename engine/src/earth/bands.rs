@@ -15,14 +15,14 @@ pub const RELIEF_WEIGHT_MIN: f64 = 0.01;
 
 /// 64-bit finaliser (splitmix64): a bijection with full avalanche.
 #[inline]
-fn mix(mut z: u64) -> u64 {
+pub(crate) fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
 }
 
 #[inline]
-fn hash3(x: i64, y: i64, z: i64, seed: u64) -> u64 {
+pub(crate) fn hash3(x: i64, y: i64, z: i64, seed: u64) -> u64 {
     mix((x as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
         ^ (y as u64).wrapping_mul(0xc2b2_ae3d_27d4_eb4f)
         ^ (z as u64).wrapping_mul(0x1656_67b1_9e37_79f9)

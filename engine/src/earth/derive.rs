@@ -29,12 +29,12 @@ pub type Sample = (f32, bool);
 /// Unit direction from the two face tangents (the same operations as `Face::direction`, so a
 /// sample computed from precomputed tangents is bit-identical to one computed alone).
 #[inline]
-fn dir_from_tans(face: Face, tu: f64, tv: f64) -> DVec3 {
+pub(crate) fn dir_from_tans(face: Face, tu: f64, tv: f64) -> DVec3 {
     (face.axis() + tu * face.u_axis() + tv * face.v_axis()).normalize()
 }
 
 #[inline]
-fn tan_of(level: u8, index: i64) -> f64 {
+pub(crate) fn tan_of(level: u8, index: i64) -> f64 {
     (FRAC_PI_4 * sample_coord(level, index)).tan()
 }
 
@@ -164,7 +164,7 @@ impl Source {
 
 /// Mean of `count` stored heights (summed in a fixed order by the caller), quantised; water
 /// when the mean is below sea level.
-fn mean_sample(sum: f64, count: f64) -> Sample {
+pub(crate) fn mean_sample(sum: f64, count: f64) -> Sample {
     let m = sum / count;
     let water = m < 0.0;
     (super::tile::dequantise(quantise(m, water)), water)

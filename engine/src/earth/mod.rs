@@ -1,6 +1,9 @@
 //! Earth data: the ETOPO5 source, its smooth reconstruction, residual bands and the derived
 //! tile levels (`docs/earth.md`).
 
+pub mod amplify;
+#[cfg(test)]
+mod amplify_tests;
 pub mod bands;
 pub mod derive;
 pub mod etopo;

@@ -37,7 +37,8 @@ pub fn dequantise(code: u16) -> f32 {
 #[derive(Clone, PartialEq)]
 pub struct Tile {
     pub id: TileId,
-    /// Heights above the datum, metres; every value is a quantisation code's height.
+    /// Heights above the datum, metres. Up to L9 every value is a quantisation code's height
+    /// (the disk store's); amplified levels hold full f32 heights (never stored).
     pub heights: Vec<f32>,
     /// Water bits (1 = water), bit k of word k/64 for stored index k.
     pub water: Vec<u64>,
@@ -66,6 +67,17 @@ impl Tile {
     pub fn set(&mut self, k: usize, code: u16) {
         self.heights[k] = dequantise(code);
         if code < SEA_LEVEL_CODE {
+            self.water[k / 64] |= 1 << (k % 64);
+        } else {
+            self.water[k / 64] &= !(1 << (k % 64));
+        }
+    }
+
+    /// Stores sample `k` as a height (metres); water where it is below the datum.
+    #[inline]
+    pub fn set_height(&mut self, k: usize, h: f32) {
+        self.heights[k] = h;
+        if h < 0.0 {
             self.water[k / 64] |= 1 << (k % 64);
         } else {
             self.water[k / 64] &= !(1 << (k % 64));

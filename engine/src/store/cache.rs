@@ -12,8 +12,9 @@
 use super::block::{BlockFile, BlockId, Header, SlotProblem, BLOCK_TILES};
 use super::counters::Counters;
 use super::faults::{FaultHook, FaultKind, FaultSummary, Reports};
+use crate::earth::amplify::{amplify_tile, L9Tiles};
 use crate::earth::{Source, Tile};
-use crate::params::FIRST_DERIVED_LEVEL;
+use crate::params::{FIRST_DERIVED_LEVEL, LAST_STORED_LEVEL};
 use crate::planet::TileId;
 use parking_lot::{Condvar, Mutex};
 use std::collections::HashMap;
@@ -257,6 +258,9 @@ impl TileCache {
     }
 
     fn open_block(&self, bid: BlockId) -> (Option<Arc<BlockFile>>, Option<Header>) {
+        if bid.level > LAST_STORED_LEVEL {
+            return (None, None);
+        }
         if let Some(hook) = &self.faults {
             hook.before_open(bid);
         }
@@ -325,6 +329,16 @@ impl TileCache {
         }
         if let Some(hook) = hook {
             hook.before_derive(id);
+        }
+        if id.level > LAST_STORED_LEVEL {
+            // Amplified tiles are never stored: remade from L9 faster than read back, and
+            // their detail is finer than the disk's 16-bit codes.
+            let get = |t: TileId| self.get(t);
+            let l9 = L9Tiles::new(&get);
+            t0 = Instant::now();
+            let tile = amplify_tile(id, self.source.body, &l9);
+            self.counters.amplified.add(t0.elapsed());
+            return tile;
         }
         let tile = if id.level < FIRST_DERIVED_LEVEL {
             let children = id.children().map(|c| self.get(c));

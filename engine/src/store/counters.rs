@@ -1,5 +1,6 @@
-//! Feed counters (TERRAIN.md §5): per class `derived` (computed from the source) and `stored`
-//! (read from disk) — tiles, bytes, seconds — plus block, integrity and fault events.
+//! Feed counters (TERRAIN.md §5): per class `derived` (computed from the source), `stored`
+//! (read from disk) and `amplified` (L10–L18 made from L9) — tiles, bytes, seconds — plus
+//! block, integrity and fault events.
 
 use crate::earth::tile::TILE_DISK_BYTES;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -34,6 +35,7 @@ impl ClassCounter {
 pub struct Counters {
     pub derived: ClassCounter,
     pub stored: ClassCounter,
+    pub amplified: ClassCounter,
     /// Block files opened (or attempted); once per block while it stays cached.
     pub blocks_opened: AtomicU64,
     pub blocks_evicted: AtomicU64,
@@ -60,6 +62,7 @@ pub struct ClassStats {
 pub struct CounterSnapshot {
     pub derived: ClassStats,
     pub stored: ClassStats,
+    pub amplified: ClassStats,
     pub blocks_opened: u64,
     pub blocks_evicted: u64,
     pub tiles_written: u64,
@@ -74,6 +77,7 @@ impl Counters {
         CounterSnapshot {
             derived: self.derived.snapshot(),
             stored: self.stored.snapshot(),
+            amplified: self.amplified.snapshot(),
             blocks_opened: self.blocks_opened.load(Ordering::Relaxed),
             blocks_evicted: self.blocks_evicted.load(Ordering::Relaxed),
             tiles_written: self.tiles_written.load(Ordering::Relaxed),

@@ -1,0 +1,482 @@
+//! Amplified levels L10–L18 (TERRAIN.md §6, `docs/earth.md` "Above the data"). A sample of
+//! level L ≥ 10 is a fixed function of the L9 samples around it and of its position on the
+//! sphere; no amplified tile feeds another. L10 is the monotone cubic of L9 alone; bands
+//! 11..=15 add detail scaled by the L9 surface's slope and curvature and by a climate; rocks
+//! appear from L13; L16–L18 sample the L15 surface more finely. Measured water gets nothing.
+//!
+//! This is the definition in f64. `shaders/tiles/amplify.comp` mirrors it operation for
+//! operation; the GPU tests hold the two within a centimetre.
+
+use super::bands::{hash3, mix, perlin, shore_fade};
+use super::derive::{dir_from_tans, mean_sample, tan_of};
+use super::etopo::monotone_cubic;
+use super::tile::Tile;
+use crate::params::{LAST_STORED_LEVEL, TILE_APRON, TILE_SAMPLES, TILE_STRIDE};
+use crate::planet::tile::{canonical_sample, SampleRef};
+use crate::planet::{Body, Face, TileId};
+use glam::DVec3;
+use std::cell::RefCell;
+use std::f64::consts::FRAC_PI_4;
+use std::sync::Arc;
+
+/// The first level with a band of its own, and the last (L16–L18 resample L15).
+pub const FIRST_BAND_LEVEL: u8 = 11;
+pub const LAST_BAND_LEVEL: u8 = 15;
+/// Gullies along the fall line up to this level; talus damping from `FIRST_TALUS_LEVEL`.
+const LAST_GULLY_LEVEL: u8 = 13;
+const FIRST_TALUS_LEVEL: u8 = 12;
+/// Terraces up to this level, with a period of `TERRACE_PERIOD_TEXELS` of the band's level.
+const LAST_TERRACE_LEVEL: u8 = 13;
+const TERRACE_PERIOD_TEXELS: f64 = 6.0;
+/// Rocks from this level on (hashed cells on the datum sphere, accepted once).
+pub const FIRST_ROCK_LEVEL: u8 = 13;
+
+/// A band's wavelength in texels of its level, its amplitude per wavelength on the steepest
+/// ground, and the cap (§6: 3 texels, 0.10·λ, 0.30·λ).
+const BAND_WAVELENGTH_TEXELS: f64 = 3.0;
+const BAND_AMPLITUDE: f64 = 0.10;
+const BAND_CAP: f64 = 0.30;
+/// Slope (rise over run) at which a band reaches full amplitude, and the floor of its weight
+/// on flat land (grass and sand still have texture at a metre).
+const FULL_SLOPE: f64 = 0.3;
+const FLAT_WEIGHT: f64 = 0.3;
+/// Curvature scale: an L9 Laplacian of a quarter texel (metres) counts as fully convex.
+const CURVATURE_LAPLACIAN_TEXELS: f64 = 0.25;
+/// The region field's lattice cell (§6: 20 km).
+const REGION_CELL_M: f64 = 20_000.0;
+/// Gullies run along the fall line: their noise is stretched this much along it.
+const GULLY_STRETCH: f64 = 4.0;
+/// Rocks: cell size on the datum sphere, the share of cells holding one (§6: 35 %), and the
+/// lowest L9 ground (metres) and steepest L9 slope a rock is accepted on.
+const ROCK_CELL_M: f64 = 8.0;
+const ROCK_OCCUPANCY: f64 = 0.35;
+const ROCK_MIN_GROUND_M: f64 = 2.0;
+const ROCK_MAX_SLOPE: f64 = 1.0;
+/// Mean of 1 − 2|n| over Perlin noise n, so ridged and valley shapes move no low frequency
+/// (measured by `ridged_shape_is_zero_mean`).
+const RIDGE_MEAN: f64 = 0.56;
+
+const SEED_REGION: u64 = 0xa5a5_0001;
+const SEED_WET: u64 = 0xa5a5_0002;
+const SEED_BEDDING: u64 = 0xa5a5_0003;
+const SEED_ROCK: u64 = 0xa5a5_0004;
+
+#[inline]
+fn band_seed(k: u8) -> u64 {
+    mix(0xa3b1_0000 + k as u64)
+}
+#[inline]
+fn gully_seed(k: u8) -> u64 {
+    mix(0x6a11_0000 + k as u64)
+}
+
+/// Hermite smoothstep (edges may be given high to low).
+#[inline]
+pub(crate) fn smoothstep(e0: f64, e1: f64, x: f64) -> f64 {
+    let t = ((x - e0) / (e1 - e0)).clamp(0.0, 1.0);
+    t * t * (3.0 - 2.0 * t)
+}
+
+/// The 4×4 L9 samples around a point and the point's fractions in the centre cell.
+pub struct Stencil {
+    pub h: [[f64; 4]; 4],
+    pub fx: f64,
+    pub fy: f64,
+    /// L9 index of the stencil's first column and row (the centre cell is +1).
+    pub i0: i64,
+    pub j0: i64,
+}
+
+/// Where an amplified sample reads its L9 samples: the canonical stored L9 sample (I, J) of a
+/// face, wherever it is held.
+pub trait L9Samples {
+    fn l9(&self, face: Face, i: i64, j: i64) -> f64;
+}
+
+/// The L9 samples of the stored tiles, fetched once each per tile made.
+pub struct L9Tiles<'a> {
+    get: &'a (dyn Fn(TileId) -> Arc<Tile> + Sync),
+    held: RefCell<Vec<Arc<Tile>>>,
+}
+
+impl<'a> L9Tiles<'a> {
+    pub fn new(get: &'a (dyn Fn(TileId) -> Arc<Tile> + Sync)) -> Self {
+        L9Tiles {
+            get,
+            held: RefCell::new(Vec::new()),
+        }
+    }
+
+    fn owned(&self, face: Face, a: i64, b: i64) -> f64 {
+        let n = TILE_SAMPLES as i64;
+        let id = TileId::new(LAST_STORED_LEVEL, face, (a / n) as u32, (b / n) as u32);
+        let mut held = self.held.borrow_mut();
+        let t = match held.iter().find(|t| t.id == id) {
+            Some(t) => t.clone(),
+            None => {
+                let t = (self.get)(id);
+                held.push(t.clone());
+                t
+            }
+        };
+        t.height(a % n, b % n) as f64
+    }
+}
+
+impl L9Samples for L9Tiles<'_> {
+    fn l9(&self, face: Face, i: i64, j: i64) -> f64 {
+        match canonical_sample(LAST_STORED_LEVEL, face, i, j) {
+            SampleRef::Owned(g, a, b) => self.owned(g, a, b),
+            SampleRef::Corner(three) => {
+                let v = three.map(|(g, a, b)| self.owned(g, a, b));
+                mean_sample((v[0] + v[1]) + v[2], 3.0).0 as f64
+            }
+        }
+    }
+}
+
+/// The L9 samples a tile of `face` reads, copied once into a patch of the face's (extended)
+/// lattice; reads outside it go to `inner`.
+struct Patch<'a, S: L9Samples> {
+    inner: &'a S,
+    face: Face,
+    i0: i64,
+    j0: i64,
+    w: i64,
+    h: i64,
+    data: Vec<f64>,
+}
+
+impl<'a, S: L9Samples> Patch<'a, S> {
+    fn new(inner: &'a S, face: Face, i: (i64, i64), j: (i64, i64)) -> Self {
+        let (w, h) = (i.1 - i.0, j.1 - j.0);
+        let mut data = Vec::with_capacity((w * h) as usize);
+        for jj in j.0..j.1 {
+            for ii in i.0..i.1 {
+                data.push(inner.l9(face, ii, jj));
+            }
+        }
+        Patch {
+            inner,
+            face,
+            i0: i.0,
+            j0: j.0,
+            w,
+            h,
+            data,
+        }
+    }
+}
+
+impl<S: L9Samples> L9Samples for Patch<'_, S> {
+    fn l9(&self, face: Face, i: i64, j: i64) -> f64 {
+        let (a, b) = (i - self.i0, j - self.j0);
+        if face == self.face && (0..self.w).contains(&a) && (0..self.h).contains(&b) {
+            self.data[(b * self.w + a) as usize]
+        } else {
+            self.inner.l9(face, i, j)
+        }
+    }
+}
+
+/// The L9 lattice position (continuous index, sample i at i) of face-global sample `a` of
+/// `level` ≥ 9. Exact: a dyadic fraction.
+#[inline]
+pub fn l9_position(level: u8, a: i64) -> f64 {
+    ((2 * a + 1) as f64 / (1i64 << (level - LAST_STORED_LEVEL)) as f64 - 1.0) * 0.5
+}
+
+/// The stencil around L9 position (x, y) of `face`.
+pub fn stencil(src: &impl L9Samples, face: Face, x: f64, y: f64) -> Stencil {
+    let (ci, cj) = (x.floor(), y.floor());
+    let (i0, j0) = (ci as i64 - 1, cj as i64 - 1);
+    let mut h = [[0.0; 4]; 4];
+    for (r, row) in h.iter_mut().enumerate() {
+        for (c, v) in row.iter_mut().enumerate() {
+            *v = src.l9(face, i0 + c as i64, j0 + r as i64);
+        }
+    }
+    Stencil {
+        h,
+        fx: x - ci,
+        fy: y - cj,
+        i0,
+        j0,
+    }
+}
+
+/// The surface quantities at a point from its stencil: height h0 (monotone cubic), gradient
+/// (metres per L9 texel along i and j) and Laplacian (metres), the last two bilinear between
+/// the centre cell's four nodes.
+pub struct Base {
+    pub h0: f64,
+    pub gx: f64,
+    pub gy: f64,
+    pub lap: f64,
+}
+
+pub fn base(s: &Stencil) -> Base {
+    let h = &s.h;
+    let rows = [0, 1, 2, 3].map(|r| monotone_cubic(h[r], s.fx));
+    let h0 = monotone_cubic(rows, s.fy);
+    let node = |r: usize, c: usize| {
+        (
+            (h[r][c + 1] - h[r][c - 1]) * 0.5,
+            (h[r + 1][c] - h[r - 1][c]) * 0.5,
+            (h[r][c - 1] + h[r][c + 1]) + (h[r - 1][c] + h[r + 1][c]) - 4.0 * h[r][c],
+        )
+    };
+    let (a, b, c, d) = (node(1, 1), node(1, 2), node(2, 1), node(2, 2));
+    let bl = |p: f64, q: f64, r: f64, t: f64| {
+        let lo = p + (q - p) * s.fx;
+        let hi = r + (t - r) * s.fx;
+        lo + (hi - lo) * s.fy
+    };
+    Base {
+        h0,
+        gx: bl(a.0, b.0, c.0, d.0),
+        gy: bl(a.1, b.1, c.1, d.1),
+        lap: bl(a.2, b.2, c.2, d.2),
+    }
+}
+
+/// Wetness of the latitude belt from sin²(latitude): wet tropics, dry subtropics near 28°,
+/// wet mid-latitudes, dry poles.
+#[inline]
+fn wet_belt(z2: f64) -> f64 {
+    1.0 - 0.85 * smoothstep(0.0, 0.22, z2) + 0.65 * smoothstep(0.22, 0.6, z2)
+        - 0.45 * smoothstep(0.75, 1.0, z2)
+}
+
+/// Staircase residual of x (periods), zero at the risers' feet, ≈ zero mean: the flat treads
+/// take 70 % of each period, the riser the rest.
+#[inline]
+fn terrace(x: f64) -> f64 {
+    let f = x - x.floor();
+    smoothstep(0.7, 1.0, f) - f + 0.35
+}
+
+/// One rock: centre direction, radius and height (metres).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rock {
+    pub centre: DVec3,
+    pub radius: f64,
+    pub height: f64,
+}
+
+/// The candidate rock of cell (x, y, z), if the cell holds one (before acceptance).
+pub fn rock_in_cell(x: i64, y: i64, z: i64) -> Option<Rock> {
+    let h = hash3(x, y, z, SEED_ROCK);
+    let u = |k: u32| ((h >> (k * 12)) & 0xfff) as f64 / 4096.0;
+    if u(0) >= ROCK_OCCUPANCY {
+        return None;
+    }
+    let c = (DVec3::new(x as f64, y as f64, z as f64) + DVec3::new(u(1), u(2), u(3))) * ROCK_CELL_M;
+    let radius = ROCK_CELL_M * (0.08 + 0.17 * u(4));
+    Some(Rock {
+        centre: c.normalize(),
+        radius,
+        height: radius * (0.4 + 0.5 * ((h >> 60) as f64 / 16.0)),
+    })
+}
+
+/// Face-coordinate of a direction along one face axis, extended beyond the face edge.
+#[inline]
+pub fn face_coord(dir: DVec3, face: Face, axis: DVec3) -> f64 {
+    (dir.dot(axis) / dir.dot(face.axis())).atan() / FRAC_PI_4
+}
+
+/// Whether a rock is accepted against the L9 surface at its centre (bilinear from the
+/// stencil's samples, which always cover the centre: rocks are metres, L9 texels 38 m).
+fn rock_accepted(src: &impl L9Samples, body: Body, face: Face, rock: &Rock) -> bool {
+    let n9 = (TILE_SAMPLES as i64) << LAST_STORED_LEVEL;
+    let to_l9 = |s: f64| ((s + 1.0) * n9 as f64 - 1.0) * 0.5;
+    let x = to_l9(face_coord(rock.centre, face, face.u_axis()));
+    let y = to_l9(face_coord(rock.centre, face, face.v_axis()));
+    let (ci, cj) = (x.floor(), y.floor());
+    let (fx, fy) = (x - ci, y - cj);
+    let (ci, cj) = (ci as i64, cj as i64);
+    let q = [
+        src.l9(face, ci, cj),
+        src.l9(face, ci + 1, cj),
+        src.l9(face, ci, cj + 1),
+        src.l9(face, ci + 1, cj + 1),
+    ];
+    if q.iter().any(|&v| v < ROCK_MIN_GROUND_M) {
+        return false;
+    }
+    let lo = q[0] + (q[1] - q[0]) * fx;
+    let hi = q[2] + (q[3] - q[2]) * fx;
+    let gx = (q[1] - q[0]) + ((q[3] - q[2]) - (q[1] - q[0])) * fy;
+    let gy = hi - lo;
+    (lo + gy * fy) >= ROCK_MIN_GROUND_M
+        && (gx * gx + gy * gy).sqrt() < ROCK_MAX_SLOPE * body.texel(LAST_STORED_LEVEL)
+}
+
+/// Height added by rocks at `dir` (the tallest covering it: rocks never stack).
+pub fn rock_height(src: &impl L9Samples, body: Body, face: Face, dir: DVec3) -> f64 {
+    let p = dir * body.radius / ROCK_CELL_M;
+    let c = p.floor();
+    let mut top: f64 = 0.0;
+    for dz in -1..=1 {
+        for dy in -1..=1 {
+            for dx in -1..=1 {
+                let (x, y, z) = (c.x as i64 + dx, c.y as i64 + dy, c.z as i64 + dz);
+                let Some(rock) = rock_in_cell(x, y, z) else {
+                    continue;
+                };
+                let d = (dir - rock.centre).length() * body.radius;
+                if d >= rock.radius || rock.height <= top {
+                    continue;
+                }
+                let bump = rock.height * (1.0 - (d / rock.radius).powi(2)).sqrt();
+                if bump > top && rock_accepted(src, body, face, &rock) {
+                    top = bump;
+                }
+            }
+        }
+    }
+    top
+}
+
+/// Gully shape at noise position `p` for band `k`: valley noise stretched along the fall line
+/// of each of the centre cell's four L9 nodes, blended bilinearly (each node's orientation is
+/// fixed in space, so the blend is continuous where a per-sample orientation would shear).
+fn gully(face: Face, s: &Stencil, p: DVec3, k: u8) -> f64 {
+    let h = &s.h;
+    let mut sum = 0.0;
+    for (r, c, w) in [
+        (1, 1, (1.0 - s.fx) * (1.0 - s.fy)),
+        (1, 2, s.fx * (1.0 - s.fy)),
+        (2, 1, (1.0 - s.fx) * s.fy),
+        (2, 2, s.fx * s.fy),
+    ] {
+        let gx = (h[r][c + 1] - h[r][c - 1]) * 0.5;
+        let gy = (h[r + 1][c] - h[r - 1][c]) * 0.5;
+        let node = dir_from_tans(
+            face,
+            tan_of(LAST_STORED_LEVEL, s.i0 + c as i64),
+            tan_of(LAST_STORED_LEVEL, s.j0 + r as i64),
+        );
+        let down = -(gx * face.u_axis() + gy * face.v_axis());
+        let fall = down - down.dot(node) * node;
+        let len = fall.length();
+        let n = if len > 1e-9 {
+            let f = fall / len;
+            perlin(
+                p - (1.0 - 1.0 / GULLY_STRETCH) * p.dot(f) * f,
+                gully_seed(k),
+            )
+        } else {
+            perlin(p, gully_seed(k))
+        };
+        sum += w * (2.0 * n.abs() - 1.0 + RIDGE_MEAN);
+    }
+    sum
+}
+
+/// Height of owned sample (a, b) of `face` at amplified `level` (≥ 10), metres.
+pub fn amplified(src: &impl L9Samples, body: Body, level: u8, face: Face, a: i64, b: i64) -> f64 {
+    let dir = dir_from_tans(face, tan_of(level, a), tan_of(level, b));
+    let s = stencil(src, face, l9_position(level, a), l9_position(level, b));
+    detail(src, body, level, face, dir, &s)
+}
+
+/// The amplified height at `dir` from its stencil (TERRAIN.md §6).
+fn detail(src: &impl L9Samples, body: Body, level: u8, face: Face, dir: DVec3, s: &Stencil) -> f64 {
+    let b = base(s);
+    if b.h0 < 0.0 || level < FIRST_BAND_LEVEL {
+        return b.h0;
+    }
+    let t9 = body.texel(LAST_STORED_LEVEL);
+    let slope = (b.gx * b.gx + b.gy * b.gy).sqrt() / t9;
+    let curv = (-b.lap / (CURVATURE_LAPLACIAN_TEXELS * t9)).clamp(-1.0, 1.0);
+    let region_p = dir * (body.radius / REGION_CELL_M);
+    let region = perlin(region_p, SEED_REGION);
+    let z2 = dir.z * dir.z;
+    let wet = (wet_belt(z2) + 0.3 * perlin(region_p, SEED_WET)).clamp(0.0, 1.0);
+    // Sea-level temperature by latitude, lapse-corrected at 6.5 °C/km.
+    let temp = 28.0 - 42.0 * z2 - 0.0065 * b.h0;
+    let weight = (slope / FULL_SLOPE).clamp(FLAT_WEIGHT, 1.0);
+    let talus = (-curv).max(0.0) * smoothstep(4.0, -4.0, temp).max(1.0 - wet);
+    let gullies = wet * smoothstep(0.3, 0.9, slope) * smoothstep(-2.0, 8.0, temp);
+    let strata = smoothstep(0.0, 0.4, region) * smoothstep(0.5, 1.2, slope);
+    let bedding = 40.0 * perlin(region_p, SEED_BEDDING);
+    let convex = curv.abs();
+    let (mut d, mut bound) = (0.0, 0.0);
+    for k in FIRST_BAND_LEVEL..=level.min(LAST_BAND_LEVEL) {
+        let lambda = BAND_WAVELENGTH_TEXELS * body.texel(k);
+        let cap = BAND_CAP * lambda;
+        let mut amp =
+            (BAND_AMPLITUDE * lambda * weight * (1.0 + 0.35 * curv) * (0.82 + 0.42 * wet)).min(cap);
+        if k >= FIRST_TALUS_LEVEL {
+            amp *= 1.0 - 0.6 * talus;
+        }
+        // Lattice cell λ/2: Perlin's energy sits near two cells.
+        let p = dir * (2.0 * body.radius / lambda);
+        let n = perlin(p, band_seed(k));
+        let ridged = 1.0 - 2.0 * n.abs() - RIDGE_MEAN;
+        let mut shape = (1.0 - convex) * n + convex * if curv > 0.0 { ridged } else { -ridged };
+        if k <= LAST_GULLY_LEVEL && gullies > 0.0 {
+            shape = (1.0 - gullies) * shape + gullies * gully(face, s, p, k);
+        }
+        let mut band = amp * shape;
+        if k <= LAST_TERRACE_LEVEL && strata > 0.0 {
+            let period = TERRACE_PERIOD_TEXELS * body.texel(k);
+            band += strata * terrace((b.h0 + bedding) / period) * period;
+        }
+        d += band.clamp(-cap, cap);
+        bound += cap;
+    }
+    let mut h = b.h0 + shore_fade(b.h0 / bound) * d;
+    if level >= FIRST_ROCK_LEVEL {
+        h += rock_height(src, body, face, dir);
+    }
+    h
+}
+
+/// The stored value of face-global sample (I, J) of `face` at amplified `level`, which may lie
+/// in an apron beyond the face (the owner's value; cube-corner rule: mean of three).
+pub fn sample(src: &impl L9Samples, body: Body, level: u8, face: Face, i: i64, j: i64) -> f32 {
+    match canonical_sample(level, face, i, j) {
+        SampleRef::Owned(f, a, b) => amplified(src, body, level, f, a, b) as f32,
+        SampleRef::Corner(three) => {
+            let v = three.map(|(f, a, b)| amplified(src, body, level, f, a, b) as f32 as f64);
+            (((v[0] + v[1]) + v[2]) / 3.0) as f32
+        }
+    }
+}
+
+/// Makes amplified tile `id` (level ≥ 10) from the L9 samples of `src`.
+pub fn amplify_tile(id: TileId, body: Body, src: &impl L9Samples) -> Tile {
+    debug_assert!(id.level > LAST_STORED_LEVEL);
+    let a = TILE_APRON as i64;
+    let stride = TILE_STRIDE as i64;
+    let span = |first: i64, last: i64| {
+        (
+            l9_position(id.level, first).floor() as i64 - 1,
+            l9_position(id.level, last).floor() as i64 + 3,
+        )
+    };
+    let patch = Patch::new(
+        src,
+        id.face,
+        span(id.global_i(-a), id.global_i(stride - a - 1)),
+        span(id.global_j(-a), id.global_j(stride - a - 1)),
+    );
+    let mut tile = Tile::empty(id);
+    for row in 0..stride {
+        let j = id.global_j(row - a);
+        for col in 0..stride {
+            let i = id.global_i(col - a);
+            let h = match canonical_sample(id.level, id.face, i, j) {
+                SampleRef::Owned(f, x, y) if f == id.face => {
+                    amplified(&patch, body, id.level, f, x, y) as f32
+                }
+                _ => sample(src, body, id.level, id.face, i, j),
+            };
+            tile.set_height((row * stride + col) as usize, h);
+        }
+    }
+    tile
+}
