@@ -57,6 +57,16 @@ impl Source {
         }
     }
 
+    /// The local-relief grid (`Etopo::relief_grid`), laid out like `etopo.data`.
+    pub fn relief(&self) -> &[f32] {
+        &self.relief
+    }
+
+    /// Metres between two source nodes along a meridian (the slope's denominator is twice it).
+    pub fn spacing_m(&self) -> f64 {
+        self.spacing_m
+    }
+
     /// The smooth reconstruction of the source at a unit direction, metres.
     pub fn reconstruct(&self, dir: DVec3) -> f64 {
         let (lat, lon) = latlon(dir);

@@ -5,6 +5,7 @@ pub mod bands;
 pub mod derive;
 pub mod etopo;
 pub mod fmath;
+pub mod gpu;
 pub mod netcdf;
 #[cfg(test)]
 mod netcdf_fuzz;
