@@ -32,8 +32,9 @@ pub const HEIGHT_Q_STEP_M: f64 = 0.3125;
 pub const HEIGHT_Q_MIN_M: f64 = -11_250.0;
 
 /// Version of the derivation (source reconstruction + bands); part of every block header so
-/// a changed derivation never reads stale tiles.
-pub const DERIVATION_VERSION: u32 = 1;
+/// a changed derivation never reads stale tiles. 2: tan, asin and atan2 from `earth::fmath`
+/// (the kernels the GPU derivation shares), no longer std's.
+pub const DERIVATION_VERSION: u32 = 2;
 
 // Streaming (TERRAIN.md §5, `engine::stream`, `docs/streaming.md`).
 

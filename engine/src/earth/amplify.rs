@@ -283,7 +283,7 @@ pub fn rock_in_cell(x: i64, y: i64, z: i64) -> Option<Rock> {
 /// Face-coordinate of a direction along one face axis, extended beyond the face edge.
 #[inline]
 pub fn face_coord(dir: DVec3, face: Face, axis: DVec3) -> f64 {
-    (dir.dot(axis) / dir.dot(face.axis())).atan() / FRAC_PI_4
+    super::fmath::atan2(dir.dot(axis), dir.dot(face.axis())) / FRAC_PI_4
 }
 
 /// Whether a rock is accepted against the L9 surface at its centre (bilinear from the

@@ -5,6 +5,7 @@
 
 use super::bands::{band_sum, relief_weight, shore_fade, BAND_AMPLITUDE_PER_TEXEL};
 use super::etopo::{Etopo, EtopoError};
+use super::fmath;
 use super::tile::{quantise, Tile};
 use crate::params::{FIRST_DERIVED_LEVEL, TILE_APRON, TILE_SAMPLES, TILE_STRIDE};
 use crate::planet::tile::{canonical_sample, sample_coord, samples_per_face, SampleRef};
@@ -26,16 +27,17 @@ pub struct Source {
 /// One quantised sample: (height in metres as stored, water).
 pub type Sample = (f32, bool);
 
-/// Unit direction from the two face tangents (the same operations as `Face::direction`, so a
-/// sample computed from precomputed tangents is bit-identical to one computed alone).
+/// Unit direction from the two face tangents (glam: (axis + tu·u) + tv·v, then
+/// v·(1/√(x·x + y·y + z·z)); `shaders/tiles/derive.comp` repeats these operations).
 #[inline]
 pub(crate) fn dir_from_tans(face: Face, tu: f64, tv: f64) -> DVec3 {
     (face.axis() + tu * face.u_axis() + tv * face.v_axis()).normalize()
 }
 
+/// tan(π/4·u) of a sample coordinate, with the f64 kernel the GPU mirrors (`fmath`).
 #[inline]
 pub(crate) fn tan_of(level: u8, index: i64) -> f64 {
-    (FRAC_PI_4 * sample_coord(level, index)).tan()
+    fmath::tan(FRAC_PI_4 * sample_coord(level, index))
 }
 
 impl Source {
@@ -53,6 +55,16 @@ impl Source {
             spacing_m,
             body,
         }
+    }
+
+    /// The local-relief grid (`Etopo::relief_grid`), laid out like `etopo.data`.
+    pub fn relief(&self) -> &[f32] {
+        &self.relief
+    }
+
+    /// Metres between two source nodes along a meridian (the slope's denominator is twice it).
+    pub fn spacing_m(&self) -> f64 {
+        self.spacing_m
     }
 
     /// The smooth reconstruction of the source at a unit direction, metres.
@@ -180,11 +192,12 @@ fn reduce_from_children(ch: &[Arc<Tile>; 4], i: i64, j: i64) -> Sample {
     mean_sample((c(0, 0) + c(1, 0)) + (c(0, 1) + c(1, 1)), 4.0)
 }
 
-/// Geocentric latitude/longitude in degrees of a unit direction.
+/// Geocentric latitude/longitude in degrees of a unit direction (`fmath`'s asin and atan2,
+/// which the GPU derivation computes bit for bit).
 #[inline]
 fn latlon(d: DVec3) -> (f64, f64) {
     (
-        d.z.clamp(-1.0, 1.0).asin().to_degrees(),
-        d.y.atan2(d.x).to_degrees(),
+        fmath::asin(d.z.clamp(-1.0, 1.0)) * fmath::DEG_PER_RAD,
+        fmath::atan2(d.y, d.x) * fmath::DEG_PER_RAD,
     )
 }

@@ -7,6 +7,8 @@ mod amplify_tests;
 pub mod bands;
 pub mod derive;
 pub mod etopo;
+pub mod fmath;
+pub mod gpu;
 pub mod netcdf;
 #[cfg(test)]
 mod netcdf_fuzz;

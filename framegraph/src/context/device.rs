@@ -1,6 +1,8 @@
 //! Device selection and creation: `pick_device` (by index, name or type), the features
 //! Planetfall requires (checked up front, each failure naming the feature), the optional ones
-//! enabled where present, the logical device with its universal and transfer queues, and
+//! enabled where present (`shaderFloat64` among them: only the GPU tile derivation needs it,
+//! and it checks `DeviceInfo::shader_float64` with its own error, so a device without f64 still
+//! renders), the logical device with its universal and transfer queues, and
 //! [`DeviceInfo`], the limits the rest of the program sizes itself from.
 
 use super::Queue;
@@ -27,6 +29,9 @@ pub struct DeviceInfo {
     pub timestamp_period: f64,
     pub wide_lines: bool,
     pub fill_mode_non_solid: bool,
+    /// `shaderFloat64`, enabled when present: the GPU tile derivation (`tiles.derive`) needs
+    /// it and says so when it is missing; nothing else does.
+    pub shader_float64: bool,
 }
 
 /// Features Planetfall relies on, each checked with a message naming it.
@@ -352,5 +357,6 @@ pub(super) fn device_info(
         timestamp_period: l.timestamp_period as f64,
         wide_lines: sup.base.wide_lines != 0,
         fill_mode_non_solid: sup.base.fill_mode_non_solid != 0,
+        shader_float64: sup.base.shader_float64 != 0,
     }
 }
