@@ -10,6 +10,7 @@ mod cmd_capture;
 mod cmd_graph;
 mod cmd_height;
 mod cmd_render;
+mod cmd_supply;
 mod cmd_view;
 mod device;
 mod headless;
@@ -47,6 +48,8 @@ enum Command {
     Capture(cmd_capture::Args),
     /// Benchmark and score the renderer over captures/views.txt (JSON, Markdown, contact sheet).
     Bench(cmd_bench::Args),
+    /// Measure how fast the GPU makes tiles (derived levels), tiles per second.
+    Supply(cmd_supply::Args),
 }
 
 fn main() {
@@ -63,6 +66,7 @@ fn main() {
         Command::Render(a) => cmd_render::run(a),
         Command::Capture(a) => cmd_capture::run(a),
         Command::Bench(a) => cmd_bench::run(a),
+        Command::Supply(a) => cmd_supply::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");
