@@ -61,6 +61,15 @@ const SEED_WET: u64 = 0xa5a5_0002;
 const SEED_BEDDING: u64 = 0xa5a5_0003;
 const SEED_ROCK: u64 = 0xa5a5_0004;
 
+/// The most amplification moves a height away from the range of its L9 samples, metres: every
+/// band at its cap plus the tallest rock.
+pub fn max_detail_m(body: Body) -> f64 {
+    let bands: f64 = (FIRST_BAND_LEVEL..=LAST_BAND_LEVEL)
+        .map(|k| BAND_CAP * BAND_WAVELENGTH_TEXELS * body.texel(k))
+        .sum();
+    bands + ROCK_CELL_M * 0.25 * 0.9
+}
+
 #[inline]
 fn band_seed(k: u8) -> u64 {
     mix(0xa3b1_0000 + k as u64)

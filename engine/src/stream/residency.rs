@@ -20,10 +20,11 @@
 
 use super::cull::HeightRange;
 use super::slots::{Eviction, SlotEntry, SlotState, SlotTable};
-use super::wanted::{wanted_set, WantedParams, WantedSet};
+use super::wanted::{wanted_set_with, WantedParams, WantedSet};
 use crate::camera::ViewCamera;
 use crate::earth::Tile;
-use crate::params::STREAM_PROVISIONAL_MAX_LEVEL;
+use crate::earth::amplify::max_detail_m;
+use crate::params::{LAST_STORED_LEVEL, STREAM_PROVISIONAL_MAX_LEVEL};
 use crate::planet::{Body, TileId};
 use crate::source::TileSource;
 use std::collections::{HashMap, HashSet};
@@ -126,6 +127,8 @@ pub struct TileStream {
     failed: HashMap<TileId, Retry>,
     /// Tiles already reported as failed (each is reported once).
     reported: HashSet<TileId>,
+    /// Measured height range of each landed L9 tile (`height_bound`).
+    l9_heights: HashMap<TileId, HeightRange>,
 }
 
 impl TileStream {
@@ -142,6 +145,7 @@ impl TileStream {
             provisional: HashSet::new(),
             failed: HashMap::new(),
             reported: HashSet::new(),
+            l9_heights: HashMap::new(),
         }
     }
 
@@ -187,7 +191,7 @@ impl TileStream {
         now_s: f64,
         source: &dyn TileSource,
     ) -> FrameResidency {
-        let wanted = wanted_set(cam, self.body, &self.params);
+        let wanted = wanted_set_with(cam, self.body, &self.params, &|id| self.height_bound(id));
         let plan = self.table.plan(&wanted);
         self.forget(&plan.evictions, source);
         let crossfades_done = self.table.finish_crossfades(now_s);
@@ -225,10 +229,33 @@ impl TileStream {
         }
     }
 
+    /// Heights tile `id` lies within: an amplified tile within its L9 ancestor's measured
+    /// range widened by the most detail amplification adds (the monotone cubic stays within
+    /// the L9 samples), so fine tiles near the ground are measured from their own ground and
+    /// not from the planet-wide shell (whose 20 km would make every tile within 10 km want
+    /// the finest level); any other tile, or one whose L9 ancestor has not landed, the
+    /// source-wide bound. Every amplified descendant of an L9 tile gets the same range, so a
+    /// child's bound lies within its parent's.
+    fn height_bound(&self, id: TileId) -> HeightRange {
+        if id.level > LAST_STORED_LEVEL {
+            let up = id.level - LAST_STORED_LEVEL;
+            let l9 = TileId::new(LAST_STORED_LEVEL, id.face, id.x >> up, id.y >> up);
+            if let Some(r) = self.l9_heights.get(&l9) {
+                let m = max_detail_m(self.body);
+                return HeightRange {
+                    min_m: (r.min_m - m).max(self.params.heights.min_m),
+                    max_m: (r.max_m + m).min(self.params.heights.max_m),
+                };
+            }
+        }
+        self.params.heights
+    }
+
     /// Drops what evicted tiles left behind and cancels their queued requests.
     fn forget(&mut self, evictions: &[Eviction], source: &dyn TileSource) {
         let mut cancel = Vec::new();
         for e in evictions {
+            self.l9_heights.remove(&e.tile);
             self.arrived.remove(&e.tile);
             self.provisional.remove(&e.tile);
             self.failed.remove(&e.tile);
@@ -441,6 +468,19 @@ impl TileStream {
             .table
             .mark_resident(id, now_s)
             .expect("requested, parent resident");
+        if id.level == LAST_STORED_LEVEL && !provisional {
+            let (lo, hi) = data
+                .heights
+                .iter()
+                .fold((f32::MAX, f32::MIN), |(l, h), &v| (l.min(v), h.max(v)));
+            self.l9_heights.insert(
+                id,
+                HeightRange {
+                    min_m: lo as f64,
+                    max_m: hi as f64,
+                },
+            );
+        }
         if provisional {
             self.provisional.insert(id);
         }
