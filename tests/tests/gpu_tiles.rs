@@ -240,7 +240,11 @@ fn gpu_amplified_tiles_match_the_cpu() {
     let (khumbu, canyon) = ((27.90, 86.83), (36.06, -112.14));
     let k13 = tile_at(13, khumbu.0, khumbu.1);
     let edge = tile_at(13, 14.5, 44.9999);
-    assert_eq!((edge.face, edge.x), (Face(0), 8191), "{edge} is not on the edge");
+    assert_eq!(
+        (edge.face, edge.x),
+        (Face(0), 8191),
+        "{edge} is not on the edge"
+    );
     let across = edge.neighbour(1, 0).expect("edge neighbour");
     assert_ne!(across.face, edge.face);
     let tiles = [

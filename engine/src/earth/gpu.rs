@@ -181,9 +181,8 @@ impl GpuTiles {
                 capacity: out_capacity,
             });
         }
-        let (derived, amplified): (Vec<DeriveJob>, Vec<DeriveJob>) = jobs
-            .iter()
-            .partition(|j| j.tile.level <= LAST_STORED_LEVEL);
+        let (derived, amplified): (Vec<DeriveJob>, Vec<DeriveJob>) =
+            jobs.iter().partition(|j| j.tile.level <= LAST_STORED_LEVEL);
         if amplified.len() > MAX_AMPLIFY_JOBS {
             return Err(GpuTilesError::AmplifyBatchSize(amplified.len()));
         }
