@@ -1,4 +1,4 @@
-// What the two amplified passes share (engine/src/earth/amplify.rs): the L9 lattice position of
+// What the amplified passes share (engine/src/earth/amplify.rs): the L9 lattice position of
 // an amplified sample, the range of L9 samples a tile's stencils read (amplify_tile's `Patch`)
 // and the canonical L9 sample made from the derivation (`L9Tiles::l9`: the GPU has no L9
 // tiles, but a stored L9 sample is exactly `derived_sample`, folded and corner-averaged).
@@ -41,5 +41,24 @@ double l9_direct(uint face, int i, int j) {
     precise double s = (v[0] + v[1]) + v[2];
     return double(mean_sample(s, 3.0lf));
 }
+
+// The job an invocation works for: its face, the first L9 index and extent of its patch, and
+// where the patch starts in l9patch (set by select_job; read by each shader's l9()).
+uint p_face;
+ivec2 p_origin;
+ivec2 p_size;
+uint p_base;
+
+void select_job(uint z, DeriveJob job) {
+    ivec2 si = patch_span(job.level, job.x);
+    ivec2 sj = patch_span(job.level, job.y);
+    p_face = job.face;
+    p_origin = ivec2(si.x, sj.x);
+    p_size = ivec2(si.y - si.x, sj.y - sj.x);
+    p_base = z * uint(PATCH_W * PATCH_W);
+}
+
+// Invocations per tiles.amplify.fallback workgroup (engine::earth::gpu_amplify).
+const uint FALLBACK_GROUP = 64u;
 
 #endif

@@ -229,7 +229,11 @@ fn derive_throughput() {
     derive.destroy(&gpu.ctx);
 }
 
-const AMPLIFY: &[&str] = &["tiles.amplify.patch", "tiles.amplify"];
+const AMPLIFY: &[&str] = &[
+    "tiles.amplify.patch",
+    "tiles.amplify",
+    "tiles.amplify.fallback",
+];
 
 /// `tiles.amplify` against `amplify_tile` on the CPU's stored L9 tiles (the test oracle): the
 /// Khumbu at L10, L13 (rocks), L15 and L18 and its L13 neighbour, the Grand Canyon at L13 and
@@ -310,7 +314,7 @@ fn gpu_amplified_tiles_match_the_cpu() {
 }
 
 /// Amplified throughput on this device: `AMPLIFY_TILES` (default 4) tiles of each level
-/// class around the Khumbu, GPU timestamps of the two passes.
+/// class around the Khumbu (`AMPLIFY_LEVEL` picks one), GPU timestamps of the two passes.
 /// `cargo test -p planetfall-tests --test gpu_tiles amplify_throughput -- --ignored --nocapture`
 #[test]
 #[ignore]
@@ -321,7 +325,13 @@ fn amplify_throughput() {
         .unwrap_or(4);
     let mut gpu = Gpu::new();
     let mut gt = GpuTiles::new(&gpu.ctx, source()).unwrap();
+    let only: Option<u8> = std::env::var("AMPLIFY_LEVEL")
+        .ok()
+        .and_then(|s| s.parse().ok());
     for (class, level) in [("L10 (cubic)", 10), ("L13 (bands, rocks)", 13), ("L18", 18)] {
+        if only.is_some_and(|l| l != level) {
+            continue;
+        }
         let base = tile_at(level, 27.90, 86.83);
         let jobs: Vec<DeriveJob> = (0..n)
             .map(|k| DeriveJob {

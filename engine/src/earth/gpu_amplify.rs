@@ -1,11 +1,13 @@
 //! The amplified levels L10–L18 made on the GPU (`shaders/tiles/amplify.comp`), the mirror of
 //! `earth::amplify::amplify_tile` in f64. The GPU holds no L9 tiles, but a stored L9 sample is
-//! exactly the derivation's sample (folded, corner-averaged), so two passes:
+//! exactly the derivation's sample (folded, corner-averaged), so three passes:
 //! `tiles.amplify.patch` derives, per job, the L9 samples of the tile's own face its stencils
-//! read (the range `amplify_tile` copies into its `Patch`) into a transient buffer, then
-//! `tiles.amplify` makes the 520² heights from them; the few reads outside the patch (stencils
-//! of apron samples owned by another face, rocks near the patch edge) derive their L9 samples
-//! on the spot. [`super::gpu::GpuTiles::declare`] records both for a batch's amplified jobs.
+//! read (the range `amplify_tile` copies into its `Patch`) into a transient buffer;
+//! `tiles.amplify` makes every sample that reads only the patch and lists the rest (apron
+//! samples owned by another face or beyond a cube corner, any read outside the patch);
+//! `tiles.amplify.fallback`, dispatched indirectly over that list, makes them with their L9
+//! samples derived on the spot. [`super::gpu::GpuTiles::declare`] records the three for a
+//! batch's amplified jobs.
 
 use crate::planet::Body;
 use framegraph::{BufferDesc, BufferRef, Graph};
@@ -15,8 +17,14 @@ use framegraph::{BufferDesc, BufferRef, Graph};
 pub const PATCH_W: u32 = 264;
 /// Most amplified jobs in one batch: the patch buffer is 279 KB a job (71 MB at 256).
 pub const MAX_AMPLIFY_JOBS: usize = 256;
-/// Samples per workgroup edge (local size 8×8 in both shaders).
+/// Fallback entries per job: the apron samples of two face edges and a cube corner (a tile of
+/// L ≥ 10 touches at most two edges: 2·4·520 + 16 = 4,176), with room for reads outside the
+/// patch (none measured). A full list writes NaN heights, never stale ones.
+pub const FALLBACK_PER_JOB: u64 = 8192;
+/// Samples per workgroup edge (patch and amplify, local size 8×8).
 const GROUP: u32 = 8;
+/// Invocations per tiles.amplify.fallback workgroup (`common/amplify.glsl` FALLBACK_GROUP).
+const FALLBACK_GROUP: u32 = 64;
 
 /// The buffers both passes read: the ETOPO grids and the amplified jobs' list.
 pub(super) struct Grids {
@@ -33,9 +41,21 @@ struct AmplifyPush {
     radius: f64,
 }
 
-/// Records `tiles.amplify.patch` then `tiles.amplify` for the `jobs` amplified jobs of the
-/// list in `grids` into `out`.
+/// Records `tiles.amplify.fallback.reset`, `tiles.amplify.patch`, `tiles.amplify` and
+/// `tiles.amplify.fallback` for the `jobs` amplified jobs of the list in `grids` into `out`.
 pub(super) fn record(g: &mut Graph<'_>, grids: Grids, jobs: u32, body: Body, out: &mut BufferRef) {
+    let push = AmplifyPush {
+        radius: body.radius,
+    };
+    // The fallback list: an indirect dispatch (x, y, z), the entry count, the entries.
+    let entries = FALLBACK_PER_JOB * jobs as u64;
+    let mut fallback = g.create_buffer("tiles.amplify.fallback", BufferDesc::gpu(16 + 4 * entries));
+    let reset: [u32; 4] = [0, 1, 1, 0];
+    g.transfer("tiles.amplify.fallback.reset").update(
+        &mut fallback,
+        0,
+        bytemuck::cast_slice(&reset),
+    );
     let floats = (PATCH_W * PATCH_W) as u64 * jobs as u64;
     let mut patch = g.create_buffer("tiles.amplify.patch", BufferDesc::gpu(4 * floats));
     let pg = PATCH_W.div_ceil(GROUP);
@@ -47,15 +67,22 @@ pub(super) fn record(g: &mut Graph<'_>, grids: Grids, jobs: u32, body: Body, out
         .dispatch([pg, pg, jobs]);
     let groups = crate::params::TILE_STRIDE.div_ceil(GROUP);
     g.compute("tiles.amplify", &shaders::TILES_AMPLIFY)
+        .read("batch", grids.list)
+        .read("l9patch", patch)
+        .write("heights", out)
+        .write("fallback", &mut fallback)
+        .push(&push)
+        .dispatch([groups, groups, jobs]);
+    g.compute("tiles.amplify.fallback", &shaders::TILES_AMPLIFY_FALLBACK)
         .read("etopo", grids.etopo)
         .read("relief", grids.relief)
         .read("batch", grids.list)
         .read("l9patch", patch)
+        .read("fallback", fallback)
         .write("heights", out)
-        .push(&AmplifyPush {
-            radius: body.radius,
-        })
-        .dispatch([groups, groups, jobs]);
+        .push(&push)
+        .dispatch_indirect(fallback, 0);
+    debug_assert_eq!(FALLBACK_GROUP, 64);
 }
 
 #[cfg(test)]
