@@ -58,7 +58,8 @@ void select_job(uint z, DeriveJob job) {
     p_base = z * uint(PATCH_W * PATCH_W);
 }
 
-// Invocations per tiles.amplify.fallback workgroup (engine::earth::gpu_amplify).
+// Invocations per tiles.amplify.fallback workgroup (its local_size_x): the host dispatches it
+// indirectly, from the group count tiles.amplify writes.
 const uint FALLBACK_GROUP = 64u;
 
 #endif

@@ -279,12 +279,7 @@ double detail(uint level, uint face, dvec3 dir, Stencil s) {
         d += clamp(band, -cap, cap);
         bound += cap;
     }
-    precise double x = h0 / bound;
-    precise double fade = 1.0lf;
-    if (x < 2.0lf) {
-        fade = max(x - 0.25lf * x * x, 0.0lf);
-    }
-    precise double h = h0 + fade * d;
+    precise double h = h0 + shore_fade(h0 / bound) * d;
     if (level >= FIRST_ROCK_LEVEL) {
         h += rock_height(face, dir);
     }

@@ -56,6 +56,41 @@ fn run_batch(
     (h, ms)
 }
 
+/// One job per tile, output index = position.
+fn jobs(tiles: &[TileId]) -> Vec<DeriveJob> {
+    let job = |(k, &tile): (usize, &TileId)| DeriveJob {
+        tile,
+        out_index: k as u32,
+    };
+    tiles.iter().enumerate().map(job).collect()
+}
+
+/// `n` tiles from `base`, four to a row.
+fn block(base: TileId, n: u32) -> Vec<TileId> {
+    let tile = |k| TileId::new(base.level, base.face, base.x + k % 4, base.y + k / 4);
+    (0..n).map(tile).collect()
+}
+
+fn env_or(name: &str, default: u32) -> u32 {
+    std::env::var(name)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+/// `f` of every tile, in order, on two threads (the machine's cores).
+fn on_two_threads<T: Send>(tiles: &[TileId], f: impl Fn(TileId) -> T + Sync) -> Vec<T> {
+    std::thread::scope(|s| {
+        let (a, b) = tiles.split_at(tiles.len() / 2);
+        let f = &f;
+        let h = s.spawn(move || a.iter().map(|&t| f(t)).collect::<Vec<_>>());
+        let rest: Vec<T> = b.iter().map(|&t| f(t)).collect();
+        let mut all = h.join().expect("cpu thread");
+        all.extend(rest);
+        all
+    })
+}
+
 const DERIVE: &[&str] = &["tiles.derive"];
 
 /// The tile of `level` holding (lat, lon).
@@ -153,14 +188,7 @@ fn gpu_tiles_equal_the_cpu_derivation() {
         TileId::new(1, Face(1), 0, 1), // every L1 tile touches a cube corner
         TileId::new(0, Face(3), 0, 0),
     ];
-    let jobs: Vec<DeriveJob> = tiles
-        .iter()
-        .enumerate()
-        .map(|(k, &tile)| DeriveJob {
-            tile,
-            out_index: k as u32,
-        })
-        .collect();
+    let jobs = jobs(&tiles);
 
     let mut gpu = Gpu::new();
     let mut derive = GpuTiles::new(&gpu.ctx, src).unwrap();
@@ -175,16 +203,8 @@ fn gpu_tiles_equal_the_cpu_derivation() {
         "the same batch twice differs"
     );
 
-    // CPU reference, two threads (the machine's cores).
-    let cpu: Vec<Tile> = std::thread::scope(|s| {
-        let half = tiles.len() / 2;
-        let (a, b) = tiles.split_at(half);
-        let h = s.spawn(move || a.iter().map(|&t| cpu_tile(src, t)).collect::<Vec<_>>());
-        let mut rest: Vec<Tile> = b.iter().map(|&t| cpu_tile(src, t)).collect();
-        let mut all = h.join().expect("cpu thread");
-        all.append(&mut rest);
-        all
-    });
+    // CPU reference.
+    let cpu = on_two_threads(&tiles, |t| cpu_tile(src, t));
 
     let n = JOB_FLOATS as usize;
     let mut worst = 0f32;
@@ -206,17 +226,9 @@ fn gpu_tiles_equal_the_cpu_derivation() {
 #[test]
 #[ignore]
 fn derive_throughput() {
-    let n: u32 = std::env::var("DERIVE_TILES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(8);
+    let n = env_or("DERIVE_TILES", 8);
     let base = tile_at(9, 28.0, 86.0);
-    let jobs: Vec<DeriveJob> = (0..n)
-        .map(|k| DeriveJob {
-            tile: TileId::new(9, base.face, base.x + k % 4, base.y + k / 4),
-            out_index: k,
-        })
-        .collect();
+    let jobs = jobs(&block(base, n));
     let mut gpu = Gpu::new();
     let mut derive = GpuTiles::new(&gpu.ctx, source()).unwrap();
     run_batch(&mut gpu, &mut derive, &jobs[..1], DERIVE); // upload and pipeline build
@@ -263,14 +275,7 @@ fn gpu_amplified_tiles_match_the_cpu() {
         across,
         TileId::new(13, Face(0), 8191, 8191),
     ];
-    let jobs: Vec<DeriveJob> = tiles
-        .iter()
-        .enumerate()
-        .map(|(k, &tile)| DeriveJob {
-            tile,
-            out_index: k as u32,
-        })
-        .collect();
+    let jobs = jobs(&tiles);
     let mut gpu = Gpu::new();
     let mut gt = GpuTiles::new(&gpu.ctx, source()).unwrap();
     let t0 = std::time::Instant::now();
@@ -289,14 +294,7 @@ fn gpu_amplified_tiles_match_the_cpu() {
 
     // CPU reference: the oracle amplifies from its stored L9 tiles, two threads.
     let oracle = &planetfall_tests::earth_source().oracle;
-    let cpu: Vec<Arc<Tile>> = std::thread::scope(|s| {
-        let (a, b) = tiles.split_at(tiles.len() / 2);
-        let h = s.spawn(move || a.iter().map(|&t| oracle.get(t)).collect::<Vec<_>>());
-        let mut rest: Vec<Arc<Tile>> = b.iter().map(|&t| oracle.get(t)).collect();
-        let mut all = h.join().expect("cpu thread");
-        all.append(&mut rest);
-        all
-    });
+    let cpu = on_two_threads(&tiles, |t| oracle.get(t));
     let n = JOB_FLOATS as usize;
     let (mut equal, mut worst) = (0, 0f32);
     for (k, (tile, id)) in cpu.iter().zip(&tiles).enumerate() {
@@ -314,31 +312,21 @@ fn gpu_amplified_tiles_match_the_cpu() {
 }
 
 /// Amplified throughput on this device: `AMPLIFY_TILES` (default 4) tiles of each level
-/// class around the Khumbu (`AMPLIFY_LEVEL` picks one), GPU timestamps of the two passes.
+/// class around the Khumbu (`AMPLIFY_LEVEL` picks one), GPU timestamps of the three passes.
 /// `cargo test -p planetfall-tests --test gpu_tiles amplify_throughput -- --ignored --nocapture`
 #[test]
 #[ignore]
 fn amplify_throughput() {
-    let n: u32 = std::env::var("AMPLIFY_TILES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(4);
+    let n = env_or("AMPLIFY_TILES", 4);
     let mut gpu = Gpu::new();
     let mut gt = GpuTiles::new(&gpu.ctx, source()).unwrap();
-    let only: Option<u8> = std::env::var("AMPLIFY_LEVEL")
-        .ok()
-        .and_then(|s| s.parse().ok());
+    let only = env_or("AMPLIFY_LEVEL", 0);
     for (class, level) in [("L10 (cubic)", 10), ("L13 (bands, rocks)", 13), ("L18", 18)] {
-        if only.is_some_and(|l| l != level) {
+        if only != 0 && only != level as u32 {
             continue;
         }
         let base = tile_at(level, 27.90, 86.83);
-        let jobs: Vec<DeriveJob> = (0..n)
-            .map(|k| DeriveJob {
-                tile: TileId::new(level, base.face, base.x + k % 4, base.y + k / 4),
-                out_index: k,
-            })
-            .collect();
+        let jobs = jobs(&block(base, n));
         run_batch(&mut gpu, &mut gt, &jobs[..1], AMPLIFY); // upload and pipeline build
         let (_, ms) = run_batch(&mut gpu, &mut gt, &jobs, AMPLIFY);
         println!(

@@ -5,9 +5,9 @@
 // mean of the three owners' f32 heights in f64, rounded once), with the L9 samples from the
 // patch where it holds them and derived on the spot (L9Tiles::l9) where it does not.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
-layout(local_size_x = 64) in;
-
 #include "common/amplify.glsl"
+
+layout(local_size_x = FALLBACK_GROUP) in;
 
 layout(std430, set = 0, binding = 3) writeonly buffer Heights { float v[]; } heights;
 layout(std430, set = 0, binding = 4) readonly buffer L9Patch { float v[]; } l9patch;
