@@ -230,6 +230,15 @@ double tan_of(uint level, int index) {
     return f64_tan(x);
 }
 
+// bands.rs shore_fade: x − x²/4 below 2, 1 beyond (land never becomes water).
+double shore_fade(double x) {
+    precise double f = 1.0lf;
+    if (x < 2.0lf) {
+        f = max(x - 0.25lf * x * x, 0.0lf);
+    }
+    return f;
+}
+
 // Unquantised height (metres) at level ≥ 2; water when the reconstruction is below 0.
 double derived_height(dvec3 dir, uint level, out bool water) {
     precise double lat = f64_asin(clamp(dir.z, -1.0lf, 1.0lf)) * F64_DEG_PER_RAD;
@@ -253,12 +262,7 @@ double derived_height(dvec3 dir, uint level, out bool water) {
         sum += amp * n;
         bound += amp;
     }
-    precise double x = r / bound;
-    precise double f = 1.0lf;
-    if (x < 2.0lf) {
-        f = max(x - 0.25lf * x * x, 0.0lf);
-    }
-    precise double h = r + f * sum;
+    precise double h = r + shore_fade(r / bound) * sum;
     return h;
 }
 

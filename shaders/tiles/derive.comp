@@ -10,40 +10,9 @@
 layout(local_size_x = 8, local_size_y = 8) in;
 
 #include "common/earth.glsl"
+#include "common/canonical.glsl"
 
 layout(std430, set = 0, binding = 3) writeonly buffer Heights { float v[]; } heights;
-
-// Face axes as integers, for the folding (cube.rs FACE_AXES).
-ivec3 face_axis(uint f) { return ivec3(FACE_AXIS[f]); }
-ivec3 face_u(uint f) { return ivec3(FACE_U[f]); }
-ivec3 face_v(uint f) { return ivec3(FACE_V[f]); }
-
-uint face_with_axis(ivec3 d) {
-    uint idx = d.x != 0 ? 0u : (d.y != 0 ? 1u : 2u);
-    int s = d.x + d.y + d.z;
-    return 2u * idx + (s < 0 ? 1u : 0u);
-}
-
-int idot(ivec3 a, ivec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-
-// planet/tile.rs `fold`: one step across the edge of `face` that `index` (along u when
-// `along_u`, else v) has crossed; returns (face, I, J) on the neighbour.
-ivec3 fold(uint face, bool along_u, int index, int other, int n) {
-    ivec3 cross_axis = along_u ? face_u(face) : face_v(face);
-    ivec3 along_axis = along_u ? face_v(face) : face_u(face);
-    int k = index >= n ? index - n : -1 - index;
-    uint g = face_with_axis(index >= n ? cross_axis : -cross_axis);
-    ivec3 fa = face_axis(face);
-    int fa_gu = idot(fa, face_u(g));
-    if (fa_gu != 0) {
-        int a = fa_gu > 0 ? n - 1 - k : k;
-        int b = idot(along_axis, face_v(g)) > 0 ? other : n - 1 - other;
-        return ivec3(int(g), a, b);
-    }
-    int a = idot(along_axis, face_u(g)) > 0 ? other : n - 1 - other;
-    int b = idot(fa, face_v(g)) > 0 ? n - 1 - k : k;
-    return ivec3(int(g), a, b);
-}
 
 // The stored value of on-face sample (I, J) at any level ≤ 9 (owned_sample): derived at
 // L2–L9; at L1 the mean of its four L2 samples, ((a + b) + (c + d)) / 4, quantised; at L0 the
@@ -82,30 +51,8 @@ float owned_sample(uint level, uint face, int i, int j) {
 // Source::sample: face-global (I, J), folded onto the owning face; beyond a cube corner the
 // mean of the three faces' corner samples, summed in ascending face order.
 float sample_at(uint level, uint face, int i, int j) {
-    int n = int(TILE_SAMPLES) << level;
-    bool iu = i >= 0 && i < n;
-    bool jv = j >= 0 && j < n;
     ivec3 t[3];
-    int count = 1;
-    if (iu && jv) {
-        t[0] = ivec3(int(face), i, j);
-    } else if (!iu && jv) {
-        t[0] = fold(face, true, i, j, n);
-    } else if (iu && !jv) {
-        t[0] = fold(face, false, j, i, n);
-    } else {
-        int ci = i >= n ? n - 1 : 0;
-        int cj = j >= n ? n - 1 : 0;
-        t[0] = ivec3(int(face), ci, cj);
-        t[1] = fold(face, true, i >= n ? n : -1, cj, n);
-        t[2] = fold(face, false, j >= n ? n : -1, ci, n);
-        // Sort the three (distinct) faces ascending.
-        ivec3 s;
-        if (t[1].x < t[0].x) { s = t[0]; t[0] = t[1]; t[1] = s; }
-        if (t[2].x < t[1].x) { s = t[1]; t[1] = t[2]; t[2] = s; }
-        if (t[1].x < t[0].x) { s = t[0]; t[0] = t[1]; t[1] = s; }
-        count = 3;
-    }
+    int count = canonical_sample(level, face, i, j, t);
     precise double v[3];
     for (int k = 0; k < count; k++) {
         v[k] = double(owned_sample(level, uint(t[k].x), t[k].y, t[k].z));

@@ -1,13 +1,15 @@
-//! The derived levels L0–L9 made on the GPU (`tiles.derive`, `shaders/tiles/derive.comp`),
-//! bit for bit the tiles `Source::derive_tile` makes: the same f64 operations in the same order
-//! (`earth::fmath` for the trigonometry GLSL lacks). [`GpuDerive`] owns the ETOPO grid and its
-//! relief grid on the GPU (f32, uploaded once by the first graph that declares the node) and
-//! declares the node for a batch of jobs into any buffer of 520×520 f32 heights per job, so
-//! the same node can later write atlas pages.
+//! Earth tiles made on the GPU, any level L0–L18. The derived levels L0–L9 (`tiles.derive`,
+//! `shaders/tiles/derive.comp`) are bit for bit the tiles `Source::derive_tile` makes: the same
+//! f64 operations in the same order (`earth::fmath` for the trigonometry GLSL lacks); the
+//! amplified levels L10–L18 are `earth::gpu_amplify`. [`GpuTiles`] owns the ETOPO grid and its
+//! relief grid on the GPU (f32, uploaded once by the first graph that declares a node) and
+//! declares the nodes for a batch of jobs into any buffer of 520×520 f32 heights per job, so
+//! the same nodes can later write atlas pages.
 
 use super::derive::Source;
-use crate::params::TILE_STRIDE;
-use crate::planet::TileId;
+use super::gpu_amplify::{self, MAX_AMPLIFY_JOBS};
+use crate::params::{LAST_STORED_LEVEL, TILE_STRIDE};
+use crate::planet::{Body, TileId};
 use framegraph::{BufferDesc, BufferRef, Context, GpuBuffer, Graph};
 
 /// Floats one job writes: 520×520 samples, aprons included.
@@ -19,7 +21,7 @@ const JOB_BYTES: usize = std::mem::size_of::<JobRecord>();
 const GROUP: u32 = 8;
 
 #[derive(Debug, thiserror::Error)]
-pub enum GpuDeriveError {
+pub enum GpuTilesError {
     #[error(
         "device `{device}` lacks shaderFloat64, which the GPU tile derivation (tiles.derive) \
          needs to compute the CPU's f64 samples bit for bit"
@@ -33,6 +35,8 @@ pub enum GpuDeriveError {
     },
     #[error("a tiles.derive batch holds 1..={MAX_JOBS} jobs, not {0}")]
     BatchSize(usize),
+    #[error("a batch holds at most {MAX_AMPLIFY_JOBS} amplified (L10–L18) jobs, not {0}")]
+    AmplifyBatchSize(usize),
     #[error("job for {tile} writes output index {index}, beyond the {capacity} tiles of the output buffer")]
     OutputIndex {
         tile: TileId,
@@ -82,28 +86,29 @@ struct JobRecord {
 }
 
 /// The ETOPO grids on the GPU and the `tiles.derive` node over them.
-pub struct GpuDerive {
+pub struct GpuTiles {
     etopo: GpuBuffer,
     relief: GpuBuffer,
     /// Host copies of both grids until the upload has run (`release_staging`).
     staging: Option<[GpuBuffer; 2]>,
     uploaded: bool,
     header: DeriveHeader,
+    body: Body,
 }
 
-impl GpuDerive {
+impl GpuTiles {
     /// Puts `src`'s height and relief grids (f32, 37 MB each for ETOPO5) in GPU buffers; the
-    /// copy itself runs in the first graph [`GpuDerive::declare`] builds.
-    pub fn new(ctx: &Context, src: &Source) -> Result<GpuDerive, GpuDeriveError> {
+    /// copy itself runs in the first graph [`GpuTiles::declare`] builds.
+    pub fn new(ctx: &Context, src: &Source) -> Result<GpuTiles, GpuTilesError> {
         if !ctx.info.shader_float64 {
-            return Err(GpuDeriveError::NoFloat64 {
+            return Err(GpuTilesError::NoFloat64 {
                 device: ctx.info.name.clone(),
             });
         }
         let e = &src.etopo;
         let bytes = (e.data.len() * 4) as u64;
         if bytes > ctx.info.max_storage_buffer_range {
-            return Err(GpuDeriveError::TooLarge {
+            return Err(GpuTilesError::TooLarge {
                 what: "the ETOPO grid",
                 bytes,
                 max: ctx.info.max_storage_buffer_range,
@@ -139,12 +144,13 @@ impl GpuDerive {
         };
         let [relief, etopo] = [gpu.pop(), gpu.pop()].map(|b| b.expect("two grids"));
         let [s_relief, s_etopo] = [staging.pop(), staging.pop()].map(|b| b.expect("two grids"));
-        Ok(GpuDerive {
+        Ok(GpuTiles {
             etopo,
             relief,
             staging: Some([s_etopo, s_relief]),
             uploaded: false,
             header,
+            body: src.body,
         })
     }
 
@@ -153,26 +159,32 @@ impl GpuDerive {
         self.etopo.desc.size + self.relief.desc.size
     }
 
-    /// Declares `tiles.derive` for `jobs` into `out` (f32, [`JOB_FLOATS`] per output index;
-    /// the caller sizes it), preceded the first time by `tiles.derive.upload` (the grids) and
-    /// every time by `tiles.derive.jobs` (the job list). One dispatch: 65×65 workgroups of 8×8
-    /// samples per job.
+    /// Declares the nodes that make `jobs` (any levels) into `out` (f32, [`JOB_FLOATS`] per
+    /// output index; the caller sizes it), in this order: `tiles.derive.upload` (the grids,
+    /// the first time only); for the derived jobs `tiles.derive.jobs` (the job list) and
+    /// `tiles.derive` (65×65 workgroups of 8×8 samples per job); for the amplified jobs the
+    /// passes of `gpu_amplify::record`.
     pub fn declare(
         &mut self,
         g: &mut Graph<'_>,
         jobs: &[DeriveJob],
         out: &mut BufferRef,
         out_capacity: u64,
-    ) -> Result<(), GpuDeriveError> {
+    ) -> Result<(), GpuTilesError> {
         if jobs.is_empty() || jobs.len() > MAX_JOBS {
-            return Err(GpuDeriveError::BatchSize(jobs.len()));
+            return Err(GpuTilesError::BatchSize(jobs.len()));
         }
         if let Some(j) = jobs.iter().find(|j| j.out_index as u64 >= out_capacity) {
-            return Err(GpuDeriveError::OutputIndex {
+            return Err(GpuTilesError::OutputIndex {
                 tile: j.tile,
                 index: j.out_index,
                 capacity: out_capacity,
             });
+        }
+        let (derived, amplified): (Vec<DeriveJob>, Vec<DeriveJob>) =
+            jobs.iter().partition(|j| j.tile.level <= LAST_STORED_LEVEL);
+        if amplified.len() > MAX_AMPLIFY_JOBS {
+            return Err(GpuTilesError::AmplifyBatchSize(amplified.len()));
         }
         let mut etopo = g.import_buffer(&self.etopo);
         let mut relief = g.import_buffer(&self.relief);
@@ -185,6 +197,31 @@ impl GpuDerive {
                 .copy_buffer(sr, &mut relief, 0, 0, size);
             self.uploaded = true;
         }
+        if !derived.is_empty() {
+            let list = self.job_list(g, "tiles.derive.jobs", &derived);
+            let groups = TILE_STRIDE.div_ceil(GROUP);
+            g.compute("tiles.derive", &shaders::TILES_DERIVE)
+                .read("etopo", etopo)
+                .read("relief", relief)
+                .read("batch", list)
+                .write("heights", out)
+                .dispatch([groups, groups, derived.len() as u32]);
+        }
+        if !amplified.is_empty() {
+            let list = self.job_list(g, "tiles.amplify.jobs", &amplified);
+            let grids = gpu_amplify::Grids {
+                etopo,
+                relief,
+                list,
+            };
+            gpu_amplify::record(g, grids, amplified.len() as u32, self.body, out);
+        }
+        Ok(())
+    }
+
+    /// The batch header and job records (`earth.glsl` `Jobs`), as a buffer filled by a
+    /// transfer node named `name`.
+    fn job_list(&self, g: &mut Graph<'_>, name: &str, jobs: &[DeriveJob]) -> BufferRef {
         let header = DeriveHeader {
             job_count: jobs.len() as u32,
             ..self.header
@@ -203,16 +240,9 @@ impl GpuDerive {
         // vkCmdUpdateBuffer takes whole words; the records are 20 bytes, so this is a no-op
         // kept for the invariant.
         bytes.resize(bytes.len().next_multiple_of(4), 0);
-        let mut list = g.create_buffer("tiles.derive.jobs", BufferDesc::gpu(bytes.len() as u64));
-        g.transfer("tiles.derive.jobs").update(&mut list, 0, &bytes);
-        let groups = TILE_STRIDE.div_ceil(GROUP);
-        g.compute("tiles.derive", &shaders::TILES_DERIVE)
-            .read("etopo", etopo)
-            .read("relief", relief)
-            .read("batch", list)
-            .write("heights", out)
-            .dispatch([groups, groups, jobs.len() as u32]);
-        Ok(())
+        let mut list = g.create_buffer(name, BufferDesc::gpu(bytes.len() as u64));
+        g.transfer(name).update(&mut list, 0, &bytes);
+        list
     }
 
     /// Frees the host copies of the grids; call once a frame with the upload has completed.

@@ -9,6 +9,7 @@ pub mod derive;
 pub mod etopo;
 pub mod fmath;
 pub mod gpu;
+pub mod gpu_amplify;
 pub mod netcdf;
 #[cfg(test)]
 mod netcdf_fuzz;

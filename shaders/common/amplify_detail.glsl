@@ -1,0 +1,296 @@
+// The amplified height (engine/src/earth/amplify.rs `amplified` and what it calls), operation
+// for operation in f64: every double `precise`, so nothing is contracted into an fma, sums in
+// the Rust's order. The including shader defines `double l9(uint face, int i, int j)` (where
+// its L9 samples come from) and the push constant `pc.radius` before including this.
+#ifndef AMPLIFY_DETAIL_GLSL
+#define AMPLIFY_DETAIL_GLSL
+
+// amplify.rs constants (see there for why each).
+const uint FIRST_BAND_LEVEL = 11u;
+const uint LAST_BAND_LEVEL = 15u;
+const uint LAST_GULLY_LEVEL = 13u;
+const uint FIRST_TALUS_LEVEL = 12u;
+const uint LAST_TERRACE_LEVEL = 13u;
+const double TERRACE_PERIOD_TEXELS = 6.0lf;
+const uint FIRST_ROCK_LEVEL = 13u;
+const double BAND_WAVELENGTH_TEXELS = 3.0lf;
+const double BAND_AMPLITUDE = 0.10lf;
+const double BAND_CAP = 0.30lf;
+const double FULL_SLOPE = 0.3lf;
+const double FLAT_WEIGHT = 0.3lf;
+const double CURVATURE_LAPLACIAN_TEXELS = 0.25lf;
+const double REGION_CELL_M = 20000.0lf;
+const double GULLY_STRETCH = 4.0lf;
+const double ROCK_CELL_M = 8.0lf;
+const double ROCK_OCCUPANCY = 0.35lf;
+const double ROCK_MIN_GROUND_M = 2.0lf;
+const double ROCK_MAX_SLOPE = 1.0lf;
+const double RIDGE_MEAN = 0.56lf;
+const uint64_t SEED_REGION = 0xa5a50001ul;
+const uint64_t SEED_WET = 0xa5a50002ul;
+const uint64_t SEED_BEDDING = 0xa5a50003ul;
+const uint64_t SEED_ROCK = 0xa5a50004ul;
+
+double texel(uint level) {
+    precise double t = batch.texel0 / double(1ul << level);
+    return t;
+}
+
+// glam's dot: (x·x' + y·y') + z·z'.
+double dot3(dvec3 a, dvec3 b) {
+    precise double d = a.x * b.x + a.y * b.y + a.z * b.z;
+    return d;
+}
+
+double smoothstep_d(double e0, double e1, double x) {
+    precise double t = clamp((x - e0) / (e1 - e0), 0.0lf, 1.0lf);
+    precise double s = t * t * (3.0lf - 2.0lf * t);
+    return s;
+}
+
+// The 4×4 L9 samples around a point (h[row·4 + col]) and its fractions in the centre cell.
+struct Stencil {
+    double h[16];
+    double fx;
+    double fy;
+    int i0;
+    int j0;
+};
+
+Stencil stencil(uint face, double x, double y) {
+    Stencil s;
+    precise double ci = floor(x);
+    precise double cj = floor(y);
+    s.i0 = int(ci) - 1;
+    s.j0 = int(cj) - 1;
+    for (int k = 0; k < 16; k++) {
+        s.h[k] = l9(face, s.i0 + (k & 3), s.j0 + (k >> 2));
+    }
+    precise double fx = x - ci;
+    precise double fy = y - cj;
+    s.fx = fx;
+    s.fy = fy;
+    return s;
+}
+
+// amplify.rs base: h0, gradient (x, y) and Laplacian (z), bilinear between the centre nodes.
+dvec4 base(Stencil s) {
+    precise double rows[4];
+    for (int r = 0; r < 4; r++) {
+        rows[r] = monotone_cubic(s.h[r * 4], s.h[r * 4 + 1], s.h[r * 4 + 2], s.h[r * 4 + 3], s.fx);
+    }
+    precise double h0 = monotone_cubic(rows[0], rows[1], rows[2], rows[3], s.fy);
+    precise dvec3 nd[4];
+    for (int k = 0; k < 4; k++) {
+        int r = 1 + (k >> 1);
+        int c = 1 + (k & 1);
+        precise double gx = (s.h[r * 4 + c + 1] - s.h[r * 4 + c - 1]) * 0.5lf;
+        precise double gy = (s.h[(r + 1) * 4 + c] - s.h[(r - 1) * 4 + c]) * 0.5lf;
+        precise double lap = (s.h[r * 4 + c - 1] + s.h[r * 4 + c + 1])
+            + (s.h[(r - 1) * 4 + c] + s.h[(r + 1) * 4 + c]) - 4.0lf * s.h[r * 4 + c];
+        nd[k] = dvec3(gx, gy, lap);
+    }
+    precise dvec3 lo = nd[0] + (nd[1] - nd[0]) * s.fx;
+    precise dvec3 hi = nd[2] + (nd[3] - nd[2]) * s.fx;
+    precise dvec3 g = lo + (hi - lo) * s.fy;
+    return dvec4(h0, g);
+}
+
+double wet_belt(double z2) {
+    precise double w = 1.0lf - 0.85lf * smoothstep_d(0.0lf, 0.22lf, z2)
+        + 0.65lf * smoothstep_d(0.22lf, 0.6lf, z2) - 0.45lf * smoothstep_d(0.75lf, 1.0lf, z2);
+    return w;
+}
+
+double terrace(double x) {
+    precise double f = x - floor(x);
+    precise double t = smoothstep_d(0.7lf, 1.0lf, f) - f + 0.35lf;
+    return t;
+}
+
+// rock_in_cell: centre direction (xyz) and radius (w); height through `height`. False: empty.
+bool rock_in_cell(int64_t x, int64_t y, int64_t z, out dvec4 rock, out double height) {
+    uint64_t h = hash3(x, y, z, SEED_ROCK);
+    precise double u[5];
+    for (int k = 0; k < 5; k++) {
+        u[k] = double((h >> uint64_t(k * 12)) & 0xffful) / 4096.0lf;
+    }
+    if (u[0] >= ROCK_OCCUPANCY) {
+        return false;
+    }
+    precise dvec3 c = (dvec3(double(x), double(y), double(z)) + dvec3(u[1], u[2], u[3])) * ROCK_CELL_M;
+    precise double len = sqrt(dot3(c, c));
+    precise double inv = 1.0lf / len;
+    precise dvec3 n = c * inv;
+    precise double radius = ROCK_CELL_M * (0.08lf + 0.17lf * u[4]);
+    precise double hh = radius * (0.4lf + 0.5lf * (double(h >> 60ul) / 16.0lf));
+    rock = dvec4(n, radius);
+    height = hh;
+    return true;
+}
+
+// face_coord: atan2(dir·axis, dir·face axis) / (π/4), extended beyond the face edge.
+double face_coord(dvec3 dir, uint face, dvec3 axis) {
+    precise double a = f64_atan2(dot3(dir, axis), dot3(dir, dvec3(FACE_AXIS[face])));
+    precise double c = a / FRAC_PI_4_D;
+    return c;
+}
+
+// rock_accepted: the L9 surface at the rock's centre, bilinear, ≥ 2 m above the datum and
+// flatter than slope 1.
+bool rock_accepted(uint face, dvec3 centre) {
+    precise double n9 = double(int(TILE_SAMPLES) << LAST_STORED_LEVEL);
+    precise double su = face_coord(centre, face, dvec3(FACE_U[face]));
+    precise double sv = face_coord(centre, face, dvec3(FACE_V[face]));
+    precise double x = ((su + 1.0lf) * n9 - 1.0lf) * 0.5lf;
+    precise double y = ((sv + 1.0lf) * n9 - 1.0lf) * 0.5lf;
+    precise double ci = floor(x);
+    precise double cj = floor(y);
+    precise double fx = x - ci;
+    precise double fy = y - cj;
+    precise double q[4];
+    for (int k = 0; k < 4; k++) {
+        q[k] = l9(face, int(ci) + (k & 1), int(cj) + (k >> 1));
+    }
+    for (int k = 0; k < 4; k++) {
+        if (q[k] < ROCK_MIN_GROUND_M) {
+            return false;
+        }
+    }
+    precise double lo = q[0] + (q[1] - q[0]) * fx;
+    precise double hi = q[2] + (q[3] - q[2]) * fx;
+    precise double gx = (q[1] - q[0]) + ((q[3] - q[2]) - (q[1] - q[0])) * fy;
+    precise double gy = hi - lo;
+    precise double ground = lo + gy * fy;
+    precise double slope = sqrt(gx * gx + gy * gy);
+    precise double max_slope = ROCK_MAX_SLOPE * texel(LAST_STORED_LEVEL);
+    return ground >= ROCK_MIN_GROUND_M && slope < max_slope;
+}
+
+// rock_height: the tallest accepted rock covering `dir` (rocks never stack).
+double rock_height(uint face, dvec3 dir) {
+    precise dvec3 p = dir * pc.radius / ROCK_CELL_M;
+    precise dvec3 c = floor(p);
+    precise double top = 0.0lf;
+    for (int k = 0; k < 27; k++) {
+        int64_t x = int64_t(c.x) + int64_t(k % 3 - 1);
+        int64_t y = int64_t(c.y) + int64_t((k / 3) % 3 - 1);
+        int64_t z = int64_t(c.z) + int64_t(k / 9 - 1);
+        dvec4 rock;
+        double height;
+        if (!rock_in_cell(x, y, z, rock, height)) {
+            continue;
+        }
+        precise dvec3 off = dir - rock.xyz;
+        precise double d = sqrt(dot3(off, off)) * pc.radius;
+        if (d >= rock.w || height <= top) {
+            continue;
+        }
+        precise double q = d / rock.w;
+        precise double bump = height * sqrt(1.0lf - q * q);
+        if (bump > top && rock_accepted(face, rock.xyz)) {
+            top = bump;
+        }
+    }
+    return top;
+}
+
+// gully: valley noise stretched along each centre node's fall line, blended bilinearly.
+double gully(uint face, Stencil s, dvec3 p, uint k) {
+    uint64_t seed = mix64(0x6a110000ul + uint64_t(k));
+    dvec3 fu = dvec3(FACE_U[face]);
+    dvec3 fv = dvec3(FACE_V[face]);
+    precise double sum = 0.0lf;
+    for (int m = 0; m < 4; m++) {
+        int r = 1 + (m >> 1);
+        int c = 1 + (m & 1);
+        precise double wx = (m & 1) == 1 ? s.fx : 1.0lf - s.fx;
+        precise double wy = (m >> 1) == 1 ? s.fy : 1.0lf - s.fy;
+        precise double w = wx * wy;
+        precise double gx = (s.h[r * 4 + c + 1] - s.h[r * 4 + c - 1]) * 0.5lf;
+        precise double gy = (s.h[(r + 1) * 4 + c] - s.h[(r - 1) * 4 + c]) * 0.5lf;
+        dvec3 node = dir_from_tans(face, tan_of(LAST_STORED_LEVEL, s.i0 + c),
+            tan_of(LAST_STORED_LEVEL, s.j0 + r));
+        precise dvec3 down = -(gx * fu + gy * fv);
+        precise dvec3 fall = down - dot3(down, node) * node;
+        precise double len = sqrt(dot3(fall, fall));
+        precise dvec3 q = p;
+        if (len > 1e-9lf) {
+            precise dvec3 f = fall / len;
+            q = p - (1.0lf - 1.0lf / GULLY_STRETCH) * dot3(p, f) * f;
+        }
+        precise double n = perlin(q, seed);
+        sum += w * (2.0lf * abs(n) - 1.0lf + RIDGE_MEAN);
+    }
+    return sum;
+}
+
+// detail: the amplified height at `dir` from its stencil (TERRAIN.md §6).
+double detail(uint level, uint face, dvec3 dir, Stencil s) {
+    dvec4 b = base(s);
+    precise double h0 = b.x;
+    if (h0 < 0.0lf || level < FIRST_BAND_LEVEL) {
+        return h0;
+    }
+    precise double t9 = texel(LAST_STORED_LEVEL);
+    precise double slope = sqrt(b.y * b.y + b.z * b.z) / t9;
+    precise double curv = clamp(-b.w / (CURVATURE_LAPLACIAN_TEXELS * t9), -1.0lf, 1.0lf);
+    precise dvec3 region_p = dir * (pc.radius / REGION_CELL_M);
+    // The three 20 km fields in one loop (one inlined copy of perlin).
+    precise double field[3];
+    for (int k = 0; k < 3; k++) {
+        field[k] = perlin(region_p, k == 0 ? SEED_REGION : (k == 1 ? SEED_WET : SEED_BEDDING));
+    }
+    precise double region = field[0];
+    precise double z2 = dir.z * dir.z;
+    precise double wet = clamp(wet_belt(z2) + 0.3lf * field[1], 0.0lf, 1.0lf);
+    precise double temp = 28.0lf - 42.0lf * z2 - 0.0065lf * h0;
+    precise double weight = clamp(slope / FULL_SLOPE, FLAT_WEIGHT, 1.0lf);
+    precise double talus = max(-curv, 0.0lf) * max(smoothstep_d(4.0lf, -4.0lf, temp), 1.0lf - wet);
+    precise double gullies = wet * smoothstep_d(0.3lf, 0.9lf, slope) * smoothstep_d(-2.0lf, 8.0lf, temp);
+    precise double strata = smoothstep_d(0.0lf, 0.4lf, region) * smoothstep_d(0.5lf, 1.2lf, slope);
+    precise double bedding = 40.0lf * field[2];
+    precise double convex = abs(curv);
+    precise double d = 0.0lf;
+    precise double bound = 0.0lf;
+    for (uint k = FIRST_BAND_LEVEL; k <= min(level, LAST_BAND_LEVEL); k++) {
+        precise double lambda = BAND_WAVELENGTH_TEXELS * texel(k);
+        precise double cap = BAND_CAP * lambda;
+        precise double amp = min(BAND_AMPLITUDE * lambda * weight * (1.0lf + 0.35lf * curv)
+            * (0.82lf + 0.42lf * wet), cap);
+        if (k >= FIRST_TALUS_LEVEL) {
+            amp *= 1.0lf - 0.6lf * talus;
+        }
+        precise dvec3 p = dir * (2.0lf * pc.radius / lambda);
+        precise double n = perlin(p, mix64(0xa3b10000ul + uint64_t(k)));
+        precise double ridged = 1.0lf - 2.0lf * abs(n) - RIDGE_MEAN;
+        precise double signed_ridged = curv > 0.0lf ? ridged : -ridged;
+        precise double shape = (1.0lf - convex) * n + convex * signed_ridged;
+        if (k <= LAST_GULLY_LEVEL && gullies > 0.0lf) {
+            precise double g = gully(face, s, p, k);
+            shape = (1.0lf - gullies) * shape + gullies * g;
+        }
+        precise double band = amp * shape;
+        if (k <= LAST_TERRACE_LEVEL && strata > 0.0lf) {
+            precise double period = TERRACE_PERIOD_TEXELS * texel(k);
+            precise double tr = terrace((h0 + bedding) / period);
+            band += strata * tr * period;
+        }
+        d += clamp(band, -cap, cap);
+        bound += cap;
+    }
+    precise double h = h0 + shore_fade(h0 / bound) * d;
+    if (level >= FIRST_ROCK_LEVEL) {
+        h += rock_height(face, dir);
+    }
+    return h;
+}
+
+// amplified: the height of owned sample (a, b) of `face` at `level`, metres.
+double amplified(uint level, uint face, int a, int b) {
+    dvec3 dir = dir_from_tans(face, tan_of(level, a), tan_of(level, b));
+    Stencil s = stencil(face, l9_position(level, a), l9_position(level, b));
+    return detail(level, face, dir, s);
+}
+
+#endif
