@@ -1,12 +1,13 @@
 //! `planetfall supply [--batch N] [--rounds K]`: how fast the GPU makes tiles (TERRAIN.md §5's
 //! supply, per feed class): batches of whole tiles through the generating nodes, timed by the
-//! graph's GPU timestamps, and the host wall time around each submit. The tiles are real
+//! graph's GPU timestamps (every generating node summed), and the host wall time around each submit. The tiles are real
 //! Earth tiles around the Himalaya, so the work per sample is what a flight meets.
 
 use crate::device::GpuArgs;
 use anyhow::{Context as _, Result};
-use engine::earth::gpu::{DeriveJob, GpuDerive, JOB_FLOATS};
+use engine::earth::gpu::{DeriveJob, GpuTiles, JOB_FLOATS};
 use engine::earth::Source;
+use engine::params::{LAST_STORED_LEVEL, MAX_LEVEL};
 use engine::planet::{dir_to_face, latlon_to_dir, Body, TileId};
 use framegraph::{BufferDesc, Executor, GpuBuffer, Graph};
 use std::time::Instant;
@@ -21,7 +22,7 @@ pub struct Args {
     /// Timed batches per class, after one untimed warm-up batch.
     #[arg(long, default_value_t = 8)]
     pub rounds: u32,
-    /// Derived level to make (L0–L9).
+    /// Level to make: L0–L9 derived (`tiles.derive`), L10–L18 amplified (`tiles.amplify.*`).
     #[arg(long, default_value_t = 9)]
     pub level: u8,
     /// ETOPO netCDF file (default: PLANETFALL_ETOPO, then Debian's ferret-datasets path).
@@ -45,11 +46,12 @@ fn tiles(level: u8, batch: u32, round: u32) -> Vec<TileId> {
 }
 
 pub fn run(a: Args) -> Result<()> {
+    anyhow::ensure!(a.level <= MAX_LEVEL, "--level {}: levels run 0–{MAX_LEVEL}", a.level);
     let ctx = a.gpu.context()?;
     let mut exec = Executor::new(&ctx, 1)?;
     let path = engine::earth::etopo::etopo_path(a.etopo.as_deref());
     let src = Source::open(&path, Body::EARTH)?;
-    let mut derive = GpuDerive::new(&ctx, &src).context("tiles.derive")?;
+    let mut derive = GpuTiles::new(&ctx, &src).context("tiles.derive")?;
     let cap = a.batch as u64;
     // Kept across batches (an imported buffer's writes are never culled).
     let heights = GpuBuffer::new(
@@ -77,7 +79,13 @@ pub fn run(a: Args) -> Result<()> {
         let wall = t0.elapsed().as_secs_f64() * 1e3;
         derive.release_staging(&ctx);
         if round > 0 {
-            gpu_ms.push(frame.time_ms("tiles.derive").unwrap_or(f64::NAN));
+            let nodes = [
+                "tiles.derive",
+                "tiles.amplify.patch",
+                "tiles.amplify",
+                "tiles.amplify.fallback",
+            ];
+            gpu_ms.push(nodes.iter().filter_map(|n| frame.time_ms(n)).sum());
             wall_ms.push(wall);
         }
     }
@@ -87,8 +95,9 @@ pub fn run(a: Args) -> Result<()> {
     };
     let (g, w) = (median(&mut gpu_ms), median(&mut wall_ms));
     println!(
-        "derived L{}: {} tiles per batch, median over {} batches: tiles.derive {g:.3} ms \
-         ({:.0} tiles/s on the GPU), wall {w:.3} ms ({:.0} tiles/s)",
+        "{} L{}: {} tiles per batch, median over {} batches: GPU {g:.3} ms \
+         ({:.0} tiles/s), wall {w:.3} ms ({:.0} tiles/s)",
+        if a.level > LAST_STORED_LEVEL { "amplified" } else { "derived" },
         a.level,
         a.batch,
         a.rounds,

@@ -48,7 +48,7 @@ enum Command {
     Capture(cmd_capture::Args),
     /// Benchmark and score the renderer over captures/views.txt (JSON, Markdown, contact sheet).
     Bench(cmd_bench::Args),
-    /// Measure how fast the GPU makes tiles (derived levels), tiles per second.
+    /// Measure how fast the GPU makes tiles (derived and amplified levels), tiles per second.
     Supply(cmd_supply::Args),
 }
 
