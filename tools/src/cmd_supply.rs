@@ -46,7 +46,11 @@ fn tiles(level: u8, batch: u32, round: u32) -> Vec<TileId> {
 }
 
 pub fn run(a: Args) -> Result<()> {
-    anyhow::ensure!(a.level <= MAX_LEVEL, "--level {}: levels run 0–{MAX_LEVEL}", a.level);
+    anyhow::ensure!(
+        a.level <= MAX_LEVEL,
+        "--level {}: levels run 0–{MAX_LEVEL}",
+        a.level
+    );
     let ctx = a.gpu.context()?;
     let mut exec = Executor::new(&ctx, 1)?;
     let path = engine::earth::etopo::etopo_path(a.etopo.as_deref());
@@ -97,7 +101,11 @@ pub fn run(a: Args) -> Result<()> {
     println!(
         "{} L{}: {} tiles per batch, median over {} batches: GPU {g:.3} ms \
          ({:.0} tiles/s), wall {w:.3} ms ({:.0} tiles/s)",
-        if a.level > LAST_STORED_LEVEL { "amplified" } else { "derived" },
+        if a.level > LAST_STORED_LEVEL {
+            "amplified"
+        } else {
+            "derived"
+        },
         a.level,
         a.batch,
         a.rounds,
