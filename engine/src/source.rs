@@ -56,6 +56,11 @@ pub trait TileSource: Send + Sync {
     fn feed(&self) -> Option<FeedSnapshot> {
         None
     }
+    /// The Earth's ETOPO grids behind this source, when it has them: the renderer can then
+    /// make its tiles on the GPU (`earth::gpu_feed`) instead of on the source's workers.
+    fn earth(&self) -> Option<Arc<crate::earth::Source>> {
+        None
+    }
 }
 
 /// The Earth through the DEM oracle.
@@ -99,6 +104,9 @@ impl TileSource for EarthSource {
     }
     fn provisional(&self, id: TileId) -> Option<Arc<Tile>> {
         Some(Arc::new(self.oracle.cache().source().provisional_tile(id)))
+    }
+    fn earth(&self) -> Option<Arc<crate::earth::Source>> {
+        Some(self.oracle.cache().source().clone())
     }
     /// Derived, stored and amplified tiles from the oracle's counters (stored only with a data
     /// directory: without one nothing is ever read back). The

@@ -11,6 +11,7 @@ use super::gpu_amplify::{self, MAX_AMPLIFY_JOBS};
 use crate::params::{LAST_STORED_LEVEL, TILE_STRIDE};
 use crate::planet::{Body, TileId};
 use framegraph::{BufferDesc, BufferRef, Context, GpuBuffer, Graph};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Floats one job writes: 520×520 samples, aprons included.
 pub const JOB_FLOATS: u64 = (TILE_STRIDE * TILE_STRIDE) as u64;
@@ -91,7 +92,9 @@ pub struct GpuTiles {
     relief: GpuBuffer,
     /// Host copies of both grids until the upload has run (`release_staging`).
     staging: Option<[GpuBuffer; 2]>,
-    uploaded: bool,
+    /// The grids' upload has been declared (an atomic so `declare` takes `&self`: a renderer
+    /// declares its frame through a shared reference).
+    uploaded: AtomicBool,
     header: DeriveHeader,
     body: Body,
 }
@@ -148,10 +151,15 @@ impl GpuTiles {
             etopo,
             relief,
             staging: Some([s_etopo, s_relief]),
-            uploaded: false,
+            uploaded: AtomicBool::new(false),
             header,
             body: src.body,
         })
+    }
+
+    /// Whether a graph has declared the grids' upload (`tiles.derive.upload`).
+    pub fn grids_uploaded(&self) -> bool {
+        self.uploaded.load(Ordering::Relaxed)
     }
 
     /// GPU bytes the grids hold (staging excluded).
@@ -165,7 +173,7 @@ impl GpuTiles {
     /// `tiles.derive` (65×65 workgroups of 8×8 samples per job); for the amplified jobs the
     /// passes of `gpu_amplify::record`.
     pub fn declare(
-        &mut self,
+        &self,
         g: &mut Graph<'_>,
         jobs: &[DeriveJob],
         out: &mut BufferRef,
@@ -188,14 +196,13 @@ impl GpuTiles {
         }
         let mut etopo = g.import_buffer(&self.etopo);
         let mut relief = g.import_buffer(&self.relief);
-        if !self.uploaded {
+        if !self.uploaded.swap(true, Ordering::Relaxed) {
             let [se, sr] = self.staging.as_ref().expect("staging kept until uploaded");
             let (se, sr) = (g.import_buffer(se), g.import_buffer(sr));
             let size = self.etopo.desc.size;
             g.transfer("tiles.derive.upload")
                 .copy_buffer(se, &mut etopo, 0, 0, size)
                 .copy_buffer(sr, &mut relief, 0, 0, size);
-            self.uploaded = true;
         }
         if !derived.is_empty() {
             let list = self.job_list(g, "tiles.derive.jobs", &derived);
@@ -247,7 +254,7 @@ impl GpuTiles {
 
     /// Frees the host copies of the grids; call once a frame with the upload has completed.
     pub fn release_staging(&mut self, ctx: &Context) {
-        if self.uploaded {
+        if self.uploaded.load(Ordering::Relaxed) {
             if let Some(s) = self.staging.take() {
                 s.into_iter().for_each(|b| b.destroy(ctx));
             }

@@ -16,7 +16,7 @@ pub enum FeedClass {
     Derived,
     /// Read back from the tile store on disk.
     Stored,
-    /// Procedural detail above the data (§6); no producer yet.
+    /// Detail above the data (§6, L10–L18): made by the oracle's workers or on the GPU.
     Amplified,
 }
 

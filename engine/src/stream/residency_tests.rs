@@ -329,3 +329,58 @@ fn a_failed_tile_is_reported_once_and_retried_with_growing_waits() {
     r.update(&c, 3.4, &src);
     assert!(src.requested.lock().iter().any(|r| r.0 == victim));
 }
+
+#[test]
+fn amplified_tiles_are_measured_from_their_l9_ancestors_ground() {
+    // Flat ground at the datum (empty payloads): once the L9 tiles under a 200 m camera land,
+    // their amplified descendants lie within ±(the most detail adds), not ±9 km, so fewer fine
+    // tiles are wanted than while every tile was measured from the planet-wide shell.
+    let src = fake();
+    let mut r = TileStream::for_source(&src, 1024, true);
+    let c = cam(200.0, 0.0);
+    let count = |f: &FrameResidency, level: u8| {
+        f.wanted
+            .tiles
+            .iter()
+            .filter(|t| t.id.level == level)
+            .count()
+    };
+    let first = r.update(&c, 0.0, &src);
+    let under = crate::ground::locate(c.eye.normalize(), 11).0;
+    let l9 = TileId::new(9, under.face, under.x >> 2, under.y >> 2);
+    assert!(
+        first.wanted.contains(l9),
+        "the L9 tile under the camera is wanted"
+    );
+    let m = max_detail_m(Body::EARTH);
+    assert!(m > 15.0 && m < 25.0, "{m}");
+    let b = r.height_bound(under);
+    assert_eq!((b.min_m, b.max_m), (-m, m));
+    assert_eq!(
+        r.height_bound(l9),
+        r.params.heights,
+        "L9 itself keeps the shell"
+    );
+    let mut last = first;
+    for k in 1..4 {
+        last = r.update(&c, k as f64, &src);
+    }
+    let (before, after) = (
+        count_fine(&count, &last),
+        count_fine(&count, &r.update(&c, 9.0, &src)),
+    );
+    assert_eq!(before, after, "settled");
+    let shell = {
+        let mut fresh = TileStream::for_source(&src, 1024, true);
+        let f = fresh.update(&c, 0.0, &src);
+        count_fine(&count, &f)
+    };
+    assert!(
+        after < shell,
+        "fine tiles wanted: {after} measured from the ground, {shell} from the shell"
+    );
+}
+
+fn count_fine(count: &dyn Fn(&FrameResidency, u8) -> usize, f: &FrameResidency) -> usize {
+    (10..=12).map(|l| count(f, l)).sum()
+}

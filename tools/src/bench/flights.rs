@@ -124,12 +124,24 @@ struct Flown {
     readiness: FlightReadiness,
     /// Host ms of every flight frame.
     host_ms: Vec<f64>,
+    /// GPU ms of every flight frame spent making tiles (the `tiles.*` nodes).
+    tile_ms: Vec<f64>,
+}
+
+/// GPU ms frame `f` spent making tiles: its `tiles.*` nodes (0 when the CPU makes them).
+fn tile_gpu_ms(f: &super::frame::Frame) -> f64 {
+    f.times
+        .iter()
+        .filter(|t| t.name.starts_with("tiles."))
+        .map(|t| t.duration_ms)
+        .sum()
 }
 
 /// A renderer whose frames never wait for tiles (the viewer's), on `feed`.
 fn flight_renderer(gpu: &Gpu, feed: &Feed) -> Result<PlanetRenderer> {
     let mut opts = RendererOptions::for_device(&gpu.ctx);
     opts.wait_for_tiles = false;
+    opts.gpu_tiles_per_frame = crate::device::gpu_tiles_per_frame(&gpu.ctx);
     Ok(PlanetRenderer::new(
         &gpu.ctx,
         feed.source.clone(),
@@ -168,6 +180,7 @@ fn fly(
             wall_s: 0.0,
             readiness: FlightReadiness::default(),
             host_ms: Vec::new(),
+            tile_ms: Vec::new(),
         });
     };
     settle_on_feed(gpu, r, first, o)?;
@@ -198,9 +211,9 @@ fn fly_settled(
         ..Default::default()
     };
     // (finest level ready, wall ms) per frame, flight and hold; host ms per flight frame.
-    let (mut ready, mut host) = (Vec::new(), Vec::new());
+    let (mut ready, mut host, mut tile_ms) = (Vec::new(), Vec::new(), Vec::new());
     for (k, (cam, agl)) in cams.iter().enumerate() {
-        supply.sample(feed);
+        supply.sample(feed, r);
         let f = gpu.frame(r, cam, true, false)?;
         let need = readiness::need(r, cam);
         let waited = r.stats.residency.waited;
@@ -208,6 +221,7 @@ fn fly_settled(
         rd.missing_level_frames += need.missing_level as u32;
         ready.push((need.finest_ready, f.wall_ms));
         host.push(f.host_ms);
+        tile_ms.push(tile_gpu_ms(&f));
         let d = f.distances().unwrap_or_default();
         let Some((pcam, pd)) = prev.replace((*cam, d)) else {
             continue;
@@ -251,7 +265,7 @@ fn fly_settled(
         && rd.hold_frames < o.plan.hold_max_frames
         && hold.elapsed().as_secs_f64() < o.plan.hold_max_wall_s
     {
-        supply.sample(feed);
+        supply.sample(feed, r);
         let f = gpu.frame(r, last, false, false)?;
         ready.push((readiness::need(r, last).finest_ready, f.wall_ms));
         rd.hold_frames += 1;
@@ -276,6 +290,7 @@ fn fly_settled(
         wall_s: wall,
         readiness: rd,
         host_ms: host,
+        tile_ms,
     })
 }
 
@@ -487,13 +502,14 @@ pub fn run(gpu: &mut Gpu, scene: &Scene, o: &Options) -> Result<Flights> {
         ),
         ..Default::default()
     };
-    let (mut flights, mut host) = (Vec::new(), Vec::new());
+    let (mut flights, mut host, mut tile_ms) = (Vec::new(), Vec::new(), Vec::new());
     for (name, description, cams) in plan(scene, radius, o) {
         let mut r = flight_renderer(gpu, &feed)?;
         let res = fly(gpu, &mut r, &name, &cams, o, &feed, &mut supply);
         r.destroy(&gpu.ctx);
         let f = res?;
         host.extend(f.host_ms);
+        tile_ms.extend(f.tile_ms);
         rd.flights.push(f.readiness);
         flights.push(summarise(&name, description, f.frames, f.wall_s));
     }
@@ -507,6 +523,11 @@ pub fn run(gpu: &mut Gpu, scene: &Scene, o: &Options) -> Result<Flights> {
         still.push(res?);
     }
     readiness::finish(&mut rd, &supply, &still[0], &still[1], &host);
+    (
+        rd.tile_gpu_ms.median,
+        rd.tile_gpu_ms.p95,
+        rd.tile_gpu_ms.max,
+    ) = readiness::host_stats(&tile_ms);
     let pixel_angle = 60f64.to_radians() / o.height as f64;
     rd.sustainable = readiness::sustainable(
         scene.source().body(),

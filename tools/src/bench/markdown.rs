@@ -310,20 +310,30 @@ fn readiness(rd: &Readiness) -> String {
     let sp = &rd.supply_tiles_per_s;
     let _ = writeln!(
         s,
-        "- supply while the store had a backlog: derived {} tiles/s, stored {} tiles/s",
+        "- supply while the feed had a backlog ({}): derived {} tiles/s, stored {} tiles/s, amplified {} tiles/s",
+        if rd.feed_maker.is_empty() { "CPU workers" } else { &rd.feed_maker },
         opt(sp.derived),
-        opt(sp.stored)
+        opt(sp.stored),
+        opt(sp.amplified)
+    );
+    let g = &rd.tile_gpu_ms;
+    let _ = writeln!(
+        s,
+        "- GPU ms per flight frame making tiles (`tiles.*` nodes): median {:.3}, p95 {:.3}, max {:.3}",
+        g.median, g.p95, g.max
     );
     let e = &rd.sustainable;
     let _ = writeln!(
         s,
-        "- feed envelope at {} m clearance, {:.3} mrad/px: demand derived {} / stored {} tiles/km; sustainable lateral speed derived {} / stored {} m/s; binding: {}",
+        "- feed envelope at {} m clearance, {:.3} mrad/px: demand derived {} / stored {} / amplified {} tiles/km; sustainable lateral speed derived {} / stored {} / amplified {} m/s; binding: {}",
         e.clearance_m,
         e.pixel_angle * 1e3,
         opt(e.demand_tiles_per_km.derived),
         opt(e.demand_tiles_per_km.stored),
+        opt(e.demand_tiles_per_km.amplified),
         opt(e.speed_m_s.derived),
         opt(e.speed_m_s.stored),
+        opt(e.speed_m_s.amplified),
         e.binding.as_deref().unwrap_or("none (no supply figure)")
     );
     s

@@ -115,38 +115,42 @@ impl Feed {
         }
     }
 
-    /// Tiles queued or being made.
-    fn backlog(&self) -> usize {
-        match &self.meter {
-            Meter::Oracle(e) => e.oracle.outstanding(),
-            Meter::Pool(p, c) => p.queued() + c.running.load(Ordering::Relaxed),
+    /// Tiles queued or being made, and completed so far per feed class (derived, stored,
+    /// amplified), as renderer `r` meets them: from the GPU feed when `r` makes its tiles on
+    /// the GPU, else from the store's own counters.
+    fn sample(&self, r: &PlanetRenderer) -> (usize, [u64; 3]) {
+        if r.gpu_tiles_per_frame().is_some() {
+            if let Some(f) = r.source.feed() {
+                let c = f.completed.0.map(|c| c.unwrap_or(0));
+                return (f.backlog as usize, c);
+            }
         }
-    }
-
-    /// Tiles completed so far per feed class: (derived from the source, read from the store).
-    fn supplied(&self) -> (u64, u64) {
         match &self.meter {
             Meter::Oracle(e) => {
                 let c = e.oracle.counters();
-                (c.derived.tiles, c.stored.tiles)
+                let made = [c.derived.tiles, c.stored.tiles, c.amplified.tiles];
+                (e.oracle.outstanding(), made)
             }
-            Meter::Pool(_, c) => (c.made.load(Ordering::Relaxed), 0),
+            Meter::Pool(p, c) => {
+                let queued = p.queued() + c.running.load(Ordering::Relaxed);
+                (queued, [c.made.load(Ordering::Relaxed), 0, 0])
+            }
         }
     }
 }
 
-/// Tiles completed per second of flight while the store had a backlog: sampled at every
-/// flight frame; an interval counts when the backlog was non-empty at its start.
-// The stream's own supply meter (engine::stream::envelope) replaces this sampling once it
-// reports per-class rates.
+/// Tiles completed per second of flight while the feed had a backlog, per class: sampled at
+/// every flight frame; an interval counts when the backlog was non-empty at its start.
 #[derive(Default)]
 pub struct Supply {
-    last: Option<(Instant, usize, (u64, u64))>,
+    last: Option<(Instant, usize, [u64; 3])>,
     busy_s: f64,
-    tiles: (u64, u64),
+    tiles: [u64; 3],
     /// The feed reads a store on disk (the analytic planet's pool has none, nor does a cold
-    /// in-memory oracle).
+    /// in-memory oracle, nor the GPU).
     stored_class: bool,
+    /// Which feed made the tiles ("GPU, 16 tiles a frame" or "CPU workers").
+    pub maker: String,
 }
 
 impl Supply {
@@ -157,16 +161,24 @@ impl Supply {
         }
     }
 
-    pub fn sample(&mut self, feed: &Feed) {
-        let (now, c) = (Instant::now(), feed.supplied());
-        if let Some((t, backlog, c0)) = self.last {
-            if backlog > 0 {
+    pub fn sample(&mut self, feed: &Feed, r: &PlanetRenderer) {
+        self.maker = match r.gpu_tiles_per_frame() {
+            Some(n) => format!("GPU, at most {n} tiles a frame"),
+            None => "CPU workers".into(),
+        };
+        if r.gpu_tiles_per_frame().is_some() {
+            self.stored_class = false;
+        }
+        let (now, (backlog, c)) = (Instant::now(), feed.sample(r));
+        if let Some((t, backlog0, c0)) = self.last {
+            if backlog0 > 0 {
                 self.busy_s += (now - t).as_secs_f64();
-                self.tiles.0 += c.0.saturating_sub(c0.0);
-                self.tiles.1 += c.1.saturating_sub(c0.1);
+                for k in 0..3 {
+                    self.tiles[k] += c[k].saturating_sub(c0[k]);
+                }
             }
         }
-        self.last = Some((now, feed.backlog(), c));
+        self.last = Some((now, backlog, c));
     }
 
     /// Between flights (settling is not flight).
@@ -174,11 +186,13 @@ impl Supply {
         self.last = None;
     }
 
-    /// (derived, stored) tiles per second; None without a backlog (stored: or a store).
-    pub fn rates(&self) -> (Option<f64>, Option<f64>) {
+    /// (derived, stored, amplified) tiles per second; None without a backlog (stored: or a
+    /// store; amplified: or any amplified tile made).
+    pub fn rates(&self) -> (Option<f64>, Option<f64>, Option<f64>) {
         let rate = |n: u64| (self.busy_s > 0.0).then(|| n as f64 / self.busy_s);
-        let stored = rate(self.tiles.1).filter(|_| self.stored_class);
-        (rate(self.tiles.0), stored)
+        let stored = rate(self.tiles[1]).filter(|_| self.stored_class);
+        let amplified = rate(self.tiles[2]).filter(|_| self.tiles[2] > 0);
+        (rate(self.tiles[0]), stored, amplified)
     }
 }
 
@@ -261,9 +275,11 @@ pub fn host_stats(host_ms: &[f64]) -> (f64, f64, f64) {
 pub fn finish(out: &mut Readiness, supply: &Supply, cold: &Settle, warm: &Settle, host: &[f64]) {
     out.frames_waited = out.flights.iter().map(|f| f.frames_waited).sum();
     out.missing_level_frames = out.flights.iter().map(|f| f.missing_level_frames).sum();
-    let (d, s) = supply.rates();
+    let (d, s, a) = supply.rates();
     out.supply_tiles_per_s.derived = d;
     out.supply_tiles_per_s.stored = s;
+    out.supply_tiles_per_s.amplified = a;
+    out.feed_maker = supply.maker.clone();
     out.teleport_still_s.cold = cold.seconds_to_still;
     out.teleport_still_s.warm = warm.seconds_to_still;
     out.teleport_cold = cold.clone();
@@ -282,23 +298,31 @@ pub fn sustainable(
     use engine::stream::envelope::{class_demand, FeedClass};
     let demand = |c| class_demand(body, c, clearance_m, pixel_angle);
     let (dd, ds) = (demand(FeedClass::Derived), demand(FeedClass::Stored));
+    let da = demand(FeedClass::Amplified);
     let speed = |s: Option<f64>, d: f64| s.filter(|_| d > 0.0).map(|s| s / d);
     let (vd, vs) = (speed(supply.derived, dd), speed(supply.stored, ds));
+    let va = speed(supply.amplified, da);
     // A class with no backlog during the run has no supply figure; a measured 0 binds at 0.
-    let binding = [("derived", vd), ("stored", vs.filter(|v| *v > 0.0))]
-        .into_iter()
-        .filter_map(|(n, v)| Some((n, v?)))
-        .min_by(|a, b| a.1.total_cmp(&b.1));
+    let binding = [
+        ("derived", vd),
+        ("stored", vs.filter(|v| *v > 0.0)),
+        ("amplified", va),
+    ]
+    .into_iter()
+    .filter_map(|(n, v)| Some((n, v?)))
+    .min_by(|a, b| a.1.total_cmp(&b.1));
     super::report::SustainableReport {
         clearance_m,
         pixel_angle,
         demand_tiles_per_km: super::report::Supply {
             derived: Some(dd * 1e3),
             stored: Some(ds * 1e3),
+            amplified: Some(da * 1e3),
         },
         speed_m_s: super::report::Supply {
             derived: vd,
             stored: vs,
+            amplified: va,
         },
         binding: binding.map(|b| b.0.to_string()),
         sustainable_m_s: binding.map(|b| b.1),
@@ -317,6 +341,7 @@ mod tests {
         let supply = Supply {
             derived: Some(24.0),
             stored: None,
+            amplified: None,
         };
         let r = super::sustainable(body, 100.0, pa, &supply);
         // The closed form written out: Σ over L0..L9 of 2·√(range² − c²)/(512·texel)².

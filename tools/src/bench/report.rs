@@ -251,6 +251,12 @@ pub struct Readiness {
     pub teleport_warm: Settle,
     /// Tiles completed per second of flight while the store had a backlog, per feed class.
     pub supply_tiles_per_s: Supply,
+    /// What made the flights' tiles: the GPU (`tiles.*` nodes) or the store's CPU workers.
+    #[serde(default)]
+    pub feed_maker: String,
+    /// GPU ms per flight frame spent making tiles (the `tiles.*` nodes): median, p95, max.
+    #[serde(default)]
+    pub tile_gpu_ms: HostStats,
     /// Host time (the CPU side) of every flight frame, ms.
     pub host_ms: HostStats,
     /// The feed envelope at the lateral flights' clearance and the bench's pixel angle: demand
@@ -304,6 +310,9 @@ pub struct Supply {
     pub derived: Option<f64>,
     /// Read from the store on disk (the analytic planet has none).
     pub stored: Option<f64>,
+    /// Made above the data (L10–L18, TERRAIN.md §6); None: none was made.
+    #[serde(default)]
+    pub amplified: Option<f64>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]

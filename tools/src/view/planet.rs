@@ -192,6 +192,7 @@ impl PlanetScene {
         source: Option<Arc<dyn TileSource>>,
     ) -> Result<PlanetScene> {
         let mut opts = RendererOptions::for_device(ctx);
+        opts.gpu_tiles_per_frame = crate::device::gpu_tiles_per_frame(ctx);
         match purpose {
             Purpose::Inspect => (opts.wait_for_tiles, opts.fetch_per_frame) = (false, 0),
             Purpose::Fly => opts.wait_for_tiles = false,
@@ -289,6 +290,10 @@ impl SceneRenderer for PlanetScene {
                 .into_iter()
                 .chain(s.failures.last().cloned())
                 .collect(),
+            notes: vec![match r.gpu_tiles_per_frame() {
+                Some(_) => "tiles made on the GPU (tiles.derive, tiles.amplify)",
+                None => "tiles made by the CPU workers",
+            }],
             ..Default::default()
         }
     }

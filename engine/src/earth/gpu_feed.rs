@@ -1,0 +1,384 @@
+//! The stream's tiles made on the GPU, as nodes of the planet frame (TERRAIN.md §5–6).
+//!
+//! Two halves. [`GpuFeed`] is the [`TileSource`] the stream sees: `request` queues tiles by
+//! priority, `poll` hands back finished ones, `feed` meters them per class (derived L0–L9,
+//! amplified L10–L18), and the coarse stand-ins, faults and blocking fetches go to the CPU
+//! source it wraps. [`GpuTileMaker`] is the renderer's GPU side: each frame it takes the most
+//! urgent queued tiles (at most `per_frame`), declares `tiles.derive` / `tiles.amplify.*` for
+//! them into one device buffer and `tiles.readback` into the frame slot's host buffer; when
+//! that slot comes round again (its frame has finished) the tiles are read and completed.
+//!
+//! The tiles come back to the host because the host draws on them too: the CPU ground query
+//! and every reprojection read the rendered blend from the resident payloads, and the wanted
+//! set measures amplified tiles from their L9 ancestors' heights. A tile is 1.08 MB, so 2,000
+//! tiles/s is about 2 GB/s each way, a small part of the host link (423 GB/s measured
+//! host → device on the H200 machine). The copy back into an atlas page is the stream's own
+//! `stream.upload`, the one path every payload takes.
+
+use super::gpu::{DeriveJob, GpuTiles, GpuTilesError, JOB_FLOATS, MAX_JOBS};
+use super::gpu_amplify::MAX_AMPLIFY_JOBS;
+use super::tile::Tile;
+use crate::params::LAST_STORED_LEVEL;
+use crate::planet::{Body, TileId};
+use crate::source::{Completion, TileSource};
+use crate::stream::envelope::{FeedSnapshot, PerClass};
+use framegraph::{BufferDesc, Context, GpuBuffer, Graph};
+use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Tiles a frame makes on the GPU by default. At the H200's measured rates (docs/bench.md,
+/// "Contact") 16 tiles are 1.8 ms of L9 derivation or 4–5 ms of L13–L18 amplification, and
+/// 17 MB each way over the host link; a frame with nothing queued makes none.
+pub const DEFAULT_GPU_TILES_PER_FRAME: usize = 16;
+
+/// What the stream sees: the queue of tiles for the GPU and the tiles it finished.
+pub struct GpuFeed {
+    /// The CPU source (stand-ins, faults, blocking fetches); its own workers stay idle.
+    inner: Arc<dyn TileSource>,
+    state: Mutex<FeedState>,
+}
+
+#[derive(Default)]
+struct FeedState {
+    /// Queued tiles and their latest priority.
+    queued: HashMap<TileId, f32>,
+    /// Tiles declared into a frame whose results are not back yet.
+    in_flight: usize,
+    done: Vec<Completion>,
+    /// Tiles made so far: derived (L0–L9), amplified (L10+).
+    made: [u64; 2],
+}
+
+impl GpuFeed {
+    pub fn new(inner: Arc<dyn TileSource>) -> GpuFeed {
+        GpuFeed {
+            inner,
+            state: Mutex::new(FeedState::default()),
+        }
+    }
+
+    /// Takes up to `n` queued tiles, most urgent first (a parent ranks at least as high as
+    /// its children, and coarser levels win ties), and counts them in flight.
+    fn take(&self, n: usize) -> Vec<TileId> {
+        let mut st = self.state.lock();
+        let mut order: Vec<(f32, TileId)> = st.queued.iter().map(|(&id, &p)| (p, id)).collect();
+        order.sort_by(|a, b| {
+            b.0.total_cmp(&a.0)
+                .then(a.1.level.cmp(&b.1.level))
+                .then(a.1.cmp(&b.1))
+        });
+        let mut amplified = 0;
+        let mut out = Vec::with_capacity(n.min(order.len()));
+        for (_, id) in order {
+            if out.len() == n {
+                break;
+            }
+            if id.level > LAST_STORED_LEVEL {
+                if amplified == MAX_AMPLIFY_JOBS {
+                    continue;
+                }
+                amplified += 1;
+            }
+            st.queued.remove(&id);
+            out.push(id);
+        }
+        st.in_flight += out.len();
+        out
+    }
+
+    /// Hands back the tiles of a finished frame.
+    fn complete(&self, tiles: Vec<Completion>) {
+        let mut st = self.state.lock();
+        st.in_flight -= tiles.len();
+        for (id, t) in &tiles {
+            if t.is_ok() {
+                st.made[(id.level > LAST_STORED_LEVEL) as usize] += 1;
+            }
+        }
+        st.done.extend(tiles);
+    }
+
+    /// Tiles queued and in flight.
+    pub fn backlog(&self) -> usize {
+        let st = self.state.lock();
+        st.queued.len() + st.in_flight
+    }
+}
+
+impl TileSource for GpuFeed {
+    fn body(&self) -> Body {
+        self.inner.body()
+    }
+    fn finest_level(&self) -> u8 {
+        self.inner.finest_level()
+    }
+    fn tile(&self, id: TileId) -> Arc<Tile> {
+        self.inner.tile(id)
+    }
+    fn max_relief(&self) -> f64 {
+        self.inner.max_relief()
+    }
+    fn is_async(&self) -> bool {
+        true
+    }
+    fn request(&self, tiles: &[(TileId, f32)]) {
+        let mut st = self.state.lock();
+        for &(id, p) in tiles {
+            st.queued.insert(id, p);
+        }
+    }
+    fn cancel(&self, tiles: &[TileId]) {
+        let mut st = self.state.lock();
+        for id in tiles {
+            st.queued.remove(id);
+        }
+    }
+    fn poll(&self) -> Vec<Completion> {
+        std::mem::take(&mut self.state.lock().done)
+    }
+    fn faults(&self) -> Option<String> {
+        self.inner.faults()
+    }
+    fn provisional(&self, id: TileId) -> Option<Arc<Tile>> {
+        self.inner.provisional(id)
+    }
+    /// Derived and amplified tiles made on the GPU; nothing is read from a store.
+    fn feed(&self) -> Option<FeedSnapshot> {
+        let st = self.state.lock();
+        Some(FeedSnapshot {
+            completed: PerClass([Some(st.made[0]), None, Some(st.made[1])]),
+            backlog: (st.queued.len() + st.in_flight) as u64,
+        })
+    }
+}
+
+/// The renderer's GPU side of the feed: the generating nodes and a host buffer per frame slot.
+pub struct GpuTileMaker {
+    pub feed: Arc<GpuFeed>,
+    tiles: GpuTiles,
+    /// Where a frame's tiles are made (device-local, `per_frame` tiles).
+    out: GpuBuffer,
+    /// Per frame slot: the host copy of that slot's last frame's tiles, and which tiles.
+    readback: Vec<GpuBuffer>,
+    in_slot: Vec<Vec<TileId>>,
+    /// The slot whose frame uploads the ETOPO grids (their staging is freed once it is back).
+    upload_slot: Option<usize>,
+    per_frame: usize,
+    /// This frame's tiles (set by `plan`, declared by `declare`).
+    planned: Option<usize>,
+}
+
+impl GpuTileMaker {
+    /// A maker of at most `per_frame` tiles a frame, over the CPU source `inner` whose
+    /// ETOPO grids `src` holds.
+    pub fn new(
+        ctx: &Context,
+        src: &super::Source,
+        inner: Arc<dyn TileSource>,
+        per_frame: usize,
+        frames_in_flight: usize,
+    ) -> Result<GpuTileMaker, GpuTilesError> {
+        let per_frame = per_frame.clamp(1, MAX_JOBS);
+        let bytes = 4 * JOB_FLOATS * per_frame as u64;
+        if bytes > ctx.info.max_storage_buffer_range {
+            return Err(GpuTilesError::TooLarge {
+                what: "a frame's generated tiles",
+                bytes,
+                max: ctx.info.max_storage_buffer_range,
+            });
+        }
+        let tiles = GpuTiles::new(ctx, src)?;
+        let out = GpuBuffer::new(ctx, "tiles.out", BufferDesc::gpu(bytes))?;
+        let readback = (0..frames_in_flight)
+            .map(|k| {
+                GpuBuffer::new(
+                    ctx,
+                    &format!("tiles.readback.{k}"),
+                    BufferDesc::readback(bytes),
+                )
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(GpuTileMaker {
+            feed: Arc::new(GpuFeed::new(inner)),
+            tiles,
+            out,
+            readback,
+            in_slot: vec![Vec::new(); frames_in_flight],
+            upload_slot: None,
+            per_frame,
+            planned: None,
+        })
+    }
+
+    /// Tiles a frame makes at most.
+    pub fn per_frame(&self) -> usize {
+        self.per_frame
+    }
+
+    /// Before the stream's update: the tiles `slot`'s last frame made (that frame has
+    /// finished: `Executor::begin_frame` waited for it) become completions.
+    pub fn harvest(&mut self, ctx: &Context, slot: usize) {
+        if self.upload_slot == Some(slot) {
+            self.tiles.release_staging(ctx);
+            self.upload_slot = None;
+        }
+        let ids = std::mem::take(&mut self.in_slot[slot]);
+        if ids.is_empty() {
+            return;
+        }
+        let bytes = self.readback[slot]
+            .mapped()
+            .expect("readback buffers are host-visible");
+        let heights: &[f32] = bytemuck::cast_slice(bytes);
+        self.feed.complete(tiles_from(&ids, heights));
+    }
+
+    /// After the stream's update (which queued this frame's requests): picks this frame's
+    /// tiles for `slot`.
+    pub fn plan(&mut self, slot: usize) {
+        let ids = self.feed.take(self.per_frame);
+        self.planned = (!ids.is_empty()).then_some(slot);
+        if !ids.is_empty() && self.upload_slot.is_none() && !self.tiles.grids_uploaded() {
+            self.upload_slot = Some(slot);
+        }
+        self.in_slot[slot] = ids;
+    }
+
+    /// The planned tiles' nodes: `tiles.derive` / `tiles.amplify.*` into `tiles.out`, then
+    /// `tiles.readback` into the slot's host buffer. Nothing when nothing is planned.
+    pub fn declare(&self, g: &mut Graph<'_>) -> Result<(), GpuTilesError> {
+        let Some(slot) = self.planned else {
+            return Ok(());
+        };
+        let ids = &self.in_slot[slot];
+        let jobs: Vec<DeriveJob> = ids
+            .iter()
+            .enumerate()
+            .map(|(k, &tile)| DeriveJob {
+                tile,
+                out_index: k as u32,
+            })
+            .collect();
+        let mut out = g.import_buffer(&self.out);
+        self.tiles
+            .declare(g, &jobs, &mut out, self.per_frame as u64)?;
+        let mut rb = g.import_buffer(&self.readback[slot]);
+        let size = 4 * JOB_FLOATS * ids.len() as u64;
+        g.transfer("tiles.readback")
+            .copy_buffer(out, &mut rb, 0, 0, size);
+        Ok(())
+    }
+
+    pub fn destroy(self, ctx: &Context) {
+        self.tiles.destroy(ctx);
+        self.out.destroy(ctx);
+        self.readback.into_iter().for_each(|b| b.destroy(ctx));
+    }
+}
+
+/// Tiles from their heights as the GPU wrote them (water where a height is below the datum,
+/// as `Tile::set_height`), split over every core: 16 tiles are 4.3 M samples. A tile with a
+/// non-finite height (a full fallback list writes NaN) fails with the reason, and the stream
+/// retries it.
+fn tiles_from(ids: &[TileId], heights: &[f32]) -> Vec<Completion> {
+    let n = JOB_FLOATS as usize;
+    let make = |k: usize, id: TileId| -> Completion {
+        let h = &heights[k * n..(k + 1) * n];
+        if let Some(bad) = h.iter().position(|v| !v.is_finite()) {
+            return (
+                id,
+                Err(format!(
+                    "the GPU made a non-finite height at sample {bad} (a fallback list overflowed)"
+                )),
+            );
+        }
+        let mut t = Tile::empty(id);
+        for (k, &v) in h.iter().enumerate() {
+            t.set_height(k, v);
+        }
+        (id, Ok(Arc::new(t)))
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let chunk = ids.len().div_ceil(cores).max(1);
+    std::thread::scope(|s| {
+        let parts: Vec<_> = ids
+            .chunks(chunk)
+            .enumerate()
+            .map(|(c, part)| {
+                s.spawn(move || {
+                    part.iter()
+                        .enumerate()
+                        .map(|(k, &id)| make(c * chunk + k, id))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|p| p.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::AnalyticSource;
+
+    fn feed() -> GpuFeed {
+        GpuFeed::new(Arc::new(AnalyticSource::from_surface(
+            crate::cbt::surface::AnalyticSurface::earth(),
+        )))
+    }
+
+    /// The most urgent first, a re-request takes the new priority, a cancel drops it, and
+    /// what is taken counts as backlog until it completes.
+    #[test]
+    fn the_queue_hands_out_the_most_urgent_tiles_and_meters_them() {
+        let f = feed();
+        let face = crate::planet::Face(2);
+        let a = TileId::new(3, face, 1, 1);
+        let b = TileId::new(12, face, 5, 5);
+        let c = TileId::new(4, face, 2, 2);
+        f.request(&[(a, 1.0), (b, 5.0), (c, 2.0)]);
+        f.request(&[(a, 9.0)]);
+        f.cancel(&[c]);
+        assert_eq!(f.backlog(), 2);
+        let got = f.take(1);
+        assert_eq!(got, vec![a]);
+        assert_eq!(f.backlog(), 2, "one queued, one in flight");
+        f.complete(vec![(a, Ok(Arc::new(Tile::empty(a))))]);
+        let got = f.take(8);
+        assert_eq!(got, vec![b]);
+        f.complete(vec![(b, Err("no".into()))]);
+        assert_eq!(f.backlog(), 0);
+        let polled = f.poll();
+        assert_eq!(polled.len(), 2);
+        let snap = f.feed().expect("metered");
+        assert_eq!(
+            snap.completed.0,
+            [Some(1), None, Some(0)],
+            "a failure is not supply"
+        );
+        assert!(f.poll().is_empty());
+    }
+
+    /// Heights come back as tiles with water below the datum; a NaN fails the tile.
+    #[test]
+    fn heights_become_tiles_and_a_nan_fails_its_tile() {
+        let n = JOB_FLOATS as usize;
+        let face = crate::planet::Face(0);
+        let ids = [TileId::new(9, face, 0, 0), TileId::new(9, face, 1, 0)];
+        let mut h = vec![0f32; 2 * n];
+        h[7] = -3.0;
+        h[8] = 12.5;
+        h[n + 3] = f32::NAN;
+        let out = tiles_from(&ids, &h);
+        let t = out[0].1.as_ref().expect("finite");
+        assert_eq!((t.heights[7], t.heights[8]), (-3.0, 12.5));
+        assert_eq!(t.water[0] >> 7 & 1, 1);
+        assert_eq!(t.water[0] >> 8 & 1, 0);
+        assert!(out[1].1.as_ref().is_err_and(|e| e.contains("sample 3")));
+    }
+}

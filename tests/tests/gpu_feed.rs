@@ -1,0 +1,78 @@
+//! The stream fed by the GPU (`engine::earth::gpu_feed`), on lavapipe under validation: a
+//! flying renderer whose tiles are made by `tiles.derive` in its own frames. The frames never
+//! wait, the coarse stand-ins are replaced in their slots by GPU tiles that are bit for bit the
+//! CPU's (`Source::derive_tile`, L0/L1 from their children as the store makes them), and the
+//! feed meters them as derived supply.
+
+use engine::camera::ViewCamera;
+use engine::earth::{Source, Tile};
+use engine::planet::TileId;
+use engine::renderer::{PlanetRenderer, RendererOptions};
+use engine::source::TileSource;
+use planetfall_tests::{earth_source, planet_frame, Gpu};
+use std::sync::Arc;
+
+/// The CPU tile as the store makes it: L0/L1 from their four children.
+fn cpu_tile(src: &Source, id: TileId) -> Tile {
+    if id.level >= 2 {
+        return src.derive_tile(id, None);
+    }
+    let ch = id.children().map(|c| Arc::new(cpu_tile(src, c)));
+    src.derive_tile(id, Some(&ch))
+}
+
+#[test]
+fn the_gpu_feed_replaces_stand_ins_with_the_cpus_exact_tiles_without_waiting() {
+    let mut gpu = Gpu::new();
+    let earth = earth_source();
+    let src = earth.earth().expect("the Earth source has its grids");
+    let mut opts = RendererOptions::for_device(&gpu.ctx);
+    opts.slots = 256;
+    opts.pool_capacity = 1 << 15;
+    opts.wait_for_tiles = false;
+    opts.gpu_tiles_per_frame = 3;
+    let mut r = PlanetRenderer::new(&gpu.ctx, earth.clone(), opts, 2).expect("renderer");
+    assert_eq!(
+        r.gpu_tiles_per_frame(),
+        Some(3),
+        "lavapipe has shaderFloat64"
+    );
+    r.set_frame_period(Some(1.0 / 60.0));
+    let cam = ViewCamera::geo(20.0, 30.0, r.body.radius + 2.0e7, 0.0, -90.0, 60.0, 64, 48);
+    // Frame k's tiles come back when its frame slot comes round (two in flight).
+    let frames = 6;
+    for _ in 0..frames {
+        planet_frame(&mut gpu, &mut r, &cam);
+        assert!(!r.stats.residency.waited, "a flying frame never waits");
+    }
+    let exact: Vec<_> = r
+        .residency()
+        .tiles
+        .iter()
+        .filter(|t| !r.is_provisional(t.id))
+        .cloned()
+        .collect();
+    let made = r.source.feed().expect("metered").completed.0;
+    eprintln!(
+        "{} exact tiles resident after {frames} frames; GPU made {made:?}; {:?}",
+        exact.len(),
+        r.stats.residency
+    );
+    // Four frames' tiles are back (the first two frames' slots came round twice).
+    assert!(exact.len() >= 6, "{} exact tiles", exact.len());
+    assert!(made[0].unwrap() >= exact.len() as u64, "{made:?}");
+    assert_eq!(made[1], None, "nothing is read from a store");
+    assert!(
+        exact.iter().any(|t| t.from.is_some()),
+        "an exact tile cross-fades from its stand-in in the same slot"
+    );
+    for t in &exact {
+        let want = cpu_tile(&src, t.id);
+        assert!(
+            t.tile.heights == want.heights && t.tile.water == want.water,
+            "{}: the GPU tile differs from the CPU's",
+            t.id
+        );
+    }
+    r.destroy(&gpu.ctx);
+}
