@@ -22,6 +22,7 @@ use crate::shade::{declare_aov, declare_terrain};
 use crate::source::TileSource;
 use crate::stream::envelope::{FeedMeter, LocalFetch};
 use crate::stream::residency::{ResidencyReport, TileStream};
+use crate::stream::WantedSet;
 use crate::surface::LodParams;
 use framegraph::{BufferRef, Context, Graph, ImageRef};
 use glam::DVec3;
@@ -115,6 +116,8 @@ pub struct PlanetRenderer {
     stream: TileStream,
     /// The GPU side of the tile feed, when tiles are made on the GPU.
     gpu_tiles: Option<GpuTileMaker>,
+    /// The last frame's wanted set, as the stream computed it.
+    wanted: WantedSet,
     /// The tiles drawn this frame (their payloads are in the atlas by the frame's start).
     resident: HashMap<TileId, ResidentTile>,
     /// Tiles landing during this frame, drawn from the next.
@@ -203,6 +206,7 @@ impl PlanetRenderer {
             opts,
             stream,
             gpu_tiles,
+            wanted: WantedSet::default(),
             resident: HashMap::new(),
             incoming: Vec::new(),
             residency: Residency::default(),
@@ -250,6 +254,17 @@ impl PlanetRenderer {
             unit_to_fixed(v),
         );
         Some(p.height)
+    }
+
+    /// The tiles the last prepared frame wanted (`stream::wanted`), with the stream's own
+    /// height bounds: what readiness is measured against.
+    pub fn wanted(&self) -> &WantedSet {
+        &self.wanted
+    }
+
+    /// The renderer's clock, seconds (wall time, or the fixed frame period's).
+    pub fn clock_s(&self) -> f64 {
+        self.clock.now
     }
 
     /// The feed's supply per class (tiles/s) as of the last prepared frame.
@@ -328,6 +343,7 @@ impl PlanetRenderer {
         tiles.sort_by_key(|t| t.slot);
         self.residency = Residency::new(tiles);
         self.stats.residency = fr.report;
+        self.wanted = fr.wanted;
     }
 
     /// The host work of one frame, before its graph is declared: tick the clock, stream

@@ -43,6 +43,13 @@ pub struct Args {
     /// Frames of the descent [default: 120 (orbit → 2 m); 8 with --quick (orbit → 10 km)].
     #[arg(long)]
     descent_frames: Option<u32>,
+    /// Wall seconds a flight may settle before it starts, and hold its last pose for the
+    /// finest wanted level after it [default: 120; the quick plan's with --quick].
+    #[arg(long)]
+    hold_max_s: Option<f64>,
+    /// Speeds of the lateral flights, m/s, comma-separated [default: 100,300,1000].
+    #[arg(long, value_delimiter = ',')]
+    lateral_speeds: Vec<f64>,
     /// Pixels scored against the CPU reference per view at most: larger frames are scored in a
     /// 4×4 lattice of full-resolution windows.
     #[arg(long, default_value_t = 1 << 17)]
@@ -115,6 +122,21 @@ fn options(a: &Args) -> Result<Options> {
                 FlightPlan::full()
             };
             p.descent_frames = a.descent_frames.unwrap_or(p.descent_frames).max(2);
+            if let Some(h) = a.hold_max_s {
+                if !(h.is_finite() && h >= 0.0) {
+                    bail!("--hold-max-s must be a number of seconds ≥ 0 (got {h})");
+                }
+                p.hold_max_wall_s = h;
+            }
+            if !a.lateral_speeds.is_empty() {
+                if a.lateral_speeds
+                    .iter()
+                    .any(|v| !(v.is_finite() && *v > 0.0))
+                {
+                    bail!("--lateral-speeds must be positive m/s");
+                }
+                p.lateral_speeds_mps = a.lateral_speeds.clone();
+            }
             p
         },
         copy_bytes: if q { 32 << 20 } else { 1 << 30 },

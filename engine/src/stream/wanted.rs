@@ -73,7 +73,7 @@ pub struct WantedTile {
 }
 
 /// The walk's result, ordered by priority (descending), then id.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct WantedSet {
     pub tiles: Vec<WantedTile>,
     /// Tiles visible and wanted at the finest level reached but left out by the cap.

@@ -215,7 +215,7 @@ fn fly_settled(
     for (k, (cam, agl)) in cams.iter().enumerate() {
         supply.sample(feed, r);
         let f = gpu.frame(r, cam, true, false)?;
-        let need = readiness::need(r, cam);
+        let need = readiness::need(r);
         let waited = r.stats.residency.waited;
         rd.frames_waited += waited as u32;
         rd.missing_level_frames += need.missing_level as u32;
@@ -267,7 +267,7 @@ fn fly_settled(
     {
         supply.sample(feed, r);
         let f = gpu.frame(r, last, false, false)?;
-        ready.push((readiness::need(r, last).finest_ready, f.wall_ms));
+        ready.push((readiness::need(r).finest_ready, f.wall_ms));
         rd.hold_frames += 1;
     }
     (
@@ -508,6 +508,12 @@ pub fn run(gpu: &mut Gpu, scene: &Scene, o: &Options) -> Result<Flights> {
         let res = fly(gpu, &mut r, &name, &cams, o, &feed, &mut supply);
         r.destroy(&gpu.ctx);
         let f = res?;
+        let rdy = &f.readiness;
+        let med = |v: &[f64]| super::stats::median(v);
+        eprintln!(
+            "  flight {name}: {} frames in {:.1} s (host {:.1} ms, tiles {:.2} GPU ms a frame, medians); missing a level in {}, waited in {}; held {} frames for the finest level",
+            rdy.frames, f.wall_s, med(&f.host_ms), med(&f.tile_ms), rdy.missing_level_frames, rdy.frames_waited, rdy.hold_frames
+        );
         host.extend(f.host_ms);
         tile_ms.extend(f.tile_ms);
         rd.flights.push(f.readiness);
