@@ -3,6 +3,7 @@
 //! (`renderer`: prepare on the host, then declare the nodes).
 
 pub mod atlas;
+pub mod atmosphere;
 pub mod camera;
 pub mod cbt;
 pub mod debug_view;

@@ -52,6 +52,57 @@ pub struct CameraArgs {
     /// Vertical field of view, degrees.
     #[arg(long)]
     pub fov: Option<f64>,
+    #[command(flatten)]
+    pub sun: SunArgs,
+}
+
+/// Where the sun stands, seen from the point under the camera.
+#[derive(clap::Args, Clone, Copy, Debug, Default, PartialEq)]
+pub struct SunArgs {
+    /// Sun azimuth, degrees clockwise from north, at the point under the camera
+    /// [default: 135 when --sun-el is given; else the renderer's own sun].
+    #[arg(long, allow_negative_numbers = true)]
+    pub sun_az: Option<f64>,
+    /// Sun elevation above that point's horizon, degrees (negative: below it)
+    /// [default: 30 when --sun-az is given].
+    #[arg(long, allow_negative_numbers = true)]
+    pub sun_el: Option<f64>,
+}
+
+impl SunArgs {
+    /// A sun at `az`, `el` degrees.
+    pub fn at(az: f64, el: f64) -> SunArgs {
+        SunArgs {
+            sun_az: Some(az),
+            sun_el: Some(el),
+        }
+    }
+
+    pub fn check(&self) -> Result<()> {
+        let el = self.sun_el.unwrap_or(0.0);
+        if !self.sun_az.unwrap_or(0.0).is_finite() || !(-90.0..=90.0).contains(&el) {
+            bail!("sun: want a finite --sun-az and --sun-el in [-90, 90] (got {self:?})");
+        }
+        Ok(())
+    }
+
+    /// (azimuth, elevation) in degrees, None when neither is set.
+    pub fn angles(&self) -> Option<(f64, f64)> {
+        use engine::params::{SUN_AZIMUTH_DEG, SUN_ELEVATION_DEG};
+        (self.sun_az.is_some() || self.sun_el.is_some()).then(|| {
+            (
+                self.sun_az.unwrap_or(SUN_AZIMUTH_DEG),
+                self.sun_el.unwrap_or(SUN_ELEVATION_DEG),
+            )
+        })
+    }
+
+    /// The sun's world direction for a camera at `eye` (planet-centred, m); None when neither
+    /// angle is set: the renderer's default sun.
+    pub fn direction(&self, eye: DVec3) -> Option<DVec3> {
+        self.angles()
+            .map(|(az, el)| engine::renderer::local_sun(eye, az, el))
+    }
 }
 
 impl CameraArgs {
@@ -82,6 +133,7 @@ impl CameraArgs {
         b.heading = self.heading.unwrap_or(b.heading);
         b.pitch = self.pitch.unwrap_or(b.pitch);
         b.fov = self.fov.unwrap_or(b.fov);
+        self.sun.check()?;
         if !(-90.0..=90.0).contains(&b.lat)
             || !b.lon.is_finite()
             || !(-90.0..=90.0).contains(&b.pitch)
