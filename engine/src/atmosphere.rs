@@ -55,8 +55,9 @@ pub struct AtmosphereParams {
     /// Angular radius of the sun's disk, degrees (0.2666°: 0.533° across, seen from Earth).
     pub sun_angular_radius_deg: f64,
     /// Display value per unit of luminance before the tonemap: with a unit sun, a white
-    /// Lambertian surface facing it has luminance 1/π, so 8 puts it at ~2.5 before ACES — on
-    /// the shoulder, where snow in full sun keeps some detail (docs/atmosphere.md).
+    /// Lambertian surface facing it has luminance 1/π, so 5 puts it at 1.6 before ACES (0.9
+    /// after) — snow in full sun keeps some detail on the shoulder, and grass (linear albedo
+    /// ~0.08) stays out of the toe (docs/atmosphere.md).
     pub exposure: f64,
 }
 
@@ -80,7 +81,7 @@ impl AtmosphereParams {
             ground_albedo: [0.3; 3],
             sun_illuminance: [1.0; 3],
             sun_angular_radius_deg: 0.2666,
-            exposure: 8.0,
+            exposure: 5.0,
         }
     }
 

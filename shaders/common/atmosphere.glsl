@@ -44,18 +44,25 @@ layout(std430, set = 0, binding = 20) readonly buffer AtmosphereBlock {
 // ---------------------------------------------------------------------------------------
 // Geometry
 
-// Distance along unit `d` from `p` to the sphere of radius `r` about the origin: the nearest
-// non-negative one, or −1 where the ray misses it (or it lies behind).
-float atmos_ray_sphere(vec3 p, vec3 d, float r) {
+// Both distances (near, far) along unit `d` from `p` to the sphere of radius `r` about the
+// origin; false where the line misses it.
+bool atmos_ray_sphere2(vec3 p, vec3 d, float r, out float t0, out float t1) {
     float b = dot(p, d);
     float pr = length(p);
     // (|p| − r)(|p| + r): |p|² − r² without cancelling two 4·10⁷ km² squares in f32.
     float c = (pr - r) * (pr + r);
     float disc = b * b - c;
-    if (disc < 0.0) return -1.0;
-    float s = sqrt(disc);
-    float t0 = -b - s;
-    float t1 = -b + s;
+    float s = sqrt(max(disc, 0.0));
+    t0 = -b - s;
+    t1 = -b + s;
+    return disc >= 0.0;
+}
+
+// Distance along unit `d` from `p` to the sphere of radius `r` about the origin: the nearest
+// non-negative one, or −1 where the ray misses it (or it lies behind).
+float atmos_ray_sphere(vec3 p, vec3 d, float r) {
+    float t0, t1;
+    if (!atmos_ray_sphere2(p, d, r, t0, t1)) return -1.0;
     return t0 >= 0.0 ? t0 : (t1 >= 0.0 ? t1 : -1.0);
 }
 
@@ -263,15 +270,15 @@ vec3 atmos_integrate(vec3 p, vec3 d, vec3 sun, float t0, float t1, uint steps, o
 // The span [t0, t1] km of the ray from `p` along `d` inside the atmosphere, ending at the
 // ground if it meets it; false where the ray misses the atmosphere.
 bool atmos_span(vec3 p, vec3 d, out float t0, out float t1) {
-    float r = length(p);
-    t0 = 0.0;
-    if (r > atmos.top_radius) {
-        t0 = atmos_ray_sphere(p, d, atmos.top_radius);
-        if (t0 < 0.0) return false;
+    float a, b;
+    // The far root is the exit: from a point on the top sphere the near root is that point.
+    if (!atmos_ray_sphere2(p, d, atmos.top_radius, a, b) || b <= 0.0) {
+        t0 = t1 = 0.0;
+        return false;
     }
+    t0 = max(a, 0.0);
     float tg = atmos_ray_sphere(p, d, atmos.bottom_radius);
-    float tt = atmos_ray_sphere(p + d * t0, d, atmos.top_radius);
-    t1 = tg >= 0.0 ? tg : t0 + max(tt, 0.0);
+    t1 = tg >= 0.0 ? tg : b;
     return t1 > t0;
 }
 #endif

@@ -156,7 +156,8 @@ void main() {
     else if (pc.view == VIEW_WATER) c = water ? vec3(0.1, 0.3, 0.9) : vec3(0.5, 0.4, 0.2);
     else {
         float slope = 1.0 - dot(n, up);
-        vec3 albedo = material(height, slope, lat, water);
+        // The palette is written as display (sRGB) colours; light works on linear albedo.
+        vec3 albedo = pow(material(height, slope, lat, water), vec3(2.2));
         // The surface in atmosphere space (km), lifted to 10 m above the datum at least so
         // that the planet's-shadow test does not catch the ocean (at the datum) itself.
         vec3 pos = atmos_eye() + d * (dist * 1e-3);
