@@ -76,8 +76,8 @@ fn transmittance_f64(p: &AtmosphereParams, r: f64, mu: f64) -> [f64; 3] {
         let rayleigh = (-h / p.rayleigh_scale_height_km).exp();
         let mie = (-h / p.mie_scale_height_km).exp();
         let ozone = (1.0 - (h - p.ozone_center_km).abs() / p.ozone_half_width_km).max(0.0);
-        for c in 0..3 {
-            depth[c] += dt
+        for (c, d) in depth.iter_mut().enumerate() {
+            *d += dt
                 * (rayleigh * p.rayleigh_scattering[c]
                     + mie * (p.mie_scattering[c] + p.mie_absorption[c])
                     + ozone * p.ozone_absorption[c]);
