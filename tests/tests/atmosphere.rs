@@ -28,36 +28,55 @@ fn rgb(bytes: &[u8]) -> Vec<[f32; 3]> {
     v.iter().map(|p| [p[0], p[1], p[2]]).collect()
 }
 
-/// Run the atmosphere's nodes alone for `cam` with the sun at `sun_el` degrees (azimuth 270°,
-/// west) and read every LUT back.
-fn luts(
-    gpu: &mut Gpu,
-    atmos: &mut Atmosphere,
-    frame: &mut FrameConstantBuffers,
-    cam: &ViewCamera,
-    sun_el: f64,
-) -> Luts {
-    let body = Body::EARTH;
-    let (slot, _) = gpu.exec.begin_frame(&gpu.ctx).unwrap();
-    let sun = local_sun(cam.eye, 270.0, sun_el);
-    let c = FrameConstants::new(cam, body, sun, &LodParams::for_camera(body, cam), 1024);
-    frame.write(slot, &c).unwrap();
-    atmos.prepare(slot).unwrap();
-    let mut g = Graph::new();
-    let f = frame.import(&mut g, slot);
-    let l = atmos.declare(&mut g, f);
-    g.readback("transmittance", l.transmittance);
-    g.readback("multiscatter", l.multiscatter);
-    g.readback("skyview", l.skyview);
-    g.readback("aerial", l.aerial);
-    let compiled = g.compile(gpu.ctx.queue_setup()).unwrap();
-    let out = gpu.exec.run(&gpu.ctx, compiled).unwrap();
-    let get = |n: &str| rgb(out.readback(n).unwrap());
-    Luts {
-        transmittance: get("transmittance"),
-        multiscatter: get("multiscatter"),
-        skyview: get("skyview"),
-        aerial: get("aerial"),
+/// The atmosphere's nodes alone, over their own frame constants.
+struct Lab {
+    gpu: Gpu,
+    atmos: Atmosphere,
+    frame: FrameConstantBuffers,
+}
+
+impl Lab {
+    fn new(params: AtmosphereParams) -> Lab {
+        let gpu = Gpu::new();
+        let n = gpu.exec.frames_in_flight();
+        let atmos = Atmosphere::new(&gpu.ctx, params, n).unwrap();
+        let frame = FrameConstantBuffers::new(&gpu.ctx, n).unwrap();
+        Lab { gpu, atmos, frame }
+    }
+
+    /// Run a frame for `cam` with the sun at `sun_el` degrees (azimuth 270°, west) and read
+    /// every LUT back.
+    fn luts(&mut self, cam: &ViewCamera, sun_el: f64) -> Luts {
+        let (gpu, body) = (&mut self.gpu, Body::EARTH);
+        let (slot, _) = gpu.exec.begin_frame(&gpu.ctx).unwrap();
+        let sun = local_sun(cam.eye, 270.0, sun_el);
+        let c = FrameConstants::new(cam, body, sun, &LodParams::for_camera(body, cam), 1024);
+        self.frame.write(slot, &c).unwrap();
+        self.atmos.prepare(slot).unwrap();
+        let mut g = Graph::new();
+        let f = self.frame.import(&mut g, slot);
+        let l = self.atmos.declare(&mut g, f);
+        g.readback("transmittance", l.transmittance);
+        g.readback("multiscatter", l.multiscatter);
+        g.readback("skyview", l.skyview);
+        g.readback("aerial", l.aerial);
+        let compiled = g.compile(gpu.ctx.queue_setup()).unwrap();
+        let out = gpu.exec.run(&gpu.ctx, compiled).unwrap();
+        let get = |n: &str| rgb(out.readback(n).unwrap());
+        Luts {
+            transmittance: get("transmittance"),
+            multiscatter: get("multiscatter"),
+            skyview: get("skyview"),
+            aerial: get("aerial"),
+        }
+    }
+
+    /// Free everything; fails on any validation message.
+    fn finish(self) {
+        let Lab { gpu, atmos, frame } = self;
+        atmos.destroy(&gpu.ctx);
+        frame.destroy(&gpu.ctx);
+        gpu.assert_clean();
     }
 }
 
@@ -106,12 +125,9 @@ fn sea_level_camera() -> ViewCamera {
 
 #[test]
 fn luts_are_finite_and_transmittance_matches_an_f64_integration() {
-    let mut gpu = Gpu::new();
-    let n = gpu.exec.frames_in_flight();
     let params = AtmosphereParams::earth(Body::EARTH);
-    let mut atmos = Atmosphere::new(&gpu.ctx, params, n).unwrap();
-    let mut frame = FrameConstantBuffers::new(&gpu.ctx, n).unwrap();
-    let l = luts(&mut gpu, &mut atmos, &mut frame, &sea_level_camera(), 30.0);
+    let mut lab = Lab::new(params);
+    let l = lab.luts(&sea_level_camera(), 30.0);
     let [tw, th] = TRANSMITTANCE_SIZE;
     let [mw, mh] = MULTISCATTER_SIZE;
     let [sw, sh] = SKYVIEW_SIZE;
@@ -167,9 +183,7 @@ fn luts_are_finite_and_transmittance_matches_an_f64_integration() {
     // The top row sees no air above it toward the zenith.
     let top_zenith = l.transmittance[((th - 1) * tw) as usize];
     assert!(top_zenith.iter().all(|&t| t > 0.999), "{top_zenith:?}");
-    atmos.destroy(&gpu.ctx);
-    frame.destroy(&gpu.ctx);
-    gpu.assert_clean();
+    lab.finish();
 }
 
 /// Blue over red of a sky-view texel at azimuth column `col` (0: toward the sun) and row
@@ -181,15 +195,11 @@ fn blue_over_red(sky: &[[f32; 3]], col: u32, row: u32) -> f64 {
 
 #[test]
 fn noon_zenith_is_bluer_than_the_horizon_and_sunset_reddens_the_horizon() {
-    let mut gpu = Gpu::new();
-    let n = gpu.exec.frames_in_flight();
-    let params = AtmosphereParams::earth(Body::EARTH);
-    let mut atmos = Atmosphere::new(&gpu.ctx, params, n).unwrap();
-    let mut frame = FrameConstantBuffers::new(&gpu.ctx, n).unwrap();
+    let mut lab = Lab::new(AtmosphereParams::earth(Body::EARTH));
     let cam = sea_level_camera();
-    let noon = luts(&mut gpu, &mut atmos, &mut frame, &cam, 80.0).skyview;
-    let sunset = luts(&mut gpu, &mut atmos, &mut frame, &cam, 1.0).skyview;
-    assert!(!atmos.recomputes(), "the persistent LUTs are made once");
+    let noon = lab.luts(&cam, 80.0).skyview;
+    let sunset = lab.luts(&cam, 1.0).skyview;
+    assert!(!lab.atmos.recomputes(), "the persistent LUTs are made once");
     // Row 53 of 108 is the last above the horizon (v = 53/107 < 0.5).
     let horizon = SKYVIEW_SIZE[1] / 2 - 1;
     let (zen, hor) = (blue_over_red(&noon, 0, 0), blue_over_red(&noon, 0, horizon));
@@ -205,9 +215,20 @@ fn noon_zenith_is_bluer_than_the_horizon_and_sunset_reddens_the_horizon() {
         set > day,
         "sunset horizon redder than at noon: {set} vs {day}"
     );
-    atmos.destroy(&gpu.ctx);
-    frame.destroy(&gpu.ctx);
-    gpu.assert_clean();
+    // A change of air recomputes the persistent LUTs in the next frame, and only then.
+    lab.atmos.params.rayleigh_scattering = lab.atmos.params.rayleigh_scattering.map(|b| 2.0 * b);
+    let thick = lab.luts(&cam, 80.0);
+    assert!(lab.atmos.recomputes(), "new parameters recompute the LUTs");
+    let before = noon[0];
+    let after = thick.skyview[0];
+    println!("zenith at noon, twice the Rayleigh scattering: {before:?} → {after:?}");
+    assert!(
+        after[2] > before[2],
+        "more Rayleigh scattering brightens the blue zenith"
+    );
+    lab.luts(&cam, 80.0);
+    assert!(!lab.atmos.recomputes());
+    lab.finish();
 }
 
 fn options(ctx: &framegraph::Context) -> RendererOptions {
