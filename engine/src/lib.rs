@@ -20,6 +20,7 @@ pub mod shade;
 pub mod source;
 pub mod store;
 pub mod stream;
+pub mod sun;
 pub mod surface;
 #[doc(hidden)]
 pub mod testing;

@@ -56,9 +56,13 @@ pub struct CameraArgs {
     pub sun: SunArgs,
 }
 
-/// Where the sun stands, seen from the point under the camera.
+/// Where the sun stands: seen from the point under the camera, or at a date.
 #[derive(clap::Args, Clone, Copy, Debug, Default, PartialEq)]
 pub struct SunArgs {
+    /// The sun at this UTC time, YYYY-MM-DDTHH:MM[:SS][Z] (the subsolar point from the
+    /// almanac's solar coordinates, `engine::sun`).
+    #[arg(long, value_parser = engine::sun::parse_utc, conflicts_with_all = ["sun_az", "sun_el"])]
+    pub time: Option<f64>,
     /// Sun azimuth, degrees clockwise from north, at the point under the camera
     /// [default: 135 when --sun-el is given; else the renderer's own sun].
     #[arg(long, allow_negative_numbers = true)]
@@ -73,6 +77,7 @@ impl SunArgs {
     /// A sun at `az`, `el` degrees.
     pub fn at(az: f64, el: f64) -> SunArgs {
         SunArgs {
+            time: None,
             sun_az: Some(az),
             sun_el: Some(el),
         }
@@ -86,9 +91,22 @@ impl SunArgs {
         Ok(())
     }
 
-    /// (azimuth, elevation) in degrees, None when neither is set.
-    pub fn angles(&self) -> Option<(f64, f64)> {
+    /// (azimuth, elevation) in degrees seen from the point under `eye` (planet-centred, m),
+    /// None when nothing is set.
+    pub fn angles(&self, eye: DVec3) -> Option<(f64, f64)> {
         use engine::params::{SUN_AZIMUTH_DEG, SUN_ELEVATION_DEG};
+        if let Some(t) = self.time {
+            let d = engine::sun::sun_direction(t);
+            let up = eye.normalize();
+            let (east, north) = engine::planet::east_north(up);
+            let el = d.dot(up).clamp(-1.0, 1.0).asin().to_degrees();
+            let az = d
+                .dot(east)
+                .atan2(d.dot(north))
+                .to_degrees()
+                .rem_euclid(360.0);
+            return Some((az, el));
+        }
         (self.sun_az.is_some() || self.sun_el.is_some()).then(|| {
             (
                 self.sun_az.unwrap_or(SUN_AZIMUTH_DEG),
@@ -97,10 +115,13 @@ impl SunArgs {
         })
     }
 
-    /// The sun's world direction for a camera at `eye` (planet-centred, m); None when neither
-    /// angle is set: the renderer's default sun.
+    /// The sun's world direction for a camera at `eye` (planet-centred, m); None when nothing
+    /// is set: the renderer's default sun.
     pub fn direction(&self, eye: DVec3) -> Option<DVec3> {
-        self.angles()
+        if let Some(t) = self.time {
+            return Some(engine::sun::sun_direction(t));
+        }
+        self.angles(eye)
             .map(|(az, el)| engine::renderer::local_sun(eye, az, el))
     }
 }

@@ -99,13 +99,14 @@ pub struct Parts {
 }
 
 impl Viewer {
-    /// Move the sun by `daz`, `del` degrees (keys , . [ ]), from the default sun if none was
-    /// set; the elevation stays within ±90°.
+    /// Move the sun by `daz`, `del` degrees (keys , . [ ]) in the sky over the camera, from
+    /// the default sun if none was set; the elevation stays within ±90°.
     pub fn move_sun(&mut self, daz: f64, del: f64) {
         use engine::params::{SUN_AZIMUTH_DEG, SUN_ELEVATION_DEG};
+        let eye = self.flight.pose.camera(self.flight.body, 1, 1).eye;
         let (az, el) = self
             .sun
-            .angles()
+            .angles(eye)
             .unwrap_or((SUN_AZIMUTH_DEG, SUN_ELEVATION_DEG));
         let (az, el) = ((az + daz).rem_euclid(360.0), (el + del).clamp(-90.0, 90.0));
         self.sun = crate::camera::SunArgs::at(az, el);
