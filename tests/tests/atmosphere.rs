@@ -8,10 +8,10 @@ use engine::atmosphere::{
 use engine::camera::ViewCamera;
 use engine::frame_constants::{FrameConstantBuffers, FrameConstants};
 use engine::planet::Body;
-use engine::renderer::{local_sun, PlanetRenderer, RendererOptions};
+use engine::renderer::{local_sun, PlanetRenderer};
 use engine::surface::LodParams;
 use framegraph::Graph;
-use planetfall_tests::{earth_source, planet_frame, write_png, Gpu};
+use planetfall_tests::{earth_source, planet_frame, test_renderer_options, write_png, Gpu};
 
 const R: f64 = 6_371_000.0;
 
@@ -231,13 +231,6 @@ fn noon_zenith_is_bluer_than_the_horizon_and_sunset_reddens_the_horizon() {
     lab.finish();
 }
 
-fn options(ctx: &framegraph::Context) -> RendererOptions {
-    let mut o = RendererOptions::for_device(ctx);
-    o.slots = 256;
-    o.pool_capacity = 1 << 16;
-    o
-}
-
 /// Mean rgb over rows [y0, y1) of an RGBA8 image `w` wide.
 fn mean_rgb(rgba: &[u8], w: u32, y0: u32, y1: u32) -> [f64; 3] {
     let mut s = [0.0; 3];
@@ -263,7 +256,7 @@ fn rendered_sky_is_blue_above_and_red_at_sunset() {
     let mut r = PlanetRenderer::new(
         &gpu.ctx,
         src,
-        options(&gpu.ctx),
+        test_renderer_options(&gpu.ctx),
         gpu.exec.frames_in_flight(),
     )
     .unwrap();
