@@ -85,6 +85,17 @@ impl AtmosphereParams {
         }
     }
 
+    /// What the persistent LUTs depend on: the air and the ground, not the sun's brightness or
+    /// size (they hold light per unit sun illuminance) nor the exposure.
+    pub fn air(&self) -> AtmosphereParams {
+        AtmosphereParams {
+            sun_illuminance: [0.0; 3],
+            sun_angular_radius_deg: 0.0,
+            exposure: 0.0,
+            ..*self
+        }
+    }
+
     /// Density of air relative to the ground at `h` km: (Rayleigh, Mie, ozone).
     pub fn densities(&self, h: f64) -> (f64, f64, f64) {
         let h = h.max(0.0);
@@ -189,7 +200,7 @@ pub struct Atmosphere {
     params_bufs: Vec<GpuBuffer>,
     transmittance: GpuBuffer,
     multiscatter: GpuBuffer,
-    /// The parameters the persistent LUTs were last declared for.
+    /// The air the persistent LUTs were last declared for ([`AtmosphereParams::air`]).
     computed: Option<AtmosphereParams>,
     /// Whether the prepared frame recomputes the persistent LUTs.
     recompute: bool,
@@ -230,13 +241,14 @@ impl Atmosphere {
     }
 
     /// Host work of a frame: write the parameters to the slot's buffer; the persistent LUTs
-    /// are recomputed when the parameters differ from those they hold (the first frame too).
+    /// are recomputed when the air differs from the one they hold (the first frame too).
     pub fn prepare(&mut self, frame_slot: usize) -> framegraph::Result<()> {
         let n = self.params_bufs.len();
         self.frame_slot = frame_slot % n;
         self.params_bufs[self.frame_slot].write(0, bytemuck::bytes_of(&self.params.gpu()))?;
-        self.recompute = self.computed != Some(self.params);
-        self.computed = Some(self.params);
+        let air = self.params.air();
+        self.recompute = self.computed != Some(air);
+        self.computed = Some(air);
         Ok(())
     }
 

@@ -228,6 +228,10 @@ fn noon_zenith_is_bluer_than_the_horizon_and_sunset_reddens_the_horizon() {
     );
     lab.luts(&cam, 80.0);
     assert!(!lab.atmos.recomputes());
+    // The exposure is applied in the shading: it leaves the LUTs as they are.
+    lab.atmos.params.exposure *= 2.0;
+    lab.luts(&cam, 80.0);
+    assert!(!lab.atmos.recomputes(), "a new exposure recomputes nothing");
     lab.finish();
 }
 
