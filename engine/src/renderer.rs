@@ -356,6 +356,9 @@ impl PlanetRenderer {
         let mesh = self.mesh.declare(g, &surface);
         if req.view == DebugView::Cbt {
             declare_debug_raster(g, &mesh, &surface, target, extent, MeshStyle::Flat);
+            // The persistent LUTs this frame was prepared to make are made all the same (the
+            // per-frame ones, unread, are culled).
+            self.atmosphere.declare(g, frame);
             return Ok(None);
         }
         let mut p = declare_publish(g, extent, mesh.mesh(), surface, self.opts.publish);
