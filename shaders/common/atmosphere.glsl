@@ -166,8 +166,9 @@ vec2 multiscatter_unit(float r, float mu_s) {
 }
 
 // Sky view, horizon-weighted (Hillaire §5.3): v packs the zenith angle with the horizon at
-// v = 0.5 and a square law that puts half the rows within ~30 % of the angle to the horizon;
-// u is the square root of the angle to the sun's azimuth over π, denser toward the sun.
+// v = 0.5 and a square law that puts half of each side's rows within 25 % of its angle to
+// the horizon; u is the square root of the angle to the sun's azimuth over π, denser toward
+// the sun.
 vec2 skyview_unit(float r, float mu, float cos_az, bool hits_ground) {
     float b = atmos.bottom_radius;
     float beta = acos(clamp(sqrt(max((r - b) * (r + b), 0.0)) / r, -1.0, 1.0)); // horizon below level
