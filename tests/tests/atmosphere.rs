@@ -350,3 +350,48 @@ fn rendered_sky_is_blue_above_and_red_at_sunset() {
     r.destroy(&gpu.ctx);
     gpu.assert_clean();
 }
+
+/// A renderer whose first frame is the CBT debug view (no shading) still makes its persistent
+/// LUTs then: the next, shaded frame has a sky.
+#[test]
+fn a_first_frame_without_shading_still_makes_the_persistent_luts() {
+    use engine::debug_view::DebugView;
+    use engine::renderer::FrameRequest;
+    let mut gpu = Gpu::new();
+    let mut r = PlanetRenderer::new(
+        &gpu.ctx,
+        earth_source(),
+        test_renderer_options(&gpu.ctx),
+        gpu.exec.frames_in_flight(),
+    )
+    .unwrap();
+    let (w, h) = (32u32, 24u32);
+    let cam = ViewCamera::geo(30.0, -40.0, R + 10.0, 0.0, 60.0, 60.0, w, h);
+    let mut run = |r: &mut PlanetRenderer, view: DebugView| {
+        let (slot, _) = gpu.exec.begin_frame(&gpu.ctx).unwrap();
+        let req = FrameRequest {
+            cam,
+            frame_slot: slot,
+            view,
+            aov: false,
+        };
+        r.prepare(&gpu.ctx, req).unwrap();
+        let mut g = Graph::new();
+        let desc = framegraph::ImageDesc::d2(w, h, ash::vk::Format::R8G8B8A8_UNORM);
+        let mut target = g.create_image("target", desc);
+        r.declare(&mut g, &mut target).unwrap();
+        g.readback_image("color", target);
+        let compiled = g.compile(gpu.ctx.queue_setup()).unwrap();
+        let out = gpu.exec.run(&gpu.ctx, compiled).unwrap();
+        out.readback("color").unwrap().to_vec()
+    };
+    run(&mut r, DebugView::Cbt);
+    assert!(r.atmosphere.recomputes(), "the first frame makes them");
+    let rgba = run(&mut r, DebugView::Shaded);
+    assert!(!r.atmosphere.recomputes(), "made in the first frame");
+    let sky = mean_rgb(&rgba, w, 0, h / 5);
+    println!("sky after a CBT-view first frame: {sky:.1?}");
+    assert!(sky[2] > 1.2 * sky[0], "a blue sky: {sky:?}");
+    r.destroy(&gpu.ctx);
+    gpu.assert_clean();
+}
