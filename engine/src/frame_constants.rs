@@ -144,7 +144,7 @@ impl FrameConstantBuffers {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -201,7 +201,7 @@ mod tests {
     }
 
     /// (member name, byte offset) of the struct named `block`, in member order.
-    fn block_members(words: &[u32], block: &str) -> Vec<(String, u32)> {
+    pub(crate) fn block_members(words: &[u32], block: &str) -> Vec<(String, u32)> {
         use rspirv::dr::Operand;
         use rspirv::spirv::{Decoration, Op};
         let words = framegraph::shader::strip_source_text(words);

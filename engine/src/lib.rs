@@ -3,6 +3,7 @@
 //! (`renderer`: prepare on the host, then declare the nodes).
 
 pub mod atlas;
+pub mod atmosphere;
 pub mod camera;
 pub mod cbt;
 pub mod debug_view;
@@ -19,6 +20,7 @@ pub mod shade;
 pub mod source;
 pub mod store;
 pub mod stream;
+pub mod sun;
 pub mod surface;
 #[doc(hidden)]
 pub mod testing;

@@ -36,6 +36,14 @@ pub const HEIGHT_Q_MIN_M: f64 = -11_250.0;
 /// (the kernels the GPU derivation shares), no longer std's.
 pub const DERIVATION_VERSION: u32 = 2;
 
+// The sun when none is set: 30° high in the south-east of the point under the camera — with
+// no time of day, this keeps relief readable everywhere (`renderer::local_sun`).
+
+/// Sun azimuth, degrees clockwise from north.
+pub const SUN_AZIMUTH_DEG: f64 = 135.0;
+/// Sun elevation above the horizon, degrees.
+pub const SUN_ELEVATION_DEG: f64 = 30.0;
+
 // Streaming (TERRAIN.md §5, `engine::stream`, `docs/streaming.md`).
 
 /// Tile slots on the GPU (TERRAIN.md §2: 1,024). The GPU side may lower it from device limits;

@@ -2,12 +2,13 @@
 //! streaming (residency), the frame constants, staging writes and the mesh counters of the
 //! frame slot's last frame. [`PlanetRenderer::declare`] then only adds nodes: the tiles made
 //! on the GPU (`tiles.*`, `earth::gpu_feed`, when the frame makes any) → `stream.upload` →
-//! the CBT update (`cbt.*`) → the publish (`publish.clear` … `publish.resolve`) →
-//! `shade.terrain` (and `shade.aov` on request). Owns every persistent GPU resource of the
-//! planet.
+//! the CBT update (`cbt.*`) → the publish (`publish.clear` … `publish.resolve`) → the
+//! atmosphere's LUTs (`atmos.*`) → `shade.terrain` (and `shade.aov` on request). Owns every
+//! persistent GPU resource of the planet.
 
 use crate::atlas::slots::{Residency, ResidentTile};
 use crate::atlas::{SurfaceBindings, TileAtlas};
+use crate::atmosphere::{Atmosphere, AtmosphereParams};
 use crate::camera::ViewCamera;
 use crate::cbt::gpu::debug::{declare_debug_edges, declare_debug_raster, MeshStyle};
 use crate::cbt::gpu::mesh::GpuMesh;
@@ -126,6 +127,8 @@ pub struct PlanetRenderer {
     atlas: TileAtlas,
     mesh: GpuMesh,
     constants: FrameConstantBuffers,
+    /// The air: parameters and LUTs (`atmos.*`).
+    pub atmosphere: Atmosphere,
     clock: FrameClock,
     /// Supply per feed class (`stream::envelope`), fed from the source once per frame.
     feed: FeedMeter,
@@ -200,6 +203,7 @@ impl PlanetRenderer {
         let mesh = GpuMesh::new(ctx, Some(opts.pool_capacity), opts.cbt, frames_in_flight)
             .map_err(|e| RenderError::Setup(e.to_string()))?;
         let constants = FrameConstantBuffers::new(ctx, frames_in_flight)?;
+        let atmosphere = Atmosphere::new(ctx, AtmosphereParams::earth(body), frames_in_flight)?;
         Ok(PlanetRenderer {
             body,
             source,
@@ -213,6 +217,7 @@ impl PlanetRenderer {
             atlas,
             mesh,
             constants,
+            atmosphere,
             clock: FrameClock::new(),
             feed: FeedMeter::default(),
             prepared: None,
@@ -379,10 +384,14 @@ impl PlanetRenderer {
         if let Some(m) = &mut self.gpu_tiles {
             m.plan(req.frame_slot);
         }
-        let sun = self.sun.unwrap_or_else(|| local_sun(cam.eye, 135.0, 30.0));
+        use crate::params::{SUN_AZIMUTH_DEG, SUN_ELEVATION_DEG};
+        let sun = self
+            .sun
+            .unwrap_or_else(|| local_sun(cam.eye, SUN_AZIMUTH_DEG, SUN_ELEVATION_DEG));
         let lod = self.lod_params(cam);
         let consts = FrameConstants::new(cam, self.body, sun, &lod, self.atlas.lookup_size);
         self.constants.write(req.frame_slot, &consts)?;
+        self.atmosphere.prepare(req.frame_slot)?;
         self.atlas.prepare(
             ctx,
             req.frame_slot,
@@ -413,10 +422,14 @@ impl PlanetRenderer {
         let mesh = self.mesh.declare(g, &surface);
         if req.view == DebugView::Cbt {
             declare_debug_raster(g, &mesh, &surface, target, extent, MeshStyle::Flat);
+            // The persistent LUTs this frame was prepared to make are made all the same (the
+            // per-frame ones, unread, are culled).
+            self.atmosphere.declare(g, frame);
             return Ok(None);
         }
         let mut p = declare_publish(g, extent, mesh.mesh(), surface, self.opts.publish);
-        declare_terrain(g, extent, p.hits, surface, target, req.view);
+        let atmos = self.atmosphere.declare(g, frame);
+        declare_terrain(g, extent, p.hits, surface, atmos, target, req.view);
         if req.view == DebugView::Wireframe {
             declare_debug_edges(g, &mesh, &surface, target, &mut p.depth);
         }
@@ -435,6 +448,7 @@ impl PlanetRenderer {
         self.atlas.destroy(ctx);
         self.mesh.destroy(ctx);
         self.constants.destroy(ctx);
+        self.atmosphere.destroy(ctx);
     }
 }
 

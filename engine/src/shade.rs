@@ -3,15 +3,18 @@
 //! water — for tests and tools).
 
 use crate::atlas::SurfaceBindings;
+use crate::atmosphere::AtmosphereLuts;
 use crate::debug_view::DebugView;
 use framegraph::{BufferDesc, BufferRef, Graph, ImageRef};
 
-/// Declare `shade.terrain`, shading `hits` into `target` (RGBA8, storage).
+/// Declare `shade.terrain`, shading `hits` into `target` (RGBA8, storage) through the
+/// atmosphere's LUTs.
 pub fn declare_terrain(
     g: &mut Graph<'_>,
     extent: [u32; 2],
     hits: ImageRef,
     surface: SurfaceBindings,
+    atmos: AtmosphereLuts,
     target: &mut ImageRef,
     view: DebugView,
 ) {
@@ -20,6 +23,11 @@ pub fn declare_terrain(
         .read("slots", surface.slots)
         .read("tile_heights", surface.heights)
         .read("hits", hits)
+        .read("atmos", atmos.params)
+        .read("transmittance", atmos.transmittance)
+        .read("multiscatter", atmos.multiscatter)
+        .read("skyview", atmos.skyview)
+        .read("aerial", atmos.aerial)
         .write("color", target)
         .push(&view.shade_mode())
         .dispatch_threads([extent[0], extent[1], 1]);

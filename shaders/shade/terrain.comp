@@ -1,14 +1,20 @@
 #version 460
-// shade.terrain: shade hit records — materials from altitude, slope and latitude, sun +
-// sky ambient, a distance haze; flat sky where there is no terrain. Debug views by push constant.
+// shade.terrain: shade hit records — materials from altitude, slope and latitude, lit by the
+// sun through the air and by the sky's irradiance, seen through aerial perspective; the
+// physical sky where there is no terrain; exposure and tonemap. Debug views by push constant.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 layout(local_size_x = 8, local_size_y = 8) in;
 
 #include "common/tiles.glsl"
 #include "common/hit.glsl"
+#define ATMOS_TRANSMITTANCE
+#define ATMOS_MULTISCATTER
+#include "common/atmosphere.glsl"
 
 layout(set = 0, binding = 0, rgba32ui) uniform readonly uimage2D hits;
 layout(set = 0, binding = 1, rgba8) uniform writeonly image2D color;
+layout(std430, set = 0, binding = 23) readonly buffer Skyview { vec4 s[]; } skyview;
+layout(std430, set = 0, binding = 24) readonly buffer Aerial { vec4 a[]; } aerial;
 // view: 0 shaded, 1 level colours, 2 slot ids, 3 normals, 4 lat/lon, 5 water.
 layout(push_constant) uniform Push { uint view; } pc;
 
@@ -24,14 +30,76 @@ vec3 hue(float h) {
     return 1.0 - clamp(min(k, 4.0 - k), 0.0, 1.0);
 }
 
+// Luminance of the sky along `d` (no terrain there): the sky-view LUT inside the
+// atmosphere, a march from above it (the LUT's parameterisation needs a horizon below the
+// eye), and the sun's disk where the ray leaves the planet.
 vec3 sky(vec3 d) {
-    vec3 up = normalize(-frame.planet_center);
-    float e = dot(d, up);
-    vec3 day = mix(vec3(0.62, 0.74, 0.90), vec3(0.22, 0.40, 0.78), clamp(e * 3.0 + 0.3, 0.0, 1.0));
-    // A stand-in for a scattering sky: it darkens to space with altitude (scale height ~8 km,
-    // black above ~100 km), brightest toward the horizon.
-    float air = exp(-max(frame.eye_altitude, 0.0) / 25000.0);
-    return mix(vec3(0.004, 0.005, 0.012), day, clamp(air * (1.5 - e), 0.0, 1.0));
+    vec3 eye = atmos_eye();
+    float r = length(eye);
+    vec3 up = eye / r;
+    vec3 sun = frame.sun_dir;
+    bool hits_ground = atmos_ray_sphere(eye, d, atmos.bottom_radius) >= 0.0;
+    vec3 lum = vec3(0.0);
+    vec3 to_space = vec3(1.0);
+    float t0, t1;
+    bool in_air = atmos_span(eye, d, t0, t1);
+    if (r < atmos.top_radius) {
+        vec3 dh = d - up * dot(d, up);
+        vec3 sh = sun - up * dot(sun, up);
+        float cos_az = length(dh) > 1e-6 && length(sh) > 1e-6 ? dot(normalize(dh), normalize(sh)) : 1.0;
+        Bilerp s = lut_bilerp(atmos.skyview_size, skyview_unit(r, dot(d, up), cos_az, hits_ground));
+        lum = LUT_BILERP(skyview.s, s).rgb;
+        to_space = atmos_transmittance(r, dot(d, up));
+    } else if (in_air) {
+        lum = atmos_integrate(eye, d, sun, t0, t1, atmos.sky_steps, to_space) * atmos.sun_illuminance;
+    }
+    if (!hits_ground) lum += atmos_sun_disk(d, sun) * atmos.sun_illuminance * to_space;
+    return lum;
+}
+
+// Aerial perspective at `dist_km` along the ray `d` through screen point `uv` (0–1): the
+// luminance the air adds (rgb) and its transmittance, trilinear in the `atmos.aerial` volume
+// whose slices follow the square law over the ray's span in the air (atmos/aerial.comp).
+void aerial_perspective(vec2 uv, vec3 d, float dist_km, out vec3 add, out vec3 trans) {
+    add = vec3(0.0);
+    trans = vec3(1.0);
+    float t0, t1;
+    if (!atmos_span(atmos_eye(), d, t0, t1)) return;
+    uint n = atmos.aerial_size;
+    float s = clamp((dist_km - t0) / (t1 - t0), 0.0, 1.0);
+    // Slice k holds the value at sqrt(s) = (k + 1)/n; before slice 0 the air adds nothing.
+    float z = sqrt(s) * float(n) - 1.0;
+    vec2 xy = clamp(uv * float(n) - 0.5, vec2(0.0), vec2(float(n - 1u)));
+    uvec2 a = min(uvec2(xy), uvec2(n - 1u));
+    uvec2 b = min(a + 1u, uvec2(n - 1u));
+    vec2 f = xy - vec2(a);
+    int k0 = int(floor(z));
+    float fz = z - float(k0);
+    for (int dz = 0; dz < 2; dz++) {
+        int k = k0 + dz;
+        float wz = dz == 0 ? 1.0 - fz : fz;
+        if (wz <= 0.0) continue;
+        if (k < 0) continue; // slice −1: no air yet (adds nothing, transmittance 1)
+        uint kk = uint(min(k, int(n) - 1));
+        vec3 l = vec3(0.0), t = vec3(0.0);
+        for (int j = 0; j < 4; j++) {
+            uvec2 c = uvec2((j & 1) == 0 ? a.x : b.x, (j & 2) == 0 ? a.y : b.y);
+            float w = ((j & 1) == 0 ? 1.0 - f.x : f.x) * ((j & 2) == 0 ? 1.0 - f.y : f.y);
+            uint idx = 2u * ((kk * n + c.y) * n + c.x);
+            l += w * aerial.a[idx].rgb;
+            t += w * aerial.a[idx + 1u].rgb;
+        }
+        add += wz * l;
+        trans += wz * (t - vec3(1.0));
+    }
+}
+
+// Exposure, then the ACES filmic curve as fitted by Narkowicz 2015 (docs/atmosphere.md), then
+// the sRGB transfer function: the target is UNORM and its bytes are shown as sRGB.
+vec3 tonemap(vec3 lum) {
+    vec3 x = lum * atmos.exposure;
+    vec3 y = clamp((x * (2.51 * x + 0.03)) / (x * (2.43 * x + 0.59) + 0.14), 0.0, 1.0);
+    return mix(12.92 * y, 1.055 * pow(y, vec3(1.0 / 2.4)) - 0.055, step(0.0031308, y));
 }
 
 vec3 material(float h, float slope, float lat, bool water) {
@@ -69,7 +137,7 @@ void main() {
     uvec4 h = imageLoad(hits, ivec2(px));
     float dist = hit_dist(h);
     if (dist <= 0.0) {
-        imageStore(color, ivec2(px), vec4(pc.view == VIEW_SHADED ? sky(d) : vec3(0.0), 1.0));
+        imageStore(color, ivec2(px), vec4(pc.view == VIEW_SHADED ? tonemap(sky(d)) : vec3(0.0), 1.0));
         return;
     }
     uint slot = hit_slot(h);
@@ -88,18 +156,21 @@ void main() {
     else if (pc.view == VIEW_WATER) c = water ? vec3(0.1, 0.3, 0.9) : vec3(0.5, 0.4, 0.2);
     else {
         float slope = 1.0 - dot(n, up);
-        vec3 albedo = material(height, slope, lat, water);
-        float sun = max(dot(n, frame.sun_dir), 0.0);
-        // Sky light from the upper hemisphere, less where the surface faces down-slope.
-        float ambient = 0.25 * (0.6 + 0.4 * dot(n, up));
-        vec3 lit = albedo * (vec3(1.0, 0.95, 0.86) * sun * 1.25 + sky(up) * ambient);
-        // A stand-in for aerial perspective: haze thicker low, thinner from orbit.
-        float haze = 1.0 - exp(-dist / (80000.0 + 4.0 * max(frame.eye_altitude, 0.0)));
-        // The haze is lit air: pale blue even where the sky above is space.
-        c = mix(lit, vec3(0.62, 0.72, 0.88), haze * 0.8);
-        // Filmic-ish shoulder so snow in full sun keeps detail.
-        c = c / (1.0 + 0.35 * c);
-        c = pow(c * 1.2, vec3(1.0 / 1.1));
+        // The palette is written as display (sRGB) colours; light works on linear albedo.
+        vec3 albedo = pow(material(height, slope, lat, water), vec3(2.2));
+        // The surface in atmosphere space (km), lifted to 10 m above the datum at least so
+        // that the planet's-shadow test does not catch the ocean (at the datum) itself.
+        vec3 pos = atmos_eye() + d * (dist * 1e-3);
+        float rs = max(length(pos), atmos.bottom_radius + 0.01);
+        pos = normalize(pos) * rs;
+        vec3 sun_t = atmos_sun_transmittance(pos, frame.sun_dir) * atmos.sun_illuminance;
+        vec3 sky_e = atmos_sky_irradiance(rs, dot(pos, frame.sun_dir) / rs) * atmos.sun_illuminance;
+        // Lambertian: the sun's irradiance on the facet, and the sky's on level ground, less
+        // where the facet tilts away from the upper hemisphere.
+        vec3 lit = albedo / PI * (sun_t * max(dot(n, frame.sun_dir), 0.0) + sky_e * (0.5 + 0.5 * dot(n, up)));
+        vec3 add, trans;
+        aerial_perspective((vec2(px) + 0.5) * frame.inv_viewport, d, dist * 1e-3, add, trans);
+        c = tonemap(lit * trans + add);
     }
     imageStore(color, ivec2(px), vec4(c, 1.0));
 }

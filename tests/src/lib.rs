@@ -93,6 +93,15 @@ pub fn earth_source() -> std::sync::Arc<engine::source::EarthSource> {
         .clone()
 }
 
+/// Renderer options for a test frame on lavapipe: 256 tile slots and a 2¹⁶-entry bisector
+/// pool, ample for the small images the tests render.
+pub fn test_renderer_options(ctx: &framegraph::Context) -> engine::renderer::RendererOptions {
+    let mut o = engine::renderer::RendererOptions::for_device(ctx);
+    o.slots = 256;
+    o.pool_capacity = 1 << 16;
+    o
+}
+
 /// Tightly packed RGBA8 rows as a PNG (for looking at test renders).
 pub fn write_png(path: &std::path::Path, width: u32, height: u32, rgba: &[u8]) {
     let file = std::fs::File::create(path).expect("create png");

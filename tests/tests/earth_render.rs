@@ -3,24 +3,17 @@
 
 use engine::camera::ViewCamera;
 use engine::planet::cube::latlon_to_dir;
-use engine::renderer::{PlanetRenderer, RendererOptions};
+use engine::renderer::PlanetRenderer;
 use engine::shade::AovPixel;
 use engine::source::TileSource;
 use glam::DVec3;
-use planetfall_tests::{earth_source, planet_frame, write_png, Gpu};
+use planetfall_tests::{earth_source, planet_frame, test_renderer_options, write_png, Gpu};
 
 const R: f64 = 6_371_000.0;
 
 struct Frame {
     rgba: Vec<u8>,
     aov: Vec<AovPixel>,
-}
-
-fn options(ctx: &framegraph::Context) -> RendererOptions {
-    let mut o = RendererOptions::for_device(ctx);
-    o.slots = 256;
-    o.pool_capacity = 1 << 16;
-    o
 }
 
 fn render(gpu: &mut Gpu, r: &mut PlanetRenderer, cam: &ViewCamera) -> Frame {
@@ -61,7 +54,7 @@ fn orbit_disk_radius_and_water_agree_with_geometry_and_source() {
     let mut r = PlanetRenderer::new(
         &gpu.ctx,
         src.clone(),
-        options(&gpu.ctx),
+        test_renderer_options(&gpu.ctx),
         gpu.exec.frames_in_flight(),
     )
     .unwrap();
@@ -130,7 +123,7 @@ fn nadir_latlon_at_the_centre_pixel() {
     let mut r = PlanetRenderer::new(
         &gpu.ctx,
         src.clone(),
-        options(&gpu.ctx),
+        test_renderer_options(&gpu.ctx),
         gpu.exec.frames_in_flight(),
     )
     .unwrap();
@@ -165,7 +158,7 @@ fn two_metres_in_the_himalaya_has_no_holes() {
     let mut r = PlanetRenderer::new(
         &gpu.ctx,
         src.clone(),
-        options(&gpu.ctx),
+        test_renderer_options(&gpu.ctx),
         gpu.exec.frames_in_flight(),
     )
     .unwrap();
@@ -233,7 +226,7 @@ fn descent_from_orbit_to_two_metres_is_finite_and_clean() {
     let mut r = PlanetRenderer::new(
         &gpu.ctx,
         src.clone(),
-        options(&gpu.ctx),
+        test_renderer_options(&gpu.ctx),
         gpu.exec.frames_in_flight(),
     )
     .unwrap();

@@ -52,6 +52,78 @@ pub struct CameraArgs {
     /// Vertical field of view, degrees.
     #[arg(long)]
     pub fov: Option<f64>,
+    #[command(flatten)]
+    pub sun: SunArgs,
+}
+
+/// Where the sun stands: seen from the point under the camera, or at a date.
+#[derive(clap::Args, Clone, Copy, Debug, Default, PartialEq)]
+pub struct SunArgs {
+    /// The sun at this UTC time, YYYY-MM-DDTHH:MM[:SS][Z] (the subsolar point from the
+    /// almanac's solar coordinates, `engine::sun`).
+    #[arg(long, value_parser = engine::sun::parse_utc, conflicts_with_all = ["sun_az", "sun_el"])]
+    pub time: Option<f64>,
+    /// Sun azimuth, degrees clockwise from north, at the point under the camera
+    /// [default: 135 when --sun-el is given; else the renderer's own sun].
+    #[arg(long, allow_negative_numbers = true)]
+    pub sun_az: Option<f64>,
+    /// Sun elevation above that point's horizon, degrees (negative: below it)
+    /// [default: 30 when --sun-az is given].
+    #[arg(long, allow_negative_numbers = true)]
+    pub sun_el: Option<f64>,
+}
+
+impl SunArgs {
+    /// A sun at `az`, `el` degrees.
+    pub fn at(az: f64, el: f64) -> SunArgs {
+        SunArgs {
+            time: None,
+            sun_az: Some(az),
+            sun_el: Some(el),
+        }
+    }
+
+    pub fn check(&self) -> Result<()> {
+        let el = self.sun_el.unwrap_or(0.0);
+        if !self.sun_az.unwrap_or(0.0).is_finite() || !(-90.0..=90.0).contains(&el) {
+            bail!("sun: want a finite --sun-az and --sun-el in [-90, 90] (got {self:?})");
+        }
+        Ok(())
+    }
+
+    /// (azimuth, elevation) in degrees seen from the point under `eye` (planet-centred, m),
+    /// None when nothing is set.
+    pub fn angles(&self, eye: DVec3) -> Option<(f64, f64)> {
+        use engine::params::{SUN_AZIMUTH_DEG, SUN_ELEVATION_DEG};
+        if let Some(t) = self.time {
+            let d = engine::sun::sun_direction(t);
+            let up = eye.normalize();
+            let (east, north) = engine::planet::east_north(up);
+            let el = d.dot(up).clamp(-1.0, 1.0).asin().to_degrees();
+            let az = d
+                .dot(east)
+                .atan2(d.dot(north))
+                .to_degrees()
+                .rem_euclid(360.0);
+            return Some((az, el));
+        }
+        (self.sun_az.is_some() || self.sun_el.is_some()).then(|| {
+            (
+                self.sun_az.unwrap_or(SUN_AZIMUTH_DEG),
+                self.sun_el.unwrap_or(SUN_ELEVATION_DEG),
+            )
+        })
+    }
+
+    /// The sun's world direction for a camera at `eye` (planet-centred, m); None when nothing
+    /// is set: the renderer's default sun.
+    pub fn direction(&self, eye: DVec3) -> Option<DVec3> {
+        if let Some(t) = self.time {
+            return Some(engine::sun::sun_direction(t));
+        }
+        self.angles(eye)
+            .map(|(az, el)| engine::renderer::local_sun(eye, az, el))
+    }
 }
 
 impl CameraArgs {
@@ -82,6 +154,7 @@ impl CameraArgs {
         b.heading = self.heading.unwrap_or(b.heading);
         b.pitch = self.pitch.unwrap_or(b.pitch);
         b.fov = self.fov.unwrap_or(b.fov);
+        self.sun.check()?;
         if !(-90.0..=90.0).contains(&b.lat)
             || !b.lon.is_finite()
             || !(-90.0..=90.0).contains(&b.pitch)

@@ -69,6 +69,8 @@ pub struct Args {
     /// frame) into this directory: pop-<flight>-<frame>.png.
     #[arg(long, value_name = "DIR")]
     pop_maps: Option<PathBuf>,
+    #[command(flatten)]
+    sun: crate::camera::SunArgs,
     /// Output directory.
     #[arg(long, default_value = "captures/bench")]
     out: PathBuf,
@@ -146,6 +148,10 @@ fn options(a: &Args) -> Result<Options> {
         pop_maps: a.pop_maps.clone(),
         prefetch: !a.no_prefetch,
         prefetch_flights: a.prefetch_flights,
+        sun: {
+            a.sun.check()?;
+            a.sun
+        },
         quick: q,
         out: a.out.clone(),
         command: std::env::args()

@@ -71,6 +71,7 @@ fn print_frames(
                 frame: i,
                 dt: 0.0,
                 debug: a.frame.debug,
+                sun: a.frame.camera.sun.direction(cam.eye),
             };
             renderer.prepare(ctx, &input)?;
             let mut g = Graph::new();

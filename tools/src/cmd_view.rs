@@ -140,6 +140,7 @@ pub fn run(a: Args) -> Result<()> {
         capture_frame: a.capture_frame,
         screenshot_at_exit: a.screenshot.clone(),
         frames_in_flight: a.frames_in_flight,
+        sun: a.camera.sun,
     };
     let setup = Setup {
         size: [a.width, a.height],

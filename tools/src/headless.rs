@@ -82,6 +82,7 @@ pub fn compile<'a>(
         frame: 0,
         dt: 0.0,
         debug: a.aov.unwrap_or(a.debug),
+        sun: a.camera.sun.direction(cam.eye),
     };
     renderer.prepare(ctx, &input)?;
     let mut g = Graph::new();

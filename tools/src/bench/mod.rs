@@ -50,6 +50,8 @@ pub struct Options {
     /// Derive the flights' tiles too, and fly on that store instead of a fresh, cold one.
     pub prefetch_flights: bool,
     pub quick: bool,
+    /// The sun of every view, local to the point under its camera (None: the renderer's).
+    pub sun: crate::camera::SunArgs,
     pub out: PathBuf,
     pub command: String,
 }

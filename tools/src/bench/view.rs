@@ -95,6 +95,7 @@ pub fn run(
     let mut r = renderer(gpu, scene)?;
     let setup_ms = t.elapsed().as_secs_f64() * 1e3;
     let cam = scene.camera(b, o.width, o.height);
+    r.sun = o.sun.direction(cam.eye);
     let alt = cam.eye.length() - r.body.radius;
     let result = measure(gpu, scene, &mut r, &cam, o, limits);
     r.destroy(&gpu.ctx);

@@ -43,6 +43,8 @@ pub struct FrameInput<'f> {
     /// Seconds since the previous frame (0 for the first and for headless frames).
     pub dt: f64,
     pub debug: DebugView,
+    /// The sun's world direction (None: the renderer's default).
+    pub sun: Option<glam::DVec3>,
 }
 
 /// What the planet frame (or the test scene) implements to be shown by `planetfall view`,

@@ -231,6 +231,7 @@ impl SceneRenderer for PlanetScene {
             .renderer
             .as_mut()
             .context("the planet renderer was destroyed")?;
+        r.sun = input.sun;
         let req = FrameRequest {
             cam: *input.cam,
             frame_slot: input.frame_slot,

@@ -72,6 +72,9 @@ pub struct Viewer {
     last_cam: Option<engine::camera::ViewCamera>,
     /// Things to say on the HUD for a few seconds (bookmark jumps, files written).
     note: Option<(String, Instant)>,
+    /// The sun, local to the point under the camera: it keeps its place in the sky as the
+    /// camera flies, as a sun set by `--sun-az`/`--sun-el` does in `render`.
+    sun: crate::camera::SunArgs,
 }
 
 /// Everything the viewer is built from besides the window and context.
@@ -91,9 +94,25 @@ pub struct Parts {
     pub capture_frame: Option<u64>,
     pub screenshot_at_exit: Option<PathBuf>,
     pub frames_in_flight: usize,
+    /// The sun, local to the point under the camera (keys move it).
+    pub sun: crate::camera::SunArgs,
 }
 
 impl Viewer {
+    /// Move the sun by `daz`, `del` degrees (keys , . [ ]) in the sky over the camera, from
+    /// the default sun if none was set; the elevation stays within ±90°.
+    pub fn move_sun(&mut self, daz: f64, del: f64) {
+        use engine::params::{SUN_AZIMUTH_DEG, SUN_ELEVATION_DEG};
+        let eye = self.flight.pose.camera(self.flight.body, 1, 1).eye;
+        let (az, el) = self
+            .sun
+            .angles(eye)
+            .unwrap_or((SUN_AZIMUTH_DEG, SUN_ELEVATION_DEG));
+        let (az, el) = ((az + daz).rem_euclid(360.0), (el + del).clamp(-90.0, 90.0));
+        self.sun = crate::camera::SunArgs::at(az, el);
+        self.say(format!("sun: azimuth {az:.0}°, elevation {el:.0}°"));
+    }
+
     /// Toggle bounded flight (F).
     pub fn toggle_bounded(&mut self) {
         self.flight.bounded = !self.flight.bounded;
@@ -173,6 +192,7 @@ impl Viewer {
             last_frame: false,
             summary: Summary::default(),
             note: None,
+            sun: p.sun,
             envelope: None,
             lateral_mps: 0.0,
             last_cam: None,
@@ -488,6 +508,7 @@ impl Viewer {
             frame: self.frame,
             dt,
             debug: self.debug,
+            sun: self.sun.direction(cam.eye),
         };
         let first = self.summary.presented == 0;
         let t = Instant::now();

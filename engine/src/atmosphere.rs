@@ -1,0 +1,376 @@
+//! The atmosphere after Hillaire 2020 ("A Scalable and Production Ready Sky and Atmosphere
+//! Rendering Technique", EGSR; docs/atmosphere.md): Earth's parameters in one place with
+//! units, and the LUT nodes that precompute light in air for the shading.
+//!
+//! In frame order: `atmos.transmittance` (transmittance to the top of the atmosphere per height
+//! and zenith angle) → `atmos.multiscatter` (isotropic multiple-scattering transfer Ψ_ms per
+//! height and sun angle, and the sky's irradiance on level ground) — both persistent, computed
+//! only when the parameters change — then, per frame, `atmos.skyview` (sky luminance around
+//! the camera, horizon-weighted) and `atmos.aerial` (in-scattering and transmittance in 32³
+//! froxels over the frustum). `shade.terrain` reads all four.
+
+use crate::planet::Body;
+use bytemuck::{Pod, Zeroable};
+use framegraph::{BufferDesc, BufferRef, Context, GpuBuffer, Graph};
+
+/// Transmittance LUT, texels (μ, r): Hillaire's 256×64.
+pub const TRANSMITTANCE_SIZE: [u32; 2] = [256, 64];
+/// Multiple-scattering LUT, texels (μ_sun, r): Hillaire's 32×32.
+pub const MULTISCATTER_SIZE: [u32; 2] = [32, 32];
+/// Sky-view LUT, texels (azimuth to the sun, zenith angle): Hillaire's 192×108.
+pub const SKYVIEW_SIZE: [u32; 2] = [192, 108];
+/// Aerial-perspective volume: froxels per side (screen x, screen y, depth): Hillaire's 32³.
+pub const AERIAL_SIZE: u32 = 32;
+
+/// A planet's air. Lengths in kilometres, coefficients per kilometre (at the ground, or at the
+/// ozone peak), as Hillaire's paper and Bruneton's model give them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AtmosphereParams {
+    /// Datum radius, km: Hillaire's 6,360 km Earth is mapped onto the body's radius.
+    pub bottom_radius_km: f64,
+    /// Thickness of the atmosphere above the datum, km.
+    pub thickness_km: f64,
+    /// Rayleigh scattering at the ground, per km (680, 550, 440 nm).
+    pub rayleigh_scattering: [f64; 3],
+    /// Rayleigh density scale height, km.
+    pub rayleigh_scale_height_km: f64,
+    /// Mie scattering at the ground, per km.
+    pub mie_scattering: [f64; 3],
+    /// Mie absorption at the ground, per km (extinction − scattering).
+    pub mie_absorption: [f64; 3],
+    /// Mie density scale height, km.
+    pub mie_scale_height_km: f64,
+    /// Cornette-Shanks asymmetry of Mie scattering.
+    pub mie_g: f64,
+    /// Ozone absorption at its peak, per km.
+    pub ozone_absorption: [f64; 3],
+    /// Height of the ozone peak above the datum, km.
+    pub ozone_center_km: f64,
+    /// Half width of the ozone tent, km: density falls linearly to zero this far from the peak.
+    pub ozone_half_width_km: f64,
+    /// Diffuse albedo of the ground, for light it bounces back into the air.
+    pub ground_albedo: [f64; 3],
+    /// Sun illuminance, relative units (the exposure maps them to display values).
+    pub sun_illuminance: [f64; 3],
+    /// Angular radius of the sun's disk, degrees (0.2666°: 0.533° across, seen from Earth).
+    pub sun_angular_radius_deg: f64,
+    /// Display value per unit of luminance before the tonemap: with a unit sun, a white
+    /// Lambertian surface facing it has luminance 1/π, so 5 puts it at 1.6 before ACES (0.9
+    /// after) — snow in full sun keeps some detail on the shoulder, and grass (linear albedo
+    /// ~0.08) stays out of the toe (docs/atmosphere.md).
+    pub exposure: f64,
+}
+
+impl AtmosphereParams {
+    /// Earth's air (Hillaire 2020 §4 and its demo; Bruneton 2017 for ozone): Rayleigh from
+    /// Bucholtz 1995 at 680/550/440 nm, Mie for a clear day with 1.2 km aerosols, ozone in a
+    /// 30 km tent at 25 km, over the body's datum.
+    pub fn earth(body: Body) -> AtmosphereParams {
+        AtmosphereParams {
+            bottom_radius_km: body.radius * 1e-3,
+            thickness_km: 100.0,
+            rayleigh_scattering: [5.802e-3, 13.558e-3, 33.1e-3],
+            rayleigh_scale_height_km: 8.0,
+            mie_scattering: [3.996e-3; 3],
+            mie_absorption: [0.444e-3; 3],
+            mie_scale_height_km: 1.2,
+            mie_g: 0.8,
+            ozone_absorption: [0.650e-3, 1.881e-3, 0.085e-3],
+            ozone_center_km: 25.0,
+            ozone_half_width_km: 15.0,
+            ground_albedo: [0.3; 3],
+            sun_illuminance: [1.0; 3],
+            sun_angular_radius_deg: 0.2666,
+            exposure: 5.0,
+        }
+    }
+
+    /// What the persistent LUTs depend on: the air and the ground, not the sun's brightness or
+    /// size (they hold light per unit sun illuminance) nor the exposure.
+    pub fn air(&self) -> AtmosphereParams {
+        AtmosphereParams {
+            sun_illuminance: [0.0; 3],
+            sun_angular_radius_deg: 0.0,
+            exposure: 0.0,
+            ..*self
+        }
+    }
+
+    /// Density of air relative to the ground at `h` km: (Rayleigh, Mie, ozone).
+    pub fn densities(&self, h: f64) -> (f64, f64, f64) {
+        let h = h.max(0.0);
+        let oz = 1.0 - (h - self.ozone_center_km).abs() / self.ozone_half_width_km;
+        (
+            (-h / self.rayleigh_scale_height_km).exp(),
+            (-h / self.mie_scale_height_km).exp(),
+            oz.max(0.0),
+        )
+    }
+
+    /// Extinction at `h` km, per km, per channel.
+    pub fn extinction(&self, h: f64) -> [f64; 3] {
+        let (r, m, o) = self.densities(h);
+        std::array::from_fn(|c| {
+            r * self.rayleigh_scattering[c]
+                + m * (self.mie_scattering[c] + self.mie_absorption[c])
+                + o * self.ozone_absorption[c]
+        })
+    }
+
+    /// The shaders' copy (`shaders/common/atmosphere.glsl`).
+    pub fn gpu(&self) -> AtmosphereGpu {
+        let v = |a: [f64; 3]| a.map(|x| x as f32);
+        AtmosphereGpu {
+            rayleigh_scattering: v(self.rayleigh_scattering),
+            bottom_radius: self.bottom_radius_km as f32,
+            mie_scattering: v(self.mie_scattering),
+            top_radius: (self.bottom_radius_km + self.thickness_km) as f32,
+            mie_absorption: v(self.mie_absorption),
+            rayleigh_scale_height: self.rayleigh_scale_height_km as f32,
+            ozone_absorption: v(self.ozone_absorption),
+            mie_scale_height: self.mie_scale_height_km as f32,
+            ground_albedo: v(self.ground_albedo),
+            mie_g: self.mie_g as f32,
+            sun_illuminance: v(self.sun_illuminance),
+            sun_angular_radius: self.sun_angular_radius_deg.to_radians() as f32,
+            ozone_center: self.ozone_center_km as f32,
+            ozone_half_width: self.ozone_half_width_km as f32,
+            exposure: self.exposure as f32,
+            aerial_size: AERIAL_SIZE,
+            transmittance_size: TRANSMITTANCE_SIZE,
+            multiscatter_size: MULTISCATTER_SIZE,
+            skyview_size: SKYVIEW_SIZE,
+            aerial_steps: AERIAL_STEPS,
+            sky_steps: SKY_STEPS,
+        }
+    }
+}
+
+/// March steps per aerial-perspective slice: 32 slices × 2 steps along the densest column.
+pub const AERIAL_STEPS: u32 = 2;
+/// March steps per sky ray (sky view, and sky seen from above the atmosphere): 32, square-law
+/// spaced; Hillaire uses 4–14 for the sky view, we keep margin for grazing limbs from orbit.
+pub const SKY_STEPS: u32 = 32;
+
+/// The atmosphere as the shaders read it (mirror of `AtmosphereBlock`, std430).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct AtmosphereGpu {
+    pub rayleigh_scattering: [f32; 3],
+    pub bottom_radius: f32,
+    pub mie_scattering: [f32; 3],
+    pub top_radius: f32,
+    pub mie_absorption: [f32; 3],
+    pub rayleigh_scale_height: f32,
+    pub ozone_absorption: [f32; 3],
+    pub mie_scale_height: f32,
+    pub ground_albedo: [f32; 3],
+    pub mie_g: f32,
+    pub sun_illuminance: [f32; 3],
+    pub sun_angular_radius: f32,
+    pub ozone_center: f32,
+    pub ozone_half_width: f32,
+    pub exposure: f32,
+    pub aerial_size: u32,
+    pub transmittance_size: [u32; 2],
+    pub multiscatter_size: [u32; 2],
+    pub skyview_size: [u32; 2],
+    pub aerial_steps: u32,
+    pub sky_steps: u32,
+}
+
+/// The LUTs of one frame, as graph handles.
+#[derive(Clone, Copy, Debug)]
+pub struct AtmosphereLuts {
+    pub params: BufferRef,
+    /// vec4 per texel, rgb transmittance.
+    pub transmittance: BufferRef,
+    /// vec4 per texel: Ψ_ms (rgb) in the first half, sky irradiance (rgb) in the second.
+    pub multiscatter: BufferRef,
+    /// vec4 per texel, rgb sky luminance.
+    pub skyview: BufferRef,
+    /// Two vec4 per froxel: in-scattered luminance (rgb), transmittance (rgb).
+    pub aerial: BufferRef,
+}
+
+/// The atmosphere's persistent state: its parameters (one host-visible copy per frame slot),
+/// the transmittance and multiple-scattering LUTs, and which parameters those hold.
+pub struct Atmosphere {
+    pub params: AtmosphereParams,
+    params_bufs: Vec<GpuBuffer>,
+    transmittance: GpuBuffer,
+    multiscatter: GpuBuffer,
+    /// The air the persistent LUTs were last declared for ([`AtmosphereParams::air`]).
+    computed: Option<AtmosphereParams>,
+    /// Whether the prepared frame recomputes the persistent LUTs.
+    recompute: bool,
+    frame_slot: usize,
+}
+
+const VEC4: u64 = 16;
+
+impl Atmosphere {
+    pub fn new(
+        ctx: &Context,
+        params: AtmosphereParams,
+        frames_in_flight: usize,
+    ) -> framegraph::Result<Atmosphere> {
+        let size = std::mem::size_of::<AtmosphereGpu>() as u64;
+        let params_bufs = (0..frames_in_flight.max(1))
+            .map(|i| GpuBuffer::new(ctx, &format!("atmos.params{i}"), BufferDesc::upload(size)))
+            .collect::<framegraph::Result<Vec<_>>>()?;
+        let [tw, th] = TRANSMITTANCE_SIZE;
+        let [mw, mh] = MULTISCATTER_SIZE;
+        Ok(Atmosphere {
+            params,
+            params_bufs,
+            transmittance: GpuBuffer::new(
+                ctx,
+                "atmos.transmittance",
+                BufferDesc::gpu(VEC4 * (tw * th) as u64),
+            )?,
+            multiscatter: GpuBuffer::new(
+                ctx,
+                "atmos.multiscatter",
+                BufferDesc::gpu(2 * VEC4 * (mw * mh) as u64),
+            )?,
+            computed: None,
+            recompute: false,
+            frame_slot: 0,
+        })
+    }
+
+    /// Host work of a frame: write the parameters to the slot's buffer; the persistent LUTs
+    /// are recomputed when the air differs from the one they hold (the first frame too).
+    pub fn prepare(&mut self, frame_slot: usize) -> framegraph::Result<()> {
+        let n = self.params_bufs.len();
+        self.frame_slot = frame_slot % n;
+        self.params_bufs[self.frame_slot].write(0, bytemuck::bytes_of(&self.params.gpu()))?;
+        let air = self.params.air();
+        self.recompute = self.computed != Some(air);
+        self.computed = Some(air);
+        Ok(())
+    }
+
+    /// Whether the prepared frame recomputes the transmittance and multiple-scattering LUTs.
+    pub fn recomputes(&self) -> bool {
+        self.recompute
+    }
+
+    /// Declare the prepared frame's atmosphere: `atmos.transmittance` → `atmos.multiscatter`
+    /// when the parameters changed, then `atmos.skyview` and `atmos.aerial` for `frame`.
+    pub fn declare(&self, g: &mut Graph<'_>, frame: BufferRef) -> AtmosphereLuts {
+        let params = g.import_buffer(&self.params_bufs[self.frame_slot]);
+        let mut transmittance = g.import_buffer(&self.transmittance);
+        let mut multiscatter = g.import_buffer(&self.multiscatter);
+        if self.recompute {
+            let [tw, th] = TRANSMITTANCE_SIZE;
+            g.compute("atmos.transmittance", &shaders::ATMOS_TRANSMITTANCE)
+                .read("atmos", params)
+                .write("transmittance", &mut transmittance)
+                .dispatch_threads([tw, th, 1]);
+            let [mw, mh] = MULTISCATTER_SIZE;
+            g.compute("atmos.multiscatter", &shaders::ATMOS_MULTISCATTER)
+                .read("atmos", params)
+                .read("transmittance", transmittance)
+                .write("multiscatter", &mut multiscatter)
+                .dispatch_threads([mw, mh, 1]);
+        }
+        let [sw, sh] = SKYVIEW_SIZE;
+        let mut skyview =
+            g.create_buffer("atmos.skyview", BufferDesc::gpu(VEC4 * (sw * sh) as u64));
+        g.compute("atmos.skyview", &shaders::ATMOS_SKYVIEW)
+            .read("frame", frame)
+            .read("atmos", params)
+            .read("transmittance", transmittance)
+            .read("multiscatter", multiscatter)
+            .write("skyview", &mut skyview)
+            .dispatch_threads([sw, sh, 1]);
+        let a = AERIAL_SIZE;
+        let mut aerial = g.create_buffer(
+            "atmos.aerial",
+            BufferDesc::gpu(2 * VEC4 * (a * a * a) as u64),
+        );
+        g.compute("atmos.aerial", &shaders::ATMOS_AERIAL)
+            .read("frame", frame)
+            .read("atmos", params)
+            .read("transmittance", transmittance)
+            .read("multiscatter", multiscatter)
+            .write("aerial", &mut aerial)
+            .dispatch_threads([a, a, 1]);
+        AtmosphereLuts {
+            params,
+            transmittance,
+            multiscatter,
+            skyview,
+            aerial,
+        }
+    }
+
+    pub fn destroy(self, ctx: &Context) {
+        for b in self.params_bufs {
+            b.destroy(ctx);
+        }
+        self.transmittance.destroy(ctx);
+        self.multiscatter.destroy(ctx);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The GLSL block's member names and offsets, read back from a compiled shader, equal the
+    /// Rust struct's.
+    #[test]
+    fn glsl_block_matches_the_struct() {
+        use std::mem::offset_of;
+        macro_rules! members {
+            ($($f:ident),*) => { vec![$((stringify!($f).to_string(), offset_of!(AtmosphereGpu, $f) as u32)),*] };
+        }
+        let rust = members!(
+            rayleigh_scattering,
+            bottom_radius,
+            mie_scattering,
+            top_radius,
+            mie_absorption,
+            rayleigh_scale_height,
+            ozone_absorption,
+            mie_scale_height,
+            ground_albedo,
+            mie_g,
+            sun_illuminance,
+            sun_angular_radius,
+            ozone_center,
+            ozone_half_width,
+            exposure,
+            aerial_size,
+            transmittance_size,
+            multiscatter_size,
+            skyview_size,
+            aerial_steps,
+            sky_steps
+        );
+        let words = shaders::SHADE_TERRAIN.words();
+        let glsl = crate::frame_constants::tests::block_members(&words, "AtmosphereBlock");
+        assert_eq!(glsl, rust);
+        assert_eq!(std::mem::size_of::<AtmosphereGpu>(), 144);
+    }
+
+    /// Earth's vertical optical depth at 550 nm: Rayleigh ≈ 0.108 (Bucholtz 1995 gives
+    /// 0.097 at 550 nm for a standard atmosphere; Hillaire's coefficient with H = 8 km gives
+    /// 13.558e-3 × 8), plus Mie and ozone: the sky is clear (T ≈ 0.85–0.9 at noon).
+    #[test]
+    fn earth_zenith_optical_depth_is_that_of_a_clear_sky() {
+        let p = AtmosphereParams::earth(Body::EARTH);
+        let n = 100_000;
+        let dh = p.thickness_km / n as f64;
+        let tau: f64 = (0..n)
+            .map(|i| p.extinction((i as f64 + 0.5) * dh)[1] * dh)
+            .sum();
+        assert!(
+            (0.12..0.2).contains(&tau),
+            "zenith optical depth at 550 nm {tau}"
+        );
+    }
+}

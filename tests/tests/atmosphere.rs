@@ -1,0 +1,397 @@
+//! The atmosphere (Hillaire 2020) on lavapipe under validation: its LUTs read back and checked
+//! against an independent f64 integration and physical sanity, and headless renders of the
+//! planet checked for the sky's colour (issue "The look", "Must show").
+
+use engine::atmosphere::{
+    Atmosphere, AtmosphereParams, AERIAL_SIZE, MULTISCATTER_SIZE, SKYVIEW_SIZE, TRANSMITTANCE_SIZE,
+};
+use engine::camera::ViewCamera;
+use engine::frame_constants::{FrameConstantBuffers, FrameConstants};
+use engine::planet::Body;
+use engine::renderer::{local_sun, PlanetRenderer};
+use engine::surface::LodParams;
+use framegraph::Graph;
+use planetfall_tests::{earth_source, planet_frame, test_renderer_options, write_png, Gpu};
+
+const R: f64 = 6_371_000.0;
+
+/// The four LUTs of one frame, read back as rgb triples.
+struct Luts {
+    transmittance: Vec<[f32; 3]>,
+    multiscatter: Vec<[f32; 3]>,
+    skyview: Vec<[f32; 3]>,
+    aerial: Vec<[f32; 3]>,
+}
+
+fn rgb(bytes: &[u8]) -> Vec<[f32; 3]> {
+    let v: &[[f32; 4]] = bytemuck::cast_slice(bytes);
+    v.iter().map(|p| [p[0], p[1], p[2]]).collect()
+}
+
+/// The atmosphere's nodes alone, over their own frame constants.
+struct Lab {
+    gpu: Gpu,
+    atmos: Atmosphere,
+    frame: FrameConstantBuffers,
+}
+
+impl Lab {
+    fn new(params: AtmosphereParams) -> Lab {
+        let gpu = Gpu::new();
+        let n = gpu.exec.frames_in_flight();
+        let atmos = Atmosphere::new(&gpu.ctx, params, n).unwrap();
+        let frame = FrameConstantBuffers::new(&gpu.ctx, n).unwrap();
+        Lab { gpu, atmos, frame }
+    }
+
+    /// Run a frame for `cam` with the sun at `sun_el` degrees (azimuth 270°, west) and read
+    /// every LUT back.
+    fn luts(&mut self, cam: &ViewCamera, sun_el: f64) -> Luts {
+        let (gpu, body) = (&mut self.gpu, Body::EARTH);
+        let (slot, _) = gpu.exec.begin_frame(&gpu.ctx).unwrap();
+        let sun = local_sun(cam.eye, 270.0, sun_el);
+        let c = FrameConstants::new(cam, body, sun, &LodParams::for_camera(body, cam), 1024);
+        self.frame.write(slot, &c).unwrap();
+        self.atmos.prepare(slot).unwrap();
+        let mut g = Graph::new();
+        let f = self.frame.import(&mut g, slot);
+        let l = self.atmos.declare(&mut g, f);
+        g.readback("transmittance", l.transmittance);
+        g.readback("multiscatter", l.multiscatter);
+        g.readback("skyview", l.skyview);
+        g.readback("aerial", l.aerial);
+        let compiled = g.compile(gpu.ctx.queue_setup()).unwrap();
+        let out = gpu.exec.run(&gpu.ctx, compiled).unwrap();
+        let get = |n: &str| rgb(out.readback(n).unwrap());
+        Luts {
+            transmittance: get("transmittance"),
+            multiscatter: get("multiscatter"),
+            skyview: get("skyview"),
+            aerial: get("aerial"),
+        }
+    }
+
+    /// Free everything; fails on any validation message.
+    fn finish(self) {
+        let Lab { gpu, atmos, frame } = self;
+        atmos.destroy(&gpu.ctx);
+        frame.destroy(&gpu.ctx);
+        gpu.assert_clean();
+    }
+}
+
+/// Transmittance from radius `r` km along zenith cosine `mu` to the top, integrated here in
+/// f64 with 20,000 midpoint steps from the published coefficients (not the shader's code).
+fn transmittance_f64(p: &AtmosphereParams, r: f64, mu: f64) -> [f64; 3] {
+    let top = p.bottom_radius_km + p.thickness_km;
+    // Distance to the top sphere along the ray.
+    let len = -r * mu + (r * r * (mu * mu - 1.0) + top * top).sqrt();
+    let n = 20_000;
+    let dt = len / n as f64;
+    let mut depth = [0.0f64; 3];
+    for i in 0..n {
+        let t = (i as f64 + 0.5) * dt;
+        let h = (r * r + t * t + 2.0 * r * t * mu).sqrt() - p.bottom_radius_km;
+        let rayleigh = (-h / p.rayleigh_scale_height_km).exp();
+        let mie = (-h / p.mie_scale_height_km).exp();
+        let ozone = (1.0 - (h - p.ozone_center_km).abs() / p.ozone_half_width_km).max(0.0);
+        for (c, d) in depth.iter_mut().enumerate() {
+            *d += dt
+                * (rayleigh * p.rayleigh_scattering[c]
+                    + mie * (p.mie_scattering[c] + p.mie_absorption[c])
+                    + ozone * p.ozone_absorption[c]);
+        }
+    }
+    depth.map(|d| (-d).exp())
+}
+
+fn all_finite(name: &str, v: &[[f32; 3]]) {
+    let bad = v
+        .iter()
+        .filter(|p| p.iter().any(|x| !x.is_finite() || *x < 0.0))
+        .count();
+    assert_eq!(
+        bad,
+        0,
+        "{name}: {bad} of {} texels are NaN, Inf or negative",
+        v.len()
+    );
+}
+
+/// A camera 10 m over the mid-Atlantic (30° N, 40° W) looking west at the horizon.
+fn sea_level_camera() -> ViewCamera {
+    ViewCamera::geo(30.0, -40.0, R + 10.0, 270.0, 0.0, 60.0, 64, 48)
+}
+
+#[test]
+fn luts_are_finite_and_transmittance_matches_an_f64_integration() {
+    let params = AtmosphereParams::earth(Body::EARTH);
+    let mut lab = Lab::new(params);
+    let l = lab.luts(&sea_level_camera(), 30.0);
+    let [tw, th] = TRANSMITTANCE_SIZE;
+    let [mw, mh] = MULTISCATTER_SIZE;
+    let [sw, sh] = SKYVIEW_SIZE;
+    assert_eq!(l.transmittance.len(), (tw * th) as usize);
+    assert_eq!(l.multiscatter.len(), (2 * mw * mh) as usize);
+    assert_eq!(l.skyview.len(), (sw * sh) as usize);
+    assert_eq!(l.aerial.len(), (2 * AERIAL_SIZE.pow(3)) as usize);
+    for (name, v) in [
+        ("atmos.transmittance", &l.transmittance),
+        ("atmos.multiscatter", &l.multiscatter),
+        ("atmos.skyview", &l.skyview),
+        ("atmos.aerial", &l.aerial),
+    ] {
+        all_finite(name, v);
+    }
+    // Texel (0, 0) is the zenith from the ground (its unit coordinates are exactly 0, 0).
+    let zenith = transmittance_f64(&params, params.bottom_radius_km, 1.0);
+    let gpu_zenith = l.transmittance[0];
+    println!("zenith transmittance from sea level: LUT {gpu_zenith:?}, f64 {zenith:?}");
+    for c in 0..3 {
+        let e = (gpu_zenith[c] as f64 - zenith[c]).abs() / zenith[c];
+        assert!(
+            e < 0.02,
+            "channel {c}: LUT {} vs f64 {} ({:.2} %)",
+            gpu_zenith[c],
+            zenith[c],
+            100.0 * e
+        );
+    }
+    // The ground row at every direction above the horizon: u = i/(w−1) is where the distance
+    // to the top lies between its least (straight up, the thickness) and its greatest (to the
+    // horizon, H): the ray's zenith cosine follows from the triangle (Bruneton 2017 §4).
+    let (b, top) = (
+        params.bottom_radius_km,
+        params.bottom_radius_km + params.thickness_km,
+    );
+    let hz = (top * top - b * b).sqrt();
+    let mut worst: f64 = 0.0;
+    for i in (0..tw).step_by(15) {
+        let u = i as f64 / (tw - 1) as f64;
+        let d = (top - b) + u * (hz - (top - b));
+        let mu = ((hz * hz - d * d) / (2.0 * b * d)).clamp(-1.0, 1.0);
+        let want = transmittance_f64(&params, b, mu);
+        let got = l.transmittance[i as usize];
+        for c in 0..3 {
+            // Near the horizon the transmittance is tiny: compare optical depths there.
+            let e = ((got[c] as f64).ln() - want[c].ln()).abs() / want[c].ln().abs().max(1.0);
+            worst = worst.max(e);
+        }
+    }
+    println!("ground row: worst relative error {:.3} %", 100.0 * worst);
+    assert!(worst < 0.02, "ground row: worst relative error {worst}");
+    // The sky's irradiance on level ground with the sun at the zenith (second half of the
+    // multiple-scattering buffer, ground row, μ_sun = 1) against a first-order estimate from
+    // the coefficients: half the Rayleigh-scattered beam and (1 + g)/2 of the Mie-scattered
+    // beam come down, over the direct beam's transmittance. The estimate ignores the
+    // attenuation of the scattered light on its way down (the LUT's lower) and the higher
+    // orders (higher): within 30 %. Clean air (aerosol optical depth 0.005) puts it at 3–16 %,
+    // below the 10–20 % of a typical turbid day.
+    let sky = l.multiscatter[(mw * mh + mw - 1) as usize];
+    for c in 0..3 {
+        let tau_r = params.rayleigh_scattering[c] * params.rayleigh_scale_height_km;
+        let tau_m = params.mie_scattering[c] * params.mie_scale_height_km;
+        let down =
+            0.5 * (1.0 - (-tau_r).exp()) + 0.5 * (1.0 + params.mie_g) * (1.0 - (-tau_m).exp());
+        let (ratio, estimate) = (sky[c] as f64 / zenith[c], down / zenith[c]);
+        println!("channel {c}: sky/direct irradiance at noon {ratio:.4}, estimate {estimate:.4}");
+        assert!(
+            (ratio / estimate - 1.0).abs() < 0.3,
+            "channel {c}: {ratio} vs {estimate}"
+        );
+    }
+    // The top row sees no air above it toward the zenith.
+    let top_zenith = l.transmittance[((th - 1) * tw) as usize];
+    assert!(top_zenith.iter().all(|&t| t > 0.999), "{top_zenith:?}");
+    lab.finish();
+}
+
+/// Blue over red of a sky-view texel at azimuth column `col` (0: toward the sun) and row
+/// `row` (0: zenith; (h−1)/2: the horizon).
+fn blue_over_red(sky: &[[f32; 3]], col: u32, row: u32) -> f64 {
+    let p = sky[(row * SKYVIEW_SIZE[0] + col) as usize];
+    p[2] as f64 / p[0] as f64
+}
+
+#[test]
+fn noon_zenith_is_bluer_than_the_horizon_and_sunset_reddens_the_horizon() {
+    let mut lab = Lab::new(AtmosphereParams::earth(Body::EARTH));
+    let cam = sea_level_camera();
+    let noon = lab.luts(&cam, 80.0).skyview;
+    let sunset = lab.luts(&cam, 1.0).skyview;
+    assert!(!lab.atmos.recomputes(), "the persistent LUTs are made once");
+    // Row 53 of 108 is the last above the horizon (v = 53/107 < 0.5).
+    let horizon = SKYVIEW_SIZE[1] / 2 - 1;
+    let (zen, hor) = (blue_over_red(&noon, 0, 0), blue_over_red(&noon, 0, horizon));
+    println!("noon: zenith blue/red {zen:.3}, horizon blue/red {hor:.3}");
+    assert!(
+        zen > hor,
+        "noon zenith bluer than the horizon: {zen} vs {hor}"
+    );
+    let set = 1.0 / blue_over_red(&sunset, 0, horizon);
+    let day = 1.0 / blue_over_red(&noon, 0, horizon);
+    println!("horizon toward the sun, red/blue: sunset {set:.3}, noon {day:.3}");
+    assert!(
+        set > day,
+        "sunset horizon redder than at noon: {set} vs {day}"
+    );
+    // A change of air recomputes the persistent LUTs in the next frame, and only then.
+    lab.atmos.params.rayleigh_scattering = lab.atmos.params.rayleigh_scattering.map(|b| 2.0 * b);
+    let thick = lab.luts(&cam, 80.0);
+    assert!(lab.atmos.recomputes(), "new parameters recompute the LUTs");
+    let before = noon[0];
+    let after = thick.skyview[0];
+    println!("zenith at noon, twice the Rayleigh scattering: {before:?} → {after:?}");
+    assert!(
+        after[2] > before[2],
+        "more Rayleigh scattering brightens the blue zenith"
+    );
+    lab.luts(&cam, 80.0);
+    assert!(!lab.atmos.recomputes());
+    // The exposure is applied in the shading: it leaves the LUTs as they are.
+    lab.atmos.params.exposure *= 2.0;
+    lab.luts(&cam, 80.0);
+    assert!(!lab.atmos.recomputes(), "a new exposure recomputes nothing");
+    lab.finish();
+}
+
+/// Mean rgb over rows [y0, y1) of an RGBA8 image `w` wide.
+fn mean_rgb(rgba: &[u8], w: u32, y0: u32, y1: u32) -> [f64; 3] {
+    let mut s = [0.0; 3];
+    for y in y0..y1 {
+        for x in 0..w {
+            let i = ((y * w + x) * 4) as usize;
+            for c in 0..3 {
+                s[c] += rgba[i + c] as f64;
+            }
+        }
+    }
+    s.map(|v| v / ((y1 - y0) * w) as f64)
+}
+
+/// `render` at 128×96 over the mid-Atlantic: looking up 60° with the sun 60° high, the top
+/// fifth is blue (> 1.2 × red); looking west at the horizon with the sun 1° high in the west,
+/// the band just above the horizon is red (> 1.2 × blue). From 400 km, space above the limb
+/// is black and the limb glows.
+#[test]
+fn rendered_sky_is_blue_above_and_red_at_sunset() {
+    let mut gpu = Gpu::new();
+    let src = earth_source();
+    let mut r = PlanetRenderer::new(
+        &gpu.ctx,
+        src,
+        test_renderer_options(&gpu.ctx),
+        gpu.exec.frames_in_flight(),
+    )
+    .unwrap();
+    let (w, h) = (128u32, 96u32);
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let mut frame = |r: &mut PlanetRenderer, cam: &ViewCamera, name: &str| {
+        let mut f = planet_frame(&mut gpu, r, cam);
+        for _ in 0..3 {
+            f = planet_frame(&mut gpu, r, cam);
+        }
+        write_png(&dir.join(format!("{name}.png")), w, h, &f.rgba);
+        f
+    };
+
+    let up = ViewCamera::geo(30.0, -40.0, R + 10.0, 0.0, 60.0, 60.0, w, h);
+    r.sun = Some(local_sun(up.eye, 135.0, 60.0));
+    let f = frame(&mut r, &up, "sky_up");
+    let top = mean_rgb(&f.rgba, w, 0, h / 5);
+    println!(
+        "looking up, top fifth rgb {top:.1?}: blue/red {:.2}",
+        top[2] / top[0]
+    );
+    assert!(top[2] > 1.2 * top[0], "top fifth blue > 1.2 × red: {top:?}");
+
+    let west = ViewCamera::geo(30.0, -40.0, R + 10.0, 270.0, 0.0, 60.0, w, h);
+    r.sun = Some(local_sun(west.eye, 270.0, 1.0));
+    let f = frame(&mut r, &west, "sky_sunset");
+    // The horizon: the first row of the centre column with terrain (the ocean) in it.
+    let x = w / 2;
+    let horizon = (0..h)
+        .find(|&y| f.aov[(y * w + x) as usize].is_terrain())
+        .expect("a horizon");
+    let band = mean_rgb(&f.rgba, w, horizon.saturating_sub(8), horizon);
+    println!(
+        "sunset: horizon at row {horizon}, band above rgb {band:.1?}: red/blue {:.2}",
+        band[0] / band[2]
+    );
+    assert!(
+        band[0] > 1.2 * band[2],
+        "band above the horizon red > 1.2 × blue: {band:?}"
+    );
+
+    let limb = ViewCamera::geo(30.0, -40.0, R + 400_000.0, 270.0, -15.0, 60.0, w, h);
+    r.sun = Some(local_sun(limb.eye, 180.0, 40.0));
+    let f = frame(&mut r, &limb, "limb_400km");
+    let edge = (0..h)
+        .find(|&y| f.aov[(y * w + x) as usize].is_terrain())
+        .expect("the planet");
+    // Down the centre column: space, then the limb's glow, then the planet.
+    let lum = |y: u32| {
+        let i = ((y * w + x) * 4) as usize;
+        f.rgba[i..i + 3].iter().map(|&v| v as f64).sum::<f64>() / 3.0
+    };
+    let space = (0..edge.saturating_sub(8)).map(lum).fold(0.0, f64::max);
+    let glow = (edge.saturating_sub(8)..edge).map(lum).fold(0.0, f64::max);
+    let lit_rows = (0..edge).filter(|&y| lum(y) > 10.0).count();
+    println!(
+        "400 km: planet edge at row {edge}, space at most {space:.1}, limb glow {glow:.1}, {lit_rows} lit sky rows"
+    );
+    assert!(space < 3.0, "space above the limb is black: {space}");
+    assert!(
+        glow > 60.0,
+        "the limb glows above the planet's edge: {glow}"
+    );
+    // 100 km of air seen edge-on from 400 km (~2,300 km away) spans ~4 rows at 0.63°/row.
+    assert!(lit_rows <= 4, "the limb is thin: {lit_rows} rows");
+    r.destroy(&gpu.ctx);
+    gpu.assert_clean();
+}
+
+/// A renderer whose first frame is the CBT debug view (no shading) still makes its persistent
+/// LUTs then: the next, shaded frame has a sky.
+#[test]
+fn a_first_frame_without_shading_still_makes_the_persistent_luts() {
+    use engine::debug_view::DebugView;
+    use engine::renderer::FrameRequest;
+    let mut gpu = Gpu::new();
+    let mut r = PlanetRenderer::new(
+        &gpu.ctx,
+        earth_source(),
+        test_renderer_options(&gpu.ctx),
+        gpu.exec.frames_in_flight(),
+    )
+    .unwrap();
+    let (w, h) = (32u32, 24u32);
+    let cam = ViewCamera::geo(30.0, -40.0, R + 10.0, 0.0, 60.0, 60.0, w, h);
+    let mut run = |r: &mut PlanetRenderer, view: DebugView| {
+        let (slot, _) = gpu.exec.begin_frame(&gpu.ctx).unwrap();
+        let req = FrameRequest {
+            cam,
+            frame_slot: slot,
+            view,
+            aov: false,
+        };
+        r.prepare(&gpu.ctx, req).unwrap();
+        let mut g = Graph::new();
+        let desc = framegraph::ImageDesc::d2(w, h, ash::vk::Format::R8G8B8A8_UNORM);
+        let mut target = g.create_image("target", desc);
+        r.declare(&mut g, &mut target).unwrap();
+        g.readback_image("color", target);
+        let compiled = g.compile(gpu.ctx.queue_setup()).unwrap();
+        let out = gpu.exec.run(&gpu.ctx, compiled).unwrap();
+        out.readback("color").unwrap().to_vec()
+    };
+    run(&mut r, DebugView::Cbt);
+    assert!(r.atmosphere.recomputes(), "the first frame makes them");
+    let rgba = run(&mut r, DebugView::Shaded);
+    assert!(!r.atmosphere.recomputes(), "made in the first frame");
+    let sky = mean_rgb(&rgba, w, 0, h / 5);
+    println!("sky after a CBT-view first frame: {sky:.1?}");
+    assert!(sky[2] > 1.2 * sky[0], "a blue sky: {sky:?}");
+    r.destroy(&gpu.ctx);
+    gpu.assert_clean();
+}
