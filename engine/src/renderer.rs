@@ -51,6 +51,9 @@ pub struct RendererOptions {
     /// Earth's grids; 0: the source's CPU workers make them. A waiting frame (`render`, the
     /// bench's accuracy views) always fetches from the source.
     pub gpu_tiles_per_frame: usize,
+    /// GPU ms a frame may spend making tiles (measured per class from the `tiles.*` nodes'
+    /// timestamps: [`PlanetRenderer::observe_gpu_times`]).
+    pub gpu_tile_budget_ms: f64,
     pub cbt: CbtParams,
     pub publish: PublishOptions,
 }
@@ -65,6 +68,7 @@ impl RendererOptions {
             fetch_per_frame: crate::stream::residency::DEFAULT_FETCH_PER_FRAME,
             max_uploads: crate::stream::residency::DEFAULT_MAX_UPLOADS,
             gpu_tiles_per_frame: default_gpu_tiles_per_frame(ctx),
+            gpu_tile_budget_ms: crate::earth::gpu_feed::DEFAULT_GPU_TILE_BUDGET_MS,
             cbt: CbtParams::default(),
             publish: PublishOptions::default(),
         }
@@ -179,8 +183,8 @@ impl PlanetRenderer {
         let body = source.body();
         let gpu_tiles = match source.earth() {
             Some(src) if !opts.wait_for_tiles && opts.gpu_tiles_per_frame > 0 => {
-                let per = opts.gpu_tiles_per_frame;
-                match GpuTileMaker::new(ctx, &src, source.clone(), per, frames_in_flight) {
+                let (per, ms) = (opts.gpu_tiles_per_frame, opts.gpu_tile_budget_ms);
+                match GpuTileMaker::new(ctx, &src, source.clone(), per, ms, frames_in_flight) {
                     Ok(m) => Some(m),
                     Err(e) => {
                         log::warn!("tiles are made on the CPU workers: {e}");
@@ -434,6 +438,23 @@ impl PlanetRenderer {
             declare_debug_edges(g, &mesh, &surface, target, &mut p.depth);
         }
         Ok(req.aov.then(|| declare_aov(g, extent, p.hits, surface)))
+    }
+
+    /// The GPU times of frame slot `slot`'s last frame (`FrameOutput::times`, from
+    /// `Executor::begin_frame` or `drain`), given before that slot's next `prepare`: the tiles
+    /// made on the GPU are then budgeted by their measured cost.
+    pub fn observe_gpu_times(&mut self, slot: usize, times: &[framegraph::exec::timing::NodeTime]) {
+        if let Some(m) = &mut self.gpu_tiles {
+            m.observe(slot, times);
+        }
+    }
+
+    /// Measured GPU ms per tile made in the frames, derived and amplified (None: not measured,
+    /// or the CPU workers make the tiles).
+    pub fn gpu_tile_cost_ms(&self) -> [Option<f64>; 2] {
+        self.gpu_tiles
+            .as_ref()
+            .map_or([None, None], |m| m.cost_ms())
     }
 
     /// Tiles a frame makes on the GPU, or None when the source's CPU workers make them.

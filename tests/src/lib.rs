@@ -148,6 +148,7 @@ pub fn planet_frame(
     let compiled = g.compile(gpu.ctx.queue_setup()).unwrap();
     let host_s = t0.elapsed().as_secs_f64();
     let out = gpu.exec.run(&gpu.ctx, compiled).unwrap();
+    r.observe_gpu_times(slot, &out.times);
     PlanetFrame {
         host_s,
         rgba: out.readback("color").unwrap().to_vec(),

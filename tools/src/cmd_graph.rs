@@ -72,6 +72,7 @@ fn print_frames(
                 dt: 0.0,
                 debug: a.frame.debug,
                 sun: a.frame.camera.sun.direction(cam.eye),
+                gpu_times: &[],
             };
             renderer.prepare(ctx, &input)?;
             let mut g = Graph::new();

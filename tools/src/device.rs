@@ -15,10 +15,23 @@ pub struct GpuArgs {
     /// workers make them. Default: 16 on a GPU with f64 shaders, 0 on a CPU device (lavapipe).
     #[arg(long, env = "PLANETFALL_GPU_TILES")]
     pub gpu_tiles: Option<usize>,
+    /// GPU milliseconds a flying frame may spend making tiles, against their measured cost
+    /// per tile [default: 2].
+    #[arg(long, env = "PLANETFALL_GPU_TILE_BUDGET_MS")]
+    pub gpu_tile_budget_ms: Option<f64>,
 }
 
-/// `--gpu-tiles` as the last context was made with it.
+/// `--gpu-tiles` and `--gpu-tile-budget-ms` as the last context was made with them.
 static GPU_TILES: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+static GPU_TILE_BUDGET: std::sync::OnceLock<Option<f64>> = std::sync::OnceLock::new();
+
+/// Sets the options' GPU tile feed from `--gpu-tiles` and `--gpu-tile-budget-ms`.
+pub fn gpu_tile_options(ctx: &Context, o: &mut engine::renderer::RendererOptions) {
+    o.gpu_tiles_per_frame = gpu_tiles_per_frame(ctx);
+    if let Some(ms) = GPU_TILE_BUDGET.get().copied().flatten() {
+        o.gpu_tile_budget_ms = ms;
+    }
+}
 
 /// Tiles a non-waiting frame makes on the GPU on `ctx`: `--gpu-tiles`, or the device default.
 pub fn gpu_tiles_per_frame(ctx: &Context) -> usize {
@@ -32,6 +45,14 @@ pub fn gpu_tiles_per_frame(ctx: &Context) -> usize {
 impl GpuArgs {
     pub fn context(&self) -> Result<Context> {
         let _ = GPU_TILES.set(self.gpu_tiles);
+        if let Some(ms) = self.gpu_tile_budget_ms {
+            if !(ms.is_finite() && ms >= 0.0) {
+                anyhow::bail!(
+                    "--gpu-tile-budget-ms must be a number of milliseconds ≥ 0 (got {ms})"
+                );
+            }
+        }
+        let _ = GPU_TILE_BUDGET.set(self.gpu_tile_budget_ms);
         let opts = ContextOptions {
             validation: self.validation,
             device: self.device.clone(),

@@ -83,6 +83,7 @@ pub fn compile<'a>(
         dt: 0.0,
         debug: a.aov.unwrap_or(a.debug),
         sun: a.camera.sun.direction(cam.eye),
+        gpu_times: &[],
     };
     renderer.prepare(ctx, &input)?;
     let mut g = Graph::new();

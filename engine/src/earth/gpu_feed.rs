@@ -22,15 +22,25 @@ use crate::params::LAST_STORED_LEVEL;
 use crate::planet::{Body, TileId};
 use crate::source::{Completion, TileSource};
 use crate::stream::envelope::{FeedSnapshot, PerClass};
+use framegraph::exec::timing::NodeTime;
 use framegraph::{BufferDesc, Context, GpuBuffer, Graph};
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Tiles a frame makes on the GPU by default. At the H200's measured rates (docs/bench.md,
-/// "Contact") 16 tiles are 1.8 ms of L9 derivation or 4–5 ms of L13–L18 amplification, and
-/// 17 MB each way over the host link; a frame with nothing queued makes none.
+/// Tiles a frame makes on the GPU at most by default (the size of `tiles.out`: 17 MB, and as
+/// much each way over the host link); the time budget usually binds first.
 pub const DEFAULT_GPU_TILES_PER_FRAME: usize = 16;
+
+/// GPU milliseconds a frame spends making tiles by default. At the H200's full-clock rates
+/// (docs/earth.md: ~0.11 ms an L9 tile, 0.24–0.33 ms an L13–L18 tile) 2 ms is 6–8 amplified
+/// tiles a frame, ~400 tiles/s at 60 Hz: over 1 km/s of lateral flight at 100 m clearance,
+/// while the frame keeps most of a 60 Hz interval.
+pub const DEFAULT_GPU_TILE_BUDGET_MS: f64 = 2.0;
+
+/// Weight of the newest measurement in the per-class cost estimate (a moving average over
+/// ~4 frames: follows the GPU's clock ramping up within a fraction of a second).
+const COST_WEIGHT: f64 = 0.25;
 
 /// What the stream sees: the queue of tiles for the GPU and the tiles it finished.
 pub struct GpuFeed {
@@ -58,9 +68,10 @@ impl GpuFeed {
         }
     }
 
-    /// Takes up to `n` queued tiles, most urgent first (a parent ranks at least as high as
-    /// its children, and coarser levels win ties), and counts them in flight.
-    fn take(&self, n: usize) -> Vec<TileId> {
+    /// Takes queued tiles, most urgent first (a parent ranks at least as high as its
+    /// children, and coarser levels win ties), while their estimated cost fits `budget` (the
+    /// first always goes) and at most `n`; counts them in flight.
+    fn take(&self, n: usize, cost: impl Fn(TileId) -> f64, budget: f64) -> Vec<TileId> {
         let mut st = self.state.lock();
         let mut order: Vec<(f32, TileId)> = st.queued.iter().map(|(&id, &p)| (p, id)).collect();
         order.sort_by(|a, b| {
@@ -69,11 +80,14 @@ impl GpuFeed {
                 .then(a.1.cmp(&b.1))
         });
         let mut amplified = 0;
+        let mut spent = 0.0;
         let mut out = Vec::with_capacity(n.min(order.len()));
         for (_, id) in order {
-            if out.len() == n {
+            let c = cost(id);
+            if out.len() == n || (!out.is_empty() && spent + c > budget) {
                 break;
             }
+            spent += c;
             if id.level > LAST_STORED_LEVEL {
                 if amplified == MAX_AMPLIFY_JOBS {
                     continue;
@@ -165,18 +179,23 @@ pub struct GpuTileMaker {
     /// The slot whose frame uploads the ETOPO grids (their staging is freed once it is back).
     upload_slot: Option<usize>,
     per_frame: usize,
+    /// GPU ms a frame may spend making tiles.
+    budget_ms: f64,
+    /// Measured GPU ms per tile, derived and amplified (None until measured).
+    cost_ms: [Option<f64>; 2],
     /// This frame's tiles (set by `plan`, declared by `declare`).
     planned: Option<usize>,
 }
 
 impl GpuTileMaker {
-    /// A maker of at most `per_frame` tiles a frame, over the CPU source `inner` whose
-    /// ETOPO grids `src` holds.
+    /// A maker of at most `per_frame` tiles and about `budget_ms` GPU ms a frame, over the CPU
+    /// source `inner` whose ETOPO grids `src` holds.
     pub fn new(
         ctx: &Context,
         src: &super::Source,
         inner: Arc<dyn TileSource>,
         per_frame: usize,
+        budget_ms: f64,
         frames_in_flight: usize,
     ) -> Result<GpuTileMaker, GpuTilesError> {
         let per_frame = per_frame.clamp(1, MAX_JOBS);
@@ -207,8 +226,46 @@ impl GpuTileMaker {
             in_slot: vec![Vec::new(); frames_in_flight],
             upload_slot: None,
             per_frame,
+            budget_ms: if budget_ms.is_finite() {
+                budget_ms.max(0.0)
+            } else {
+                DEFAULT_GPU_TILE_BUDGET_MS
+            },
+            cost_ms: [None, None],
             planned: None,
         })
+    }
+
+    /// The GPU times of `slot`'s last frame (`FrameOutput::times`), before that slot's next
+    /// `harvest`: updates the measured ms per tile of each class from the frame's `tiles.*`
+    /// nodes. Without it (a caller that does not read GPU times) the maker keeps to one
+    /// tile of each class a frame.
+    pub fn observe(&mut self, slot: usize, times: &[NodeTime]) {
+        let ids = &self.in_slot[slot];
+        let amplified = ids.iter().filter(|id| id.level > LAST_STORED_LEVEL).count();
+        let counts = [ids.len() - amplified, amplified];
+        let mut ms = [0.0; 2];
+        for t in times {
+            if t.name == "tiles.derive" {
+                ms[0] += t.duration_ms;
+            } else if t.name.starts_with("tiles.amplify") {
+                ms[1] += t.duration_ms;
+            }
+        }
+        for k in 0..2 {
+            if counts[k] > 0 && ms[k] > 0.0 {
+                let m = ms[k] / counts[k] as f64;
+                self.cost_ms[k] = Some(match self.cost_ms[k] {
+                    Some(c) => c + COST_WEIGHT * (m - c),
+                    None => m,
+                });
+            }
+        }
+    }
+
+    /// Measured GPU ms per tile, derived and amplified.
+    pub fn cost_ms(&self) -> [Option<f64>; 2] {
+        self.cost_ms
     }
 
     /// Tiles a frame makes at most.
@@ -237,7 +294,14 @@ impl GpuTileMaker {
     /// After the stream's update (which queued this frame's requests): picks this frame's
     /// tiles for `slot`.
     pub fn plan(&mut self, slot: usize) {
-        let ids = self.feed.take(self.per_frame);
+        // An unmeasured class costs the whole budget: one tile of it until it is measured.
+        let cost = self.cost_ms;
+        let budget = self.budget_ms;
+        let ids = self.feed.take(
+            self.per_frame,
+            |id| cost[(id.level > LAST_STORED_LEVEL) as usize].unwrap_or(budget),
+            budget,
+        );
         self.planned = (!ids.is_empty()).then_some(slot);
         if !ids.is_empty() && self.upload_slot.is_none() && !self.tiles.grids_uploaded() {
             self.upload_slot = Some(slot);
@@ -345,11 +409,11 @@ mod tests {
         f.request(&[(a, 9.0)]);
         f.cancel(&[c]);
         assert_eq!(f.backlog(), 2);
-        let got = f.take(1);
+        let got = f.take(1, |_| 0.0, 1.0);
         assert_eq!(got, vec![a]);
         assert_eq!(f.backlog(), 2, "one queued, one in flight");
         f.complete(vec![(a, Ok(Arc::new(Tile::empty(a))))]);
-        let got = f.take(8);
+        let got = f.take(8, |_| 0.0, 1.0);
         assert_eq!(got, vec![b]);
         f.complete(vec![(b, Err("no".into()))]);
         assert_eq!(f.backlog(), 0);
@@ -362,6 +426,27 @@ mod tests {
             "a failure is not supply"
         );
         assert!(f.poll().is_empty());
+    }
+
+    /// The budget bounds a frame's tiles by their estimated cost; the first always goes.
+    #[test]
+    fn the_time_budget_bounds_a_frames_tiles() {
+        let f = feed();
+        let face = crate::planet::Face(1);
+        let ids: Vec<TileId> = (0..6).map(|x| TileId::new(12, face, x, 0)).collect();
+        f.request(&ids.iter().map(|&id| (id, 1.0)).collect::<Vec<_>>());
+        assert_eq!(
+            f.take(16, |_| 0.4, 1.0).len(),
+            2,
+            "0.4 + 0.4 fits 1.0, a third does not"
+        );
+        assert_eq!(
+            f.take(16, |_| 5.0, 1.0).len(),
+            1,
+            "over budget: one a frame"
+        );
+        assert_eq!(f.take(2, |_| 0.0, 1.0).len(), 2, "the cap");
+        assert_eq!(f.backlog(), 6);
     }
 
     /// Heights come back as tiles with water below the datum; a NaN fails the tile.

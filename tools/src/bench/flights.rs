@@ -141,7 +141,7 @@ fn tile_gpu_ms(f: &super::frame::Frame) -> f64 {
 fn flight_renderer(gpu: &Gpu, feed: &Feed) -> Result<PlanetRenderer> {
     let mut opts = RendererOptions::for_device(&gpu.ctx);
     opts.wait_for_tiles = false;
-    opts.gpu_tiles_per_frame = crate::device::gpu_tiles_per_frame(&gpu.ctx);
+    crate::device::gpu_tile_options(&gpu.ctx, &mut opts);
     Ok(PlanetRenderer::new(
         &gpu.ctx,
         feed.source.clone(),
@@ -506,13 +506,16 @@ pub fn run(gpu: &mut Gpu, scene: &Scene, o: &Options) -> Result<Flights> {
     for (name, description, cams) in plan(scene, radius, o) {
         let mut r = flight_renderer(gpu, &feed)?;
         let res = fly(gpu, &mut r, &name, &cams, o, &feed, &mut supply);
+        let cost = r.gpu_tile_cost_ms();
         r.destroy(&gpu.ctx);
         let f = res?;
         let rdy = &f.readiness;
         let med = |v: &[f64]| super::stats::median(v);
+        let per_tile = |c: Option<f64>| c.map_or("-".to_string(), |c| format!("{c:.3}"));
         eprintln!(
-            "  flight {name}: {} frames in {:.1} s (host {:.1} ms, tiles {:.2} GPU ms a frame, medians); missing a level in {}, waited in {}; held {} frames for the finest level",
-            rdy.frames, f.wall_s, med(&f.host_ms), med(&f.tile_ms), rdy.missing_level_frames, rdy.frames_waited, rdy.hold_frames
+            "  flight {name}: {} frames in {:.1} s (host {:.1} ms, tiles {:.2} GPU ms a frame, medians; GPU ms a tile derived {} amplified {}); missing a level in {}, waited in {}; held {} frames for the finest level",
+            rdy.frames, f.wall_s, med(&f.host_ms), med(&f.tile_ms), per_tile(cost[0]), per_tile(cost[1]),
+            rdy.missing_level_frames, rdy.frames_waited, rdy.hold_frames
         );
         host.extend(f.host_ms);
         tile_ms.extend(f.tile_ms);

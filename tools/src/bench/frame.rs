@@ -104,6 +104,7 @@ impl Gpu {
             .context("running the planet frame")?
             .pop()
             .unwrap_or_default();
+        r.observe_gpu_times(slot, &out.times);
         let wall_ms = t0.elapsed().as_secs_f64() * 1e3;
         let aov = out.readbacks.get(AOV).map(|b| {
             b.chunks_exact(std::mem::size_of::<AovPixel>())

@@ -45,6 +45,9 @@ pub struct FrameInput<'f> {
     pub debug: DebugView,
     /// The sun's world direction (None: the renderer's default).
     pub sun: Option<glam::DVec3>,
+    /// GPU node times of this frame slot's previous frame (empty: not known); a renderer that
+    /// budgets GPU work by measured cost reads them.
+    pub gpu_times: &'f [framegraph::exec::timing::NodeTime],
 }
 
 /// What the planet frame (or the test scene) implements to be shown by `planetfall view`,

@@ -192,7 +192,7 @@ impl PlanetScene {
         source: Option<Arc<dyn TileSource>>,
     ) -> Result<PlanetScene> {
         let mut opts = RendererOptions::for_device(ctx);
-        opts.gpu_tiles_per_frame = crate::device::gpu_tiles_per_frame(ctx);
+        crate::device::gpu_tile_options(ctx, &mut opts);
         match purpose {
             Purpose::Inspect => (opts.wait_for_tiles, opts.fetch_per_frame) = (false, 0),
             Purpose::Fly => opts.wait_for_tiles = false,
@@ -232,6 +232,7 @@ impl SceneRenderer for PlanetScene {
             .as_mut()
             .context("the planet renderer was destroyed")?;
         r.sun = input.sun;
+        r.observe_gpu_times(input.frame_slot, input.gpu_times);
         let req = FrameRequest {
             cam: *input.cam,
             frame_slot: input.frame_slot,

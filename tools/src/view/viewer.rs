@@ -463,7 +463,9 @@ impl Viewer {
         }
 
         let (slot, out) = self.exec.begin_frame(&self.ctx)?;
+        let mut gpu_times = Vec::new();
         if let Some(o) = out {
+            gpu_times = o.times.clone();
             self.retired(o);
         }
         let size = self.window.inner_size();
@@ -509,6 +511,7 @@ impl Viewer {
             dt,
             debug: self.debug,
             sun: self.sun.direction(cam.eye),
+            gpu_times: &gpu_times,
         };
         let first = self.summary.presented == 0;
         let t = Instant::now();
