@@ -202,9 +202,14 @@ pub fn render(r: &Report) -> String {
         let a = &v.score;
         let _ = writeln!(
             s,
-            "| {} | {:.1} | {} | {} | {:.2e} | {:.2e} | {:.2} | {:.2} | {} | {} | {} | {:.0} |",
+            "| {} | {:.1}{} | {} | {} | {:.2e} | {:.2e} | {:.2} | {:.2} | {} | {} | {} | {:.0} |",
             v.name,
             100.0 * a.terrain,
+            if a.measured_nothing {
+                " **measured nothing**"
+            } else {
+                ""
+            },
             pct(a.see_through),
             pct(a.covers_sky),
             a.depth_rel_median,

@@ -76,6 +76,12 @@ pub fn bar_failures(r: &Report) -> Vec<String> {
         if a.non_finite > 0 {
             out.push(format!("{}: {} non-finite distances", v.name, a.non_finite));
         }
+        if a.measured_nothing {
+            out.push(format!(
+                "{}: the reference sees terrain but no scored window holds any: the score measured nothing",
+                v.name
+            ));
+        }
         let nums = [
             a.see_through,
             a.covers_sky,
@@ -180,8 +186,9 @@ pub fn run(gpu_args: &crate::device::GpuArgs, o: &Options) -> Result<(Report, Ve
         let (v, color) = view::run(&mut gpu, &scene, b, o, &r.limits)
             .with_context(|| format!("view {}", b.name))?;
         println!(
-            "{:6.1} s {:<26} setup {:7.1} ms  first {:8.1} ms  settled {:3} fr {:6.2} s  GPU {:8.3} ms  see-through {:.3} %  covers-sky {:.3} %  sil p95 {:.2} px  leaves {}",
+            "{:6.1} s {:<26} setup {:7.1} ms  first {:8.1} ms  settled {:3} fr {:6.2} s  GPU {:8.3} ms  terrain {:.1} %{}  see-through {:.3} %  covers-sky {:.3} %  sil p95 {:.2} px  leaves {}",
             t0.elapsed().as_secs_f64(), v.name, v.setup_ms, v.first_frame_ms, v.settle.frames_to_settled, v.settle.seconds_to_settled, v.timed.gpu_median_ms,
+            100.0 * v.score.terrain, if v.score.measured_nothing { " (MEASURED NOTHING)" } else { "" },
             100.0 * v.score.see_through, 100.0 * v.score.covers_sky, v.score.silhouette_px_p95, v.mesh.leaves
         );
         frames.push((v.name.clone(), color));

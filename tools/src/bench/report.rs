@@ -151,6 +151,13 @@ pub struct Accuracy {
     pub isolated: f64,
     /// Terrain pixels in the reference.
     pub terrain: f64,
+    /// The coarse reference pass saw terrain somewhere in the frame.
+    #[serde(default)]
+    pub reference_sees_terrain: bool,
+    /// The reference sees terrain but the scored windows hold none: the score measured
+    /// nothing (flagged in the report).
+    #[serde(default)]
+    pub measured_nothing: bool,
 }
 
 /// The mesh counters of the scored frame.

@@ -125,10 +125,18 @@ fn measure(
     let t = Instant::now();
     let (w, h) = (cam.width as usize, cam.height as usize);
     let (lod, relief) = (r.lod_params(cam), scene.source().max_relief());
-    let wins = accuracy::windows(w, h, o.score_pixels);
+    // Where the reference sees terrain, from a coarse pass: the windows go there, and a view
+    // whose windows still score no terrain although the reference sees some is flagged.
+    let coarse = accuracy::coarse(w, h, accuracy::COARSE_STEP, |x, y| {
+        let d = engine::reference::pixel_ray(cam, x, y);
+        engine::reference::cast(r.residency(), &lod, r.body, cam.eye, d, relief).is_some()
+    });
+    let wins = accuracy::windows_seeing(w, h, o.score_pixels, &coarse);
     v.score = accuracy::score(&gpu_d, w, &wins, |win| {
         accuracy::reference(r.residency(), &lod, r.body, cam, relief, win)
     });
+    v.score.reference_sees_terrain = coarse.any_terrain();
+    v.score.measured_nothing = coarse.any_terrain() && v.score.terrain == 0.0;
     v.reference_ms = t.elapsed().as_secs_f64() * 1e3;
     let st = &r.stats;
     v.mesh = st.mesh;
