@@ -1,0 +1,188 @@
+//! Detail at contact (TERRAIN.md §6), on lavapipe under validation at 320×180: with the
+//! amplified levels L10–L18 the ground at 2 m over the Khumbu and 50 m over the Grand Canyon is
+//! textured in light and shadow, measured by an independent image metric (the mean absolute
+//! 3×3 luminance Laplacian over the lower half of the frame; a flat shade scores 0); the
+//! depth varies at metre scale (the relative second difference of 1/distance along image
+//! columns, against the same view drawn from the data alone, L0–L9: more than it, though not
+//! yet the 3× the contact goal asks, see docs/bench.md); and the CPU ground query
+//! at L18 agrees with the rendered depth under a 2 m camera looking straight down.
+
+use engine::camera::ViewCamera;
+use engine::earth::Tile;
+use engine::planet::{Body, TileId};
+use engine::renderer::{PlanetRenderer, RendererOptions};
+use engine::source::{Completion, EarthSource, TileSource};
+use engine::stream::envelope::FeedSnapshot;
+use planetfall_tests::{earth_source, planet_frame, write_png, Gpu, PlanetFrame};
+use std::sync::Arc;
+
+/// The Earth drawn from the data alone: the same source with its finest level at L9.
+struct DataOnly(Arc<EarthSource>);
+
+impl TileSource for DataOnly {
+    fn body(&self) -> Body {
+        self.0.body()
+    }
+    fn finest_level(&self) -> u8 {
+        engine::params::LAST_STORED_LEVEL
+    }
+    fn tile(&self, id: TileId) -> Arc<Tile> {
+        self.0.tile(id)
+    }
+    fn max_relief(&self) -> f64 {
+        self.0.max_relief()
+    }
+    fn is_async(&self) -> bool {
+        self.0.is_async()
+    }
+    fn request(&self, tiles: &[(TileId, f32)]) {
+        self.0.request(tiles)
+    }
+    fn cancel(&self, tiles: &[TileId]) {
+        self.0.cancel(tiles)
+    }
+    fn poll(&self) -> Vec<Completion> {
+        self.0.poll()
+    }
+    fn feed(&self) -> Option<FeedSnapshot> {
+        self.0.feed()
+    }
+}
+
+const W: u32 = 320;
+const H: u32 = 180;
+
+/// The settled frame of `cam` (waiting residency, as `planetfall render`).
+fn settled(gpu: &mut Gpu, source: Arc<dyn TileSource>, cam: &ViewCamera) -> PlanetFrame {
+    let mut opts = RendererOptions::for_device(&gpu.ctx);
+    opts.pool_capacity = 1 << 17;
+    let mut r = PlanetRenderer::new(&gpu.ctx, source, opts, gpu.exec.frames_in_flight()).unwrap();
+    let mut f = planet_frame(gpu, &mut r, cam);
+    for _ in 0..60 {
+        if r.settled() {
+            break;
+        }
+        f = planet_frame(gpu, &mut r, cam);
+    }
+    assert!(r.settled(), "the view settles within 60 frames");
+    r.destroy(&gpu.ctx);
+    f
+}
+
+/// Camera `agl` m above the ground (as the finest level holds it) at (lat, lon).
+fn camera(lat: f64, lon: f64, agl: f64, heading: f64, pitch: f64, w: u32, h: u32) -> ViewCamera {
+    let ground = engine::ground::height_at_latlon(&earth_source().oracle, lat, lon, 18).height_m;
+    let r = Body::EARTH.radius;
+    ViewCamera::geo(lat, lon, r + ground + agl, heading, pitch, 60.0, w, h)
+}
+
+/// Mean absolute 3×3 Laplacian (8·centre − the 8 neighbours) of Rec. 709 luminance, 0–255,
+/// over the lower half of the frame.
+fn laplacian(rgba: &[u8], w: u32, h: u32) -> f64 {
+    let lum = |x: u32, y: u32| {
+        let p = &rgba[4 * (y * w + x) as usize..];
+        0.2126 * p[0] as f64 + 0.7152 * p[1] as f64 + 0.0722 * p[2] as f64
+    };
+    let (mut sum, mut n) = (0.0, 0);
+    for y in h / 2..h - 1 {
+        for x in 1..w - 1 {
+            let mut l = 8.0 * lum(x, y);
+            for (dx, dy) in [
+                (-1, -1),
+                (0, -1),
+                (1, -1),
+                (-1, 0),
+                (1, 0),
+                (-1, 1),
+                (0, 1),
+                (1, 1),
+            ] {
+                l -= lum((x as i32 + dx) as u32, (y as i32 + dy) as u32);
+            }
+            sum += l.abs();
+            n += 1;
+        }
+    }
+    sum / n as f64
+}
+
+/// p90 over the lower half of |s(y−1) − 2 s(y) + s(y+1)| / s(y), s = 1/distance, along image
+/// columns, where all three pixels are terrain.
+fn depth_roughness(f: &PlanetFrame, w: u32, h: u32) -> f64 {
+    let s = |x: u32, y: u32| {
+        let p = &f.aov[(y * w + x) as usize];
+        (p.is_terrain() && p.dist > 0.0).then(|| 1.0 / p.dist as f64)
+    };
+    let mut v = Vec::new();
+    for x in 0..w {
+        for y in h / 2..h - 1 {
+            if let (Some(a), Some(b), Some(c)) = (s(x, y - 1), s(x, y), s(x, y + 1)) {
+                v.push((a - 2.0 * b + c).abs() / b);
+            }
+        }
+    }
+    assert!(v.len() > (w * h / 4) as usize, "the lower half is terrain");
+    v.sort_by(f64::total_cmp);
+    v[v.len() * 9 / 10]
+}
+
+fn save(name: &str, f: &PlanetFrame) {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    write_png(&dir.join(format!("{name}.png")), W, H, &f.rgba);
+}
+
+#[test]
+fn contact_views_are_textured_and_the_khumbu_depth_varies_at_metre_scale() {
+    let mut gpu = Gpu::new();
+    let earth = earth_source();
+    let khumbu = camera(27.90, 86.83, 2.0, 20.0, -25.0, W, H);
+    let canyon = camera(36.06, -112.14, 50.0, 0.0, -30.0, W, H);
+    let k = settled(&mut gpu, earth.clone(), &khumbu);
+    save("contact_khumbu_2m", &k);
+    let c = settled(&mut gpu, earth.clone(), &canyon);
+    save("contact_canyon_50m", &c);
+    let k9 = settled(&mut gpu, Arc::new(DataOnly(earth.clone())), &khumbu);
+    save("contact_khumbu_2m_data_only", &k9);
+    let (lk, lc, l9) = (
+        laplacian(&k.rgba, W, H),
+        laplacian(&c.rgba, W, H),
+        laplacian(&k9.rgba, W, H),
+    );
+    let (rk, r9) = (depth_roughness(&k, W, H), depth_roughness(&k9, W, H));
+    println!(
+        "Laplacian: Khumbu 2 m {lk:.2} (data only {l9:.2}), Grand Canyon 50 m {lc:.2}; \
+         depth roughness p90: Khumbu {rk:.3e}, data only {r9:.3e} ({:.1}×)",
+        rk / r9
+    );
+    assert!(lk >= 1.5, "Khumbu 2 m is textured: {lk:.2}");
+    assert!(lc >= 1.5, "Grand Canyon 50 m is textured: {lc:.2}");
+    // The issue's goal is 3× the data-only figure; measured 1.5× (the valley floor's bands are
+    // a few decimetres: flat ground gets the flat weight), so this guards what amplification
+    // gives today and docs/bench.md reports the goal as not met.
+    assert!(rk >= 1.3 * r9, "metre-scale depth: {rk:.3e} vs {r9:.3e}");
+    assert!(l9 < 0.5, "the data alone is one flat shade at 2 m: {l9:.2}");
+}
+
+#[test]
+fn the_ground_query_at_l18_agrees_with_the_rendered_depth_under_a_2m_camera() {
+    let mut gpu = Gpu::new();
+    let (lat, lon) = (27.988, 86.925);
+    let q = |_| engine::ground::height_at_latlon(&earth_source().oracle, lat, lon, 18).height_m;
+    let (a, b) = (q(0), q(1));
+    assert_eq!(a.to_bits(), b.to_bits(), "deterministic");
+    // Odd sizes: the centre pixel's ray is the nadir.
+    let (w, h) = (33, 25);
+    let cam = camera(lat, lon, 2.0, 0.0, -90.0, w, h);
+    let f = settled(&mut gpu, earth_source(), &cam);
+    let nadir = &f.aov[(h / 2 * w + w / 2) as usize];
+    assert!(nadir.is_terrain());
+    println!(
+        "L18 ground {a:.3} m; rendered nadir distance {:.4} m at level {:.2}",
+        nadir.dist, nadir.level
+    );
+    assert!(
+        (nadir.dist as f64 - 2.0).abs() <= 0.05,
+        "rendered ground {:.4} m below a camera 2 m above the L18 ground",
+        nadir.dist
+    );
+}
