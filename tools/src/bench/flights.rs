@@ -134,7 +134,9 @@ fn tile_gpu_ms(f: &super::frame::Frame) -> f64 {
         .iter()
         .filter(|t| t.name.starts_with("tiles."))
         .map(|t| t.duration_ms)
-        .sum()
+        .sum::<f64>()
+        // An empty float sum is −0.0.
+        .max(0.0)
 }
 
 /// A renderer whose frames never wait for tiles (the viewer's), on `feed`.
