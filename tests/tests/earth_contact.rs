@@ -131,7 +131,11 @@ fn save(name: &str, f: &PlanetFrame) {
     write_png(&dir.join(format!("{name}.png")), W, H, &f.rgba);
 }
 
+/// Ignored in the default run: three settled 320×180 frames whose amplified tiles the CPU
+/// makes take 8–15 minutes on two cores (CI's whole budget is 30). Run it with
+/// `cargo test -p planetfall-tests --test earth_contact -- --ignored --nocapture`.
 #[test]
+#[ignore = "8–15 min on 2 cores: cargo test -p planetfall-tests --test earth_contact -- --ignored"]
 fn contact_views_are_textured_and_the_khumbu_depth_varies_at_metre_scale() {
     let mut gpu = Gpu::new();
     let earth = earth_source();

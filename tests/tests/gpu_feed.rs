@@ -31,6 +31,9 @@ fn the_gpu_feed_replaces_stand_ins_with_the_cpus_exact_tiles_without_waiting() {
     opts.pool_capacity = 1 << 15;
     opts.wait_for_tiles = false;
     opts.gpu_tiles_per_frame = 3;
+    // Lavapipe takes about a second a tile, so a real budget would allow one a frame; this
+    // test is about landing what the GPU made (the budget has its own unit test).
+    opts.gpu_tile_budget_ms = 1.0e6;
     let mut r = PlanetRenderer::new(&gpu.ctx, earth.clone(), opts, 2).expect("renderer");
     assert_eq!(
         r.gpu_tiles_per_frame(),
