@@ -256,7 +256,8 @@ fn sea_reflects_more_toward_the_horizon_and_the_glint_sits_at_the_mirror_point()
     // The glint from 20 km, looking 75° down, the sun 72° high and 20° to the right: every
     // octave is below two footprints there (the surface is its slope distribution, smooth).
     // Cox and Munk's 1/cos(view) moves the brightest facets from the mirror point toward the
-    // horizon by 2·cot(72°)·(mean-square slope 0.031) = 0.02 rad, 1.2 px here.
+    // horizon by ≈ 2·cot(72°)·(mean-square slope 0.031) = 0.020 rad (1.2°, ≈ 2 px here); the
+    // model's own brightest pixel is computed below too.
     let cam = ViewCamera::geo(30.0, -40.0, R + 20_000.0, 0.0, -75.0, 60.0, W, H);
     let (sun_az, sun_el) = (20.0, 72.0);
     let sun = local_sun(cam.eye, sun_az, sun_el).normalize();
@@ -299,14 +300,46 @@ fn sea_reflects_more_toward_the_horizon_and_the_glint_sits_at_the_mirror_point()
     }
     assert!(mirror_error(p).length() < 1e-6, "mirror point converged");
     let dist = ((best.0 as f64 - p.0).powi(2) + (best.1 as f64 - p.1).powi(2)).sqrt();
+    // The glint of Cox and Munk's isotropic Gaussian slopes (mean square 0.031: the shader's
+    // 0.020 unresolved plus six octaves of steepness 0.06) with Schlick's Fresnel for water,
+    // per pixel in f64: its brightest pixel.
+    let mss = 0.020 + 6.0 * 0.5 * 0.06f64.powi(2);
+    let mut model = ((0, 0), -1.0);
+    for y in 0..H {
+        for x in 0..W {
+            let d = pixel_ray(&cam, x as f64, y as f64);
+            let Some(q) = datum_hit(&cam, d) else {
+                continue;
+            };
+            let (n, v) = (q.normalize(), -d);
+            let hv = (v + sun).normalize();
+            let c = n.dot(hv);
+            let tan2 = (1.0 - c * c) / (c * c);
+            let f = 0.0204 + (1.0 - 0.0204) * (1.0 - v.dot(hv)).powi(5);
+            let l = f * (-tan2 / mss).exp()
+                / (std::f64::consts::PI * mss)
+                / (4.0 * n.dot(v) * c.powi(4));
+            if l > model.1 {
+                model = ((x, y), l);
+            }
+        }
+    }
+    let model_dist = ((best.0 as f64 - model.0 .0 as f64).powi(2)
+        + (best.1 as f64 - model.0 .1 as f64).powi(2))
+    .sqrt();
     println!(
-        "glint from 20 km: brightest sea pixel {best:?} (luminance {best_l:.1}), mirror point \
-         ({:.2}, {:.2}): {dist:.2} px apart",
-        p.0, p.1
+        "glint from 20 km: brightest sea pixel {best:?} (luminance {best_l:.1}); mirror point \
+         ({:.2}, {:.2}), {dist:.2} px away; Cox–Munk's brightest pixel {:?}, {model_dist:.2} px away",
+        p.0, p.1, model.0
     );
     assert!(
         dist <= 3.0,
         "glint {best:?} vs mirror point {p:?}: {dist} px"
+    );
+    assert!(
+        model_dist <= 1.5,
+        "glint {best:?} vs the model's {:?}: {model_dist} px",
+        model.0
     );
     b.finish();
 }
