@@ -253,6 +253,16 @@ fn sea_reflects_more_toward_the_horizon_and_the_glint_sits_at_the_mirror_point()
         "bands rise toward the horizon: {bands:?}"
     );
 
+    // The waves move with the renderer's clock: a second later the near sea has changed.
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    let g = b.frame(&cam, 90.0, 30.0, "sea_2km_sun_behind_later");
+    let changed = (H - 16..H)
+        .flat_map(|y| (0..W).map(move |x| (x, y)))
+        .filter(|&(x, y)| f.rgb(x, y) != g.rgb(x, y))
+        .count();
+    println!("sea from 2 km, a second later: {changed} of the bottom 16 rows' pixels changed");
+    assert!(changed > 0, "the waves move");
+
     // The glint from 20 km, looking 75° down, the sun 72° high and 20° to the right: every
     // octave is below two footprints there (the surface is its slope distribution, smooth).
     // Cox and Munk's 1/cos(view) moves the brightest facets from the mirror point toward the
@@ -341,5 +351,19 @@ fn sea_reflects_more_toward_the_horizon_and_the_glint_sits_at_the_mirror_point()
         "glint {best:?} vs the model's {:?}: {model_dist} px",
         model.0
     );
+    // A later frame of the same static view: at 20 km every octave is slope variance (the
+    // longest, 305 m, spans 1.3 footprints), so the waves' motion changes nothing.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let g = b.frame(&cam, sun_az, sun_el, "glint_20km_later");
+    let moved = (0..H)
+        .flat_map(|y| (0..W).map(move |x| (x, y)))
+        .filter(|&(x, y)| f.aov(x, y).is_water())
+        .map(|(x, y)| {
+            let (a, c) = (f.rgb(x, y), g.rgb(x, y));
+            (0..3).map(|k| (a[k] - c[k]).abs()).fold(0.0, f64::max)
+        })
+        .fold(0.0, f64::max);
+    println!("glint from 20 km, a later frame: largest change on the sea {moved} of 255");
+    assert!(moved <= 1.0, "unresolved waves do not move: {moved}");
     b.finish();
 }
