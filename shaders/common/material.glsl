@@ -21,8 +21,9 @@ float climate_temperature(float z2, float h) {
 }
 
 // Albedos: linear reflectance in our red, green and blue (≈ 650, 550, 450 nm), after typical
-// surface reflectances (MODIS bands 1, 4, 3; ASTER spectral library). Broadband checks: fresh
-// snow 0.8–0.9, desert sand 0.3–0.4, grass 0.15–0.25, forest 0.05–0.15, rock 0.15–0.3.
+// surface reflectances (MODIS bands 1, 4, 3; ASTER spectral library), in the visible: snow
+// 0.8–0.9, desert sand 0.3–0.45, grass 0.05–0.12, forest 0.03–0.07, rock 0.15–0.3 (plants are
+// bright only in the near infrared, which is not rendered).
 const vec3 ALBEDO_SNOW = vec3(0.80, 0.82, 0.86);       // old snow and firn, not fresh powder
 const vec3 ALBEDO_ROCK = vec3(0.22, 0.21, 0.19);       // weathered granite and limestone
 const vec3 ALBEDO_RED_ROCK = vec3(0.36, 0.20, 0.12);   // iron-oxide sandstone (Grand Canyon redbeds)
