@@ -42,6 +42,9 @@ pub struct FrameConstants {
     pub lookup_mask: u32,
     /// Added to the continuous level of detail.
     pub lod_bias: f32,
+    /// The renderer's clock, seconds: what moves with time (the ocean's waves) reads it.
+    /// f32 keeps 1 ms for 4.6 hours of running.
+    pub time_s: f32,
 }
 
 /// Near plane of the reverse-Z infinite projection, metres: small enough for walking height,
@@ -102,6 +105,15 @@ impl FrameConstants {
             max_level: lod.max_level as u32,
             lookup_mask: lookup_size - 1,
             lod_bias: lod.lod_bias as f32,
+            time_s: 0.0,
+        }
+    }
+
+    /// The same constants at the renderer's clock `time_s` (seconds).
+    pub fn at_time(self, time_s: f64) -> FrameConstants {
+        FrameConstants {
+            time_s: time_s as f32,
+            ..self
         }
     }
 }
@@ -190,6 +202,7 @@ pub(crate) mod tests {
             ("max_level", offset_of!(FrameConstants, max_level)),
             ("lookup_mask", offset_of!(FrameConstants, lookup_mask)),
             ("lod_bias", offset_of!(FrameConstants, lod_bias)),
+            ("time_s", offset_of!(FrameConstants, time_s)),
         ];
         let glsl = block_members(&shaders::PUBLISH_RESOLVE.words(), "FrameBlock");
         let rust: Vec<(String, u32)> = rust
@@ -197,7 +210,7 @@ pub(crate) mod tests {
             .map(|(n, o)| (n.to_string(), *o as u32))
             .collect();
         assert_eq!(glsl, rust);
-        assert_eq!(std::mem::size_of::<FrameConstants>(), 176);
+        assert_eq!(std::mem::size_of::<FrameConstants>(), 180);
     }
 
     /// (member name, byte offset) of the struct named `block`, in member order.

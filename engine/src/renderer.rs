@@ -393,7 +393,8 @@ impl PlanetRenderer {
             .sun
             .unwrap_or_else(|| local_sun(cam.eye, SUN_AZIMUTH_DEG, SUN_ELEVATION_DEG));
         let lod = self.lod_params(cam);
-        let consts = FrameConstants::new(cam, self.body, sun, &lod, self.atlas.lookup_size);
+        let consts = FrameConstants::new(cam, self.body, sun, &lod, self.atlas.lookup_size)
+            .at_time(self.clock.now);
         self.constants.write(req.frame_slot, &consts)?;
         self.atmosphere.prepare(req.frame_slot)?;
         self.atlas.prepare(

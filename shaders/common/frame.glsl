@@ -23,6 +23,7 @@ layout(std430, set = 0, binding = 16) readonly buffer FrameBlock {
     uint max_level;       // finest level the level selection may choose
     uint lookup_mask;     // tile lookup table size − 1 (power of two)
     float lod_bias;       // added to the continuous lod
+    float time_s;         // the renderer's clock, s (wave motion)
 } frame;
 
 // Ray through pixel centre `px` (in pixels, y down), camera-relative, unit length.

@@ -1,7 +1,9 @@
 #version 460
-// shade.terrain: shade hit records — materials from altitude, slope and latitude, lit by the
-// sun through the air and by the sky's irradiance, seen through aerial perspective; the
-// physical sky where there is no terrain; exposure and tonemap. Debug views by push constant.
+// shade.terrain: shade hit records — materials from altitude, slope and a climate of latitude
+// (common/material.glsl); the ocean's waves, sky reflection, glint and depth-tinted water
+// (common/ocean.glsl); lit by the sun through the air and by the sky's irradiance, seen
+// through aerial perspective; the physical sky where there is no terrain; exposure and
+// tonemap. Debug views by push constant.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 layout(local_size_x = 8, local_size_y = 8) in;
 
@@ -10,6 +12,13 @@ layout(local_size_x = 8, local_size_y = 8) in;
 #define ATMOS_TRANSMITTANCE
 #define ATMOS_MULTISCATTER
 #include "common/atmosphere.glsl"
+#include "common/material.glsl"
+#include "common/ocean.glsl"
+
+// Steps of the sky's integral along the ray reflected off the water.
+#define REFLECTED_SKY_STEPS 16u
+// Reflectance at normal incidence of the ground's specular lobe (dielectrics, 4 %).
+#define GROUND_F0 0.04
 
 layout(set = 0, binding = 0, rgba32ui) uniform readonly uimage2D hits;
 layout(set = 0, binding = 1, rgba8) uniform writeonly image2D color;
@@ -102,32 +111,40 @@ vec3 tonemap(vec3 lum) {
     return mix(12.92 * y, 1.055 * pow(y, vec3(1.0 / 2.4)) - 0.055, step(0.0031308, y));
 }
 
-vec3 material(float h, float slope, float lat, bool water) {
-    if (water) return mix(vec3(0.08, 0.24, 0.38), vec3(0.03, 0.10, 0.24), clamp(-h / 4000.0, 0.0, 1.0));
-    float alat = abs(lat);
-    // Permanent snow: ~5,600 m in the tropics falling to sea level near the poles.
-    float snowline = mix(5600.0, 0.0, clamp((alat - 25.0) / 50.0, 0.0, 1.0));
-    vec3 rock = vec3(0.36, 0.33, 0.30);
-    vec3 grass = vec3(0.30, 0.42, 0.18);
-    vec3 forest = vec3(0.13, 0.26, 0.11);
-    vec3 desert = vec3(0.76, 0.64, 0.44);
-    vec3 sand = vec3(0.80, 0.74, 0.56);
-    vec3 snow = vec3(0.92, 0.94, 0.97);
-    // Vegetation by latitude band: tropics forest, subtropics desert, temperate grass/forest.
-    // Bands blend over several degrees of latitude: no hard material lines.
-    vec3 tropics = forest;
-    vec3 subtropics = mix(desert, grass, clamp((h - 800.0) / 1500.0, 0.0, 1.0));
-    vec3 temperate = mix(forest, grass, clamp(h / 1200.0, 0.0, 1.0));
-    vec3 low = mix(tropics, subtropics, smoothstep(8.0, 16.0, alat));
-    low = mix(low, temperate, smoothstep(28.0, 38.0, alat));
-    low = mix(low, grass, smoothstep(55.0, 65.0, alat));
-    // Above the tree line: sparse alpine ground, brown-grey.
-    vec3 alpine = vec3(0.46, 0.40, 0.33);
-    low = mix(low, alpine, smoothstep(2600.0, 3800.0, h));
-    vec3 c = h < 15.0 && slope < 0.15 ? sand : low;
-    c = mix(c, rock, smoothstep(0.35, 0.6, slope));
-    c = mix(c, snow, smoothstep(snowline - 150.0, snowline + 250.0, h) * (1.0 - smoothstep(0.25, 0.5, slope)));
-    return c;
+// The sky's luminance along `d` from the surface point `p` (km), without the sun's disk (the
+// glint is the sun's reflection): a march from the point itself, so that water seen from orbit
+// reflects the sky above it, not the black of space around the camera.
+vec3 reflected_sky(vec3 p, vec3 d) {
+    float t0, t1;
+    vec3 trans;
+    if (!atmos_span(p, d, t0, t1)) return vec3(0.0);
+    return atmos_integrate(p, d, frame.sun_dir, t0, t1, REFLECTED_SKY_STEPS, trans) * atmos.sun_illuminance;
+}
+
+// Light leaving the ocean's surface toward the eye along −d: the sky's reflection (Fresnel),
+// the sun's glint and the light from the water below. `sun_t` is the sun's light at the
+// point, `sky_e` the sky's irradiance on level ground.
+vec3 shade_ocean(SlotRecord r, vec2 st, vec3 d, vec3 up, vec3 pos, float dist, float depth, vec3 sun_t, vec3 sky_e) {
+    vec3 v = -d;
+    // Footprint of the pixel on the water, m: stretched by the grazing angle, so that the
+    // waves fold into slope variance before they alias along the view.
+    float footprint = dist * frame.pixel_angle / max(dot(v, up), 0.05);
+    vec2 slope;
+    float mss;
+    ocean_waves(r, st, footprint, frame.time_s, slope, mss);
+    vec3 tu = normalize(r.e1.xyz - up * dot(up, r.e1.xyz));
+    vec3 tv = normalize(r.e2.xyz - up * dot(up, r.e2.xyz));
+    vec3 n = normalize(up - slope.x * tu - slope.y * tv);
+    // A wave facing away from the eye: the eye sees its neighbour, not its back.
+    if (dot(n, v) < 0.0) n = up;
+    vec3 refl = reflect(d, n);
+    refl = normalize(refl - 2.0 * min(dot(refl, up), 0.0) * up);
+    float f = fresnel_schlick(WATER_F0, dot(v, n));
+    vec3 l = frame.sun_dir;
+    vec3 e = sun_t * max(dot(up, l), 0.0) + sky_e;
+    return f * reflected_sky(pos, refl)
+        + sun_t * ocean_glint(n, v, l, mss)
+        + (1.0 - f) * ocean_body(depth) / PI * e;
 }
 
 void main() {
@@ -156,8 +173,6 @@ void main() {
     else if (pc.view == VIEW_WATER) c = water ? vec3(0.1, 0.3, 0.9) : vec3(0.5, 0.4, 0.2);
     else {
         float slope = 1.0 - dot(n, up);
-        // The palette is written as display (sRGB) colours; light works on linear albedo.
-        vec3 albedo = pow(material(height, slope, lat, water), vec3(2.2));
         // The surface in atmosphere space (km), lifted to 10 m above the datum at least so
         // that the planet's-shadow test does not catch the ocean (at the datum) itself.
         vec3 pos = atmos_eye() + d * (dist * 1e-3);
@@ -165,9 +180,17 @@ void main() {
         pos = normalize(pos) * rs;
         vec3 sun_t = atmos_sun_transmittance(pos, frame.sun_dir) * atmos.sun_illuminance;
         vec3 sky_e = atmos_sky_irradiance(rs, dot(pos, frame.sun_dir) / rs) * atmos.sun_illuminance;
-        // Lambertian: the sun's irradiance on the facet, and the sky's on level ground, less
-        // where the facet tilts away from the upper hemisphere.
-        vec3 lit = albedo / PI * (sun_t * max(dot(n, frame.sun_dir), 0.0) + sky_e * (0.5 + 0.5 * dot(n, up)));
+        vec3 lit;
+        if (water) {
+            lit = shade_ocean(r, st, d, up, pos, dist, max(-height, 0.0), sun_t, sky_e);
+        } else {
+            // Lambertian: the sun's irradiance on the facet, and the sky's on level ground,
+            // less where the facet tilts away from the upper hemisphere; plus a faint
+            // specular lobe (snow's sheen, wet rock).
+            Material m = terrain_material(height, slope, lat);
+            lit = m.albedo / PI * (sun_t * max(dot(n, frame.sun_dir), 0.0) + sky_e * (0.5 + 0.5 * dot(n, up)))
+                + sun_t * ggx_specular(n, -d, frame.sun_dir, m.roughness, GROUND_F0);
+        }
         vec3 add, trans;
         aerial_perspective((vec2(px) + 0.5) * frame.inv_viewport, d, dist * 1e-3, add, trans);
         c = tonemap(lit * trans + add);
