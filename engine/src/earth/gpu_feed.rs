@@ -363,26 +363,7 @@ fn tiles_from(ids: &[TileId], heights: &[f32]) -> Vec<Completion> {
         }
         (id, Ok(Arc::new(t)))
     };
-    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-    let chunk = ids.len().div_ceil(cores).max(1);
-    std::thread::scope(|s| {
-        let parts: Vec<_> = ids
-            .chunks(chunk)
-            .enumerate()
-            .map(|(c, part)| {
-                s.spawn(move || {
-                    part.iter()
-                        .enumerate()
-                        .map(|(k, &id)| make(c * chunk + k, id))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        parts
-            .into_iter()
-            .flat_map(|p| p.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    })
+    crate::stream::pool::map_on_every_core(ids, |k, &id| make(k, id))
 }
 
 #[cfg(test)]

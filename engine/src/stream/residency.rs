@@ -522,27 +522,7 @@ struct Landing {
 
 /// Provisional stand-ins for `ids`, made on every core.
 fn make_stand_ins(ids: &[TileId], source: &dyn TileSource) -> Vec<Option<Arc<Tile>>> {
-    if ids.is_empty() {
-        return Vec::new();
-    }
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunk = ids.len().div_ceil(cores);
-    std::thread::scope(|s| {
-        let parts: Vec<_> = ids
-            .chunks(chunk)
-            .map(|c| {
-                s.spawn(move || {
-                    c.iter()
-                        .map(|&id| source.provisional(id))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        parts
-            .into_iter()
-            .flat_map(|p| p.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    })
+    super::pool::map_on_every_core(ids, |_, &id| source.provisional(id))
 }
 
 #[cfg(test)]
