@@ -25,6 +25,7 @@ const double ROCK_CELL_M = 8.0lf;
 const double ROCK_OCCUPANCY = 0.35lf;
 const double ROCK_MIN_GROUND_M = 2.0lf;
 const double ROCK_MAX_SLOPE = 1.0lf;
+const double ROCK_FILTER_TEXELS = 2.0lf;
 const double RIDGE_MEAN = 0.56lf;
 const uint64_t SEED_REGION = 0xa5a50001ul;
 const uint64_t SEED_WET = 0xa5a50002ul;
@@ -167,8 +168,10 @@ bool rock_accepted(uint face, dvec3 centre) {
     return ground >= ROCK_MIN_GROUND_M && slope < max_slope;
 }
 
-// rock_height: the tallest accepted rock covering `dir` (rocks never stack).
-double rock_height(uint face, dvec3 dir) {
+// rock_height: the tallest accepted rock covering `dir` on `level`'s lattice (rocks never
+// stack), each pre-filtered to the lattice (amplify.rs: rock_filtered, rock_profile).
+double rock_height(uint level, uint face, dvec3 dir) {
+    precise double w = ROCK_FILTER_TEXELS * texel(level);
     precise dvec3 p = dir * pc.radius / ROCK_CELL_M;
     precise dvec3 c = floor(p);
     precise double top = 0.0lf;
@@ -181,13 +184,18 @@ double rock_height(uint face, dvec3 dir) {
         if (!rock_in_cell(x, y, z, rock, height)) {
             continue;
         }
+        precise double r2 = rock.w * rock.w;
+        precise double f2 = r2 + w * w;
+        precise double radius = sqrt(f2);
+        precise double fh = height * (r2 / f2);
         precise dvec3 off = dir - rock.xyz;
         precise double d = sqrt(dot3(off, off)) * pc.radius;
-        if (d >= rock.w || height <= top) {
+        if (d >= radius || fh <= top) {
             continue;
         }
-        precise double q = d / rock.w;
-        precise double bump = height * sqrt(1.0lf - q * q);
+        precise double q = d / radius;
+        precise double q2 = q * q;
+        precise double bump = fh * (1.0lf - q2 * q2);
         if (bump > top && rock_accepted(face, rock.xyz)) {
             top = bump;
         }
@@ -281,7 +289,7 @@ double detail(uint level, uint face, dvec3 dir, Stencil s) {
     }
     precise double h = h0 + shore_fade(h0 / bound) * d;
     if (level >= FIRST_ROCK_LEVEL) {
-        h += rock_height(face, dir);
+        h += rock_height(level, face, dir);
     }
     return h;
 }

@@ -172,15 +172,9 @@ fn fine_levels_resample_l15() {
     }
 }
 
-#[test]
-fn a_rock_keeps_its_place_size_and_height_from_l13_to_l18() {
-    // Find an accepted rock on the synthetic land (its centre carries its full height), then
-    // at every level from L13 read the rock term at the sample nearest its centre: the same
-    // rock, by position, radius and height.
-    let f = Face(0);
-    let body = earth();
-    let mut found = None;
-    'search: for x in 0..40 {
+/// An accepted rock on the synthetic land (found at L13: its centre carries its filtered height).
+fn accepted_rock(f: Face, body: Body) -> Rock {
+    for x in 0..40 {
         for y in 0..40 {
             let d = dir_from_tans(
                 f,
@@ -190,39 +184,125 @@ fn a_rock_keeps_its_place_size_and_height_from_l13_to_l18() {
             let p = d * body.radius / 8.0;
             let (cx, cy, cz) = (p.x.floor() as i64, p.y.floor() as i64, p.z.floor() as i64);
             if let Some(r) = rock_in_cell(cx, cy, cz) {
-                if (rock_height(&LAND, body, f, r.centre) - r.height).abs() < 1e-9 {
-                    found = Some(r);
-                    break 'search;
+                let (_, h) = rock_filtered(&r, body, 13);
+                if (rock_height(&LAND, body, 13, f, r.centre) - h).abs() < 1e-9 {
+                    return r;
                 }
             }
         }
     }
-    let rock = found.expect("an accepted rock");
+    panic!("no accepted rock")
+}
+
+/// Level `level`'s sample (a, b) nearest `dir` on face `f`.
+fn nearest_sample(f: Face, level: u8, dir: DVec3) -> (i64, i64) {
+    let n = samples_per_face(level) as f64;
+    let at = |s: f64| (((s + 1.0) * n - 1.0) * 0.5).round() as i64;
+    (
+        at(face_coord(dir, f, f.u_axis())),
+        at(face_coord(dir, f, f.v_axis())),
+    )
+}
+
+#[test]
+fn a_rock_keeps_its_place_size_and_height_from_l13_to_l18() {
+    // The same rock (position, radius, height) at every level from L13, shown on each lattice
+    // pre-filtered: wider and lower on coarse lattices, its own size on the finest.
+    let f = Face(0);
+    let body = earth();
+    let rock = accepted_rock(f, body);
     assert!(
         rock.radius > 0.6 && rock.radius < 2.1 && rock.height > 0.0,
         "{rock:?}"
     );
-    let s = face_coord(rock.centre, f, f.u_axis());
-    let t = face_coord(rock.centre, f, f.v_axis());
+    let mut last = (f64::INFINITY, 0.0);
     for level in 13..=MAX_LEVEL {
-        let n = samples_per_face(level) as f64;
-        let (a, b) = (
-            (((s + 1.0) * n - 1.0) * 0.5).round() as i64,
-            (((t + 1.0) * n - 1.0) * 0.5).round() as i64,
+        let (radius, height) = rock_filtered(&rock, body, level);
+        // Widened by at most two of the level's texels, narrowing and rising level by level.
+        assert!(radius >= rock.radius && radius <= rock.radius + 2.0 * body.texel(level));
+        assert!(
+            radius < last.0 && height > last.1,
+            "L{level}: {radius} {height}"
         );
+        last = (radius, height);
+        let (a, b) = nearest_sample(f, level, rock.centre);
         let dir = dir_from_tans(f, tan_of(level, a), tan_of(level, b));
         let d = (dir - rock.centre).length() * body.radius;
-        assert!(
-            d < rock.radius,
-            "L{level}: nearest sample {d} m from the centre"
-        );
-        let want = rock.height * (1.0 - (d / rock.radius).powi(2)).sqrt();
-        let got = rock_height(&LAND, body, f, dir);
+        assert!(d < radius, "L{level}: nearest sample {d} m from the centre");
+        let q = d / radius;
+        let want = height * (1.0 - q.powi(4));
+        let got = rock_height(&LAND, body, level, f, dir);
         assert!((got - want).abs() < 1e-9, "L{level}: {got} vs {want}");
         // And the rock is in the sample's height: it stands on the banded surface.
         let with = amplified(&LAND, body, level, f, a, b);
         assert!(with.is_finite());
     }
+    // The finest level shows the rock near its own size (the smallest rocks 3 % wider).
+    let (radius, height) = rock_filtered(&rock, body, MAX_LEVEL);
+    assert!((radius / rock.radius - 1.0) < 0.03 && (1.0 - height / rock.height) < 0.06);
+}
+
+#[test]
+fn a_rock_has_its_volume_on_every_lattice() {
+    // Summed over each level's lattice (sample heights × the sample cells' areas), the rock
+    // holds the volume of the rock itself, ⅔·π·r²·h, from L13's 2.4 m texels to L18's 7.5 cm.
+    // Sampled without pre-filtering, a rock under a metre across on L13's lattice sums to
+    // nothing or to a spike several times its volume depending on where the lattice falls.
+    let f = Face(0);
+    let body = earth();
+    let (mut checked, mut worst) = (0, 0.0f64);
+    for x in 0..60 {
+        for y in 0..60 {
+            let d = dir_from_tans(
+                f,
+                tan_of(13, 2_000_000 + x * 7),
+                tan_of(13, 1_500_000 + y * 7),
+            );
+            let p = d * body.radius / 8.0;
+            let Some(rock) =
+                rock_in_cell(p.x.floor() as i64, p.y.floor() as i64, p.z.floor() as i64)
+            else {
+                continue;
+            };
+            if rock_height(&LAND, body, 13, f, rock.centre) <= 0.0 {
+                continue;
+            }
+            let want = 2.0 / 3.0 * std::f64::consts::PI * rock.radius.powi(2) * rock.height;
+            for level in 13..=MAX_LEVEL {
+                let (radius, height) = rock_filtered(&rock, body, level);
+                let (ca, cb) = nearest_sample(f, level, rock.centre);
+                let reach = (radius / body.texel(level)).ceil() as i64 + 1;
+                let mut vol = 0.0;
+                for b in cb - reach..=cb + reach {
+                    for a in ca - reach..=ca + reach {
+                        let at = |a, b| dir_from_tans(f, tan_of(level, a), tan_of(level, b));
+                        let o = at(a, b);
+                        let cell = (at(a + 1, b) - o).cross(at(a, b + 1) - o).length();
+                        // This rock's term alone: neighbours may share the lattice.
+                        let dist = (o - rock.centre).length() * body.radius;
+                        if dist < radius {
+                            vol +=
+                                height * rock_profile(dist / radius) * cell * body.radius.powi(2);
+                        }
+                    }
+                }
+                worst = worst.max((vol / want - 1.0).abs());
+                assert!(
+                    (vol / want - 1.0).abs() < 0.1,
+                    "L{level}: rock r {:.2} m h {:.2} m: lattice volume {vol:.3} m³ vs {want:.3}",
+                    rock.radius,
+                    rock.height
+                );
+                worst = worst.max((vol / want - 1.0).abs());
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "only {checked} accepted rocks");
+    println!(
+        "{checked} rocks, worst lattice volume error {:.1} %",
+        worst * 100.0
+    );
 }
 
 #[test]
