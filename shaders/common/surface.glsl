@@ -99,10 +99,10 @@ float height_at(uint fs, vec2 st, float t, out uint level) {
     return blend_height_grad(blend_chain_grad(sl, stl), w).x;
 }
 
-// Blended height and gradient (per texel of `fs`) for ray distance t at (fs, st).
-vec3 height_grad_at(uint fs, vec2 st, float t) {
+// Blended height and gradient (per texel of `fs`) for ray distance t at (fs, st), and the
+// level the selection chose: one walk gives all three (the walk computes gradients anyway).
+vec3 height_grad_level_at(uint fs, vec2 st, float t, out uint level) {
     float lc = level_lod(t);
-    uint level;
     float w;
     select_level(lc, slots.s[fs].level, level, w);
     vec2 stl = st;
@@ -110,6 +110,11 @@ vec3 height_grad_at(uint fs, vec2 st, float t) {
     vec3 h = blend_height_grad(blend_chain_grad(sl, stl), w);
     // Gradients of the chain are per texel of `sl`, whose texels are 2^(fs.level − level) of fs's.
     return vec3(h.x, h.yz * exp2(float(int(level)) - float(int(slots.s[fs].level))));
+}
+
+vec3 height_grad_at(uint fs, vec2 st, float t) {
+    uint level;
+    return height_grad_level_at(fs, st, t, level);
 }
 
 // The surface at a CBT vertex (fixed-point face coordinates). Two-pass distance ↔ level: the
@@ -154,15 +159,16 @@ SurfacePoint surface_at_fixed(uint face, uvec2 X) {
 
 // Locate a camera-relative point near fixed-point hint X on `face`: the finest resident slot
 // and the point's texel coordinates in it (through that tile's frame and chart, so nothing
-// planet-sized is subtracted). Points past the face edge read the folded apron.
-void locate(vec3 p, uint face, ivec2 X, out uint fs, out vec2 st, out float h_point) {
+// planet-sized is subtracted), with its plane coordinates and height over the plane in that
+// tile's frame (abh: callers need no chart inverse). Points past the face edge read the
+// folded apron.
+void locate_abh(vec3 p, uint face, ivec2 X, out uint fs, out vec2 st, out vec3 abh) {
     uvec2 Xc = uvec2(clamp(X, ivec2(0), ivec2(int(FIXED_ONE))));
     fs = finest_slot(face, Xc, frame.max_level);
     for (int k = 0; k < 3; ++k) {
         SlotRecord r = slots.s[fs];
-        vec3 abh = point_to_plane(r, p);
+        abh = point_to_plane(r, p);
         st = chart_forward(r, abh.xy);
-        h_point = abh.z;
         // Within half a texel of the tile the gathers read the apron: good enough, and it
         // stops points exactly on an edge from bouncing between the two tiles.
         if (all(greaterThanEqual(st, vec2(-0.5))) && all(lessThanEqual(st, vec2(512.5)))) return;
@@ -175,8 +181,13 @@ void locate(vec3 p, uint face, ivec2 X, out uint fs, out vec2 st, out float h_po
         fs = next;
     }
     SlotRecord r = slots.s[fs];
-    vec3 abh = point_to_plane(r, p);
+    abh = point_to_plane(r, p);
     st = chart_forward(r, abh.xy);
+}
+
+void locate(vec3 p, uint face, ivec2 X, out uint fs, out vec2 st, out float h_point) {
+    vec3 abh;
+    locate_abh(p, face, X, fs, st, abh);
     h_point = abh.z;
 }
 

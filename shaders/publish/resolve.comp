@@ -7,6 +7,9 @@
 // (so near the camera every visible discrepancy is corrected), move the hit along
 // the ray onto the R + h shell — a safeguarded root search (Newton start, secant, regula
 // falsi) within 10% of the distance, else keep the chord — then write the packed hit record.
+// Each surface evaluation is one parent-chain walk giving height, gradient and level together,
+// and plane coordinates come from `locate` (no chart inverse): the chord point costs one walk,
+// each search step one, and the normal reuses the accepted point's walk.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 layout(local_size_x = 8, local_size_y = 8) in;
 
@@ -28,14 +31,6 @@ vec3 corner(Bisector b, uint k) { return vec3(b.positions[3u * k], b.positions[3
 // Local up (unit radial direction) at a point with plane coords ab in slot r's frame.
 vec3 local_up(SlotRecord r, vec2 ab) { return normalize(r.n.xyz + ab.x * r.e1.xyz + ab.y * r.e2.xyz); }
 
-// Blended surface position at texel st of slot fs (camera-relative) for ray distance t.
-vec3 surface_pos(uint fs, vec2 st, float t) {
-    uint level;
-    float h = height_at(fs, st, t, level);
-    SlotRecord r = slots.s[fs];
-    return r.origin.xyz + plane_to_offset(r, chart_inverse(r, st), h);
-}
-
 // Distance along `d` to the datum sphere (the ocean surface), or 1e30: the stable form of
 // the ray–sphere root, from the camera's altitude (precise near the ground) rather than from
 // planet-sized coordinates.
@@ -55,13 +50,12 @@ float ocean_distance(vec3 d) {
 bool try_ocean(vec3 d, float t_o, uint face, ivec2 X, uvec2 px) {
     uint fs;
     vec2 st;
-    float h_point;
-    locate(d * t_o, face, X, fs, st, h_point);
+    vec3 abh;
+    locate_abh(d * t_o, face, X, fs, st, abh);
     uint level;
-    float h_floor = height_at(fs, st, t_o, level);
+    float h_floor = height_grad_level_at(fs, st, t_o, level).x;
     if (h_floor >= 0.0) return false;
-    SlotRecord r = slots.s[fs];
-    vec3 up = local_up(r, chart_inverse(r, st));
+    vec3 up = local_up(slots.s[fs], abh.xy);
     imageStore(hits, ivec2(px), pack_hit(t_o, up, fs, level, HIT_WATER | HIT_OCEAN, st));
     return true;
 }
@@ -96,38 +90,51 @@ ivec2 fixed_hint(Bisector b, vec2 bary, out uint face) {
     return c0 + ivec2(round(bary.x * vec2(c1 - c0) + bary.y * vec2(c2 - c0)));
 }
 
+// A point on the ray and the blended surface under it: where it lies (slot, texel, plane
+// coordinates) and the surface's height, gradient and level there, from one walk.
+struct RayPoint {
+    float t;
+    uint fs;
+    vec2 st;
+    vec2 ab;
+    vec3 hg;
+    uint level;
+    float f;    // height of the ray point over the surface (m)
+};
+
+RayPoint ray_point(vec3 d, float t, uint face, ivec2 X) {
+    RayPoint q;
+    q.t = t;
+    vec3 abh;
+    locate_abh(d * t, face, X, q.fs, q.st, abh);
+    q.ab = abh.xy;
+    q.hg = height_grad_level_at(q.fs, q.st, t, q.level);
+    q.f = abh.z - q.hg.x;
+    return q;
+}
+
 // Root of f(t') = (height of the ray point) − (surface height there) along the ray, in the
-// tile frame (no planet-sized subtraction), starting from the chord point (t, fs, st) where
-// f = f0. A Newton step on the ray's radial rate (exact over flat ground) starts it; then
-// secant steps on measured f until the root is bracketed, and regula falsi (Illinois) inside
-// the bracket — on a slope seen at a grazing angle the surface's own gradient dominates f',
-// and the radial rate alone overshoots by the ratio of the two. Every step stays within 10%
-// of the chord distance. Moves the point and returns true only where the search got |f| below
-// `trigger`, or converged.
-bool correct_along_ray(vec3 d, uint face, ivec2 X, float f0, float trigger,
-                       inout float t, inout uint fs, inout vec2 st) {
+// tile frame (no planet-sized subtraction), starting from the chord point p0. A Newton step on
+// the ray's radial rate (exact over flat ground) starts it; then secant steps on measured f
+// until the root is bracketed, and regula falsi (Illinois) inside the bracket — on a slope seen
+// at a grazing angle the surface's own gradient dominates f', and the radial rate alone
+// overshoots by the ratio of the two. Every step stays within 10% of the chord distance.
+// Replaces p with the best point only where the search got |f| below `trigger`, or converged.
+bool correct_along_ray(vec3 d, uint face, ivec2 X, float trigger, inout RayPoint p) {
+    float t = p.t;
     float lo = (1.0 - CORRECT_MAX_REL) * t, hi = (1.0 + CORRECT_MAX_REL) * t;
-    float t_a = t, f_a = f0;
+    float t_a = t, f_a = p.f;
     float t_b = t, f_b = f_a;
     bool bracketed = false;
     int side = 0;
-    SlotRecord r0 = slots.s[fs];
-    float rate = dot(d, local_up(r0, chart_inverse(r0, st)));
+    float rate = dot(d, local_up(slots.s[p.fs], p.ab));
     rate = abs(rate) < 1e-6 ? -1e-6 : rate;
     float tc = clamp(t - f_a / rate, lo, hi);
-    float best_t = t, best_f = f_a;
-    uint best_fs = fs;
-    vec2 best_st = st;
+    RayPoint best = p;
     for (int k = 0; k < 6; ++k) {
-        uint fs_c;
-        vec2 st_c;
-        float hc;
-        uint lv;
-        locate(d * tc, face, X, fs_c, st_c, hc);
-        float fc = hc - height_at(fs_c, st_c, tc, lv);
-        if (abs(fc) < abs(best_f)) {
-            best_t = tc; best_f = fc; best_fs = fs_c; best_st = st_c;
-        }
+        RayPoint c = ray_point(d, tc, face, X);
+        float fc = c.f;
+        if (abs(fc) < abs(best.f)) best = c;
         if (abs(fc) < 1e-3 * max(1.0, 1e-4 * tc)) break;
         if (!bracketed && fc * f_a > 0.0) {
             // Same side: secant through the last two points (Newton's rate if flat).
@@ -154,10 +161,8 @@ bool correct_along_ray(vec3 d, uint face, ivec2 X, float f0, float trigger,
     }
     // Accepted below the threshold that asked for it, or converged (at 20,000 km the
     // threshold, 1 m, is below a float distance's resolution; the tolerance is not).
-    if (abs(best_f) < max(trigger, 1e-3 * max(1.0, 1e-4 * best_t)) && best_t > 0.0) {
-        t = best_t;
-        fs = best_fs;
-        st = best_st;
+    if (abs(best.f) < max(trigger, 1e-3 * max(1.0, 1e-4 * best.t)) && best.t > 0.0) {
+        p = best;
         return true;
     }
     return false;
@@ -166,17 +171,17 @@ bool correct_along_ray(vec3 d, uint face, ivec2 X, float f0, float trigger,
 // Normal from the blended surface's gradient (per texel of the finest tile) carried into 3D
 // through the chart's Jacobian, measured with two forward evaluations (no Newton steps):
 // ∂p/∂a = (R+h)·(e1 − up·(up·e1))/S + (∂h/∂a)·up, likewise b.
-vec3 surface_normal(SlotRecord r, uint fs, vec2 st, float t) {
-    vec3 hg = height_grad_at(fs, st, t);
-    vec2 ab = chart_inverse(r, st);
+vec3 surface_normal(RayPoint p) {
+    SlotRecord r = slots.s[p.fs];
+    vec2 ab = p.ab;
     const float eps = 1e-3;
     float da = eps * r.chart_inv_scale;
-    vec2 js_a = (chart_forward(r, ab + vec2(da, 0.0)) - st) / da;   // ∂(s,t)/∂a
-    vec2 js_b = (chart_forward(r, ab + vec2(0.0, da)) - st) / da;   // ∂(s,t)/∂b
-    float dh_da = dot(hg.yz, js_a), dh_db = dot(hg.yz, js_b);
+    vec2 js_a = (chart_forward(r, ab + vec2(da, 0.0)) - p.st) / da;   // ∂(s,t)/∂a
+    vec2 js_b = (chart_forward(r, ab + vec2(0.0, da)) - p.st) / da;   // ∂(s,t)/∂b
+    float dh_da = dot(p.hg.yz, js_a), dh_db = dot(p.hg.yz, js_b);
     vec3 up = local_up(r, ab);
     float S = sqrt(1.0 + dot(ab, ab));
-    float Rh = frame.planet_radius + hg.x;
+    float Rh = frame.planet_radius + p.hg.x;
     vec3 tan_a = Rh * (r.e1.xyz - up * dot(up, r.e1.xyz)) / S + dh_da * up;
     vec3 tan_b = Rh * (r.e2.xyz - up * dot(up, r.e2.xyz)) / S + dh_db * up;
     vec3 n = normalize(cross(tan_a, tan_b));
@@ -208,21 +213,14 @@ void main() {
     // The ocean surface in front of the terrain hides it (water only).
     if (t_ocean < t && try_ocean(d, t_ocean, face, X, px)) return;
 
-    uint fs;
-    vec2 st;
-    float h_chord;
-    locate(d * t, face, X, fs, st, h_chord);
-    uint level;
-    float h_surf = height_at(fs, st, t, level);
+    RayPoint p = ray_point(d, t, face, X);
     uint flags = 0u;
     float trigger = min(CORRECT_ABS_M, CORRECT_REL * t);
-    if ((pc.flags & 1u) == 0u && abs(h_chord - h_surf) > trigger
-        && correct_along_ray(d, face, X, h_chord - h_surf, trigger, t, fs, st)) {
-        h_surf = height_at(fs, st, t, level);
+    if ((pc.flags & 1u) == 0u && abs(p.f) > trigger
+        && correct_along_ray(d, face, X, trigger, p)) {
         flags |= HIT_CORRECTED;
     }
-    SlotRecord r = slots.s[fs];
-    vec3 n = surface_normal(r, fs, st, t);
-    if (water_weight(r, st) > 0.5) flags |= HIT_WATER;
-    imageStore(hits, ivec2(px), pack_hit(t, n, fs, level, flags, st));
+    vec3 n = surface_normal(p);
+    if (water_weight(slots.s[p.fs], p.st) > 0.5) flags |= HIT_WATER;
+    imageStore(hits, ivec2(px), pack_hit(p.t, n, p.fs, p.level, flags, p.st));
 }

@@ -161,7 +161,9 @@ void main() {
     SlotRecord r = slots.s[slot];
     vec2 st = hit_st(h);
     vec3 n = hit_normal(h);
-    vec3 up = normalize(r.n.xyz + chart_inverse(r, st).x * r.e1.xyz + chart_inverse(r, st).y * r.e2.xyz);
+    // The radial direction at the hit, from its position (no chart inverse): float error at
+    // planet scale is 1e-7 rad, far below what latitude and slope need.
+    vec3 up = normalize(d * dist - frame.planet_center);
     float height = tile_height(r, st);
     float lat = degrees(asin(clamp(up.z, -1.0, 1.0)));
     bool water = hit_water(h);
