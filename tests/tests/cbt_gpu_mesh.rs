@@ -399,9 +399,15 @@ fn quiet_frames_record_one_iteration_and_a_turn_records_all_four() {
         if recorded == 1 {
             // Two quiet frames in a row (the one read back and this one) leave the pool as it was.
             assert_eq!(update_nodes(&names), one, "frame {f}");
-            assert!(st.quiet, "frame {f}: recorded one iteration after a quiet frame: {st:?}");
+            assert!(
+                st.quiet,
+                "frame {f}: recorded one iteration after a quiet frame: {st:?}"
+            );
             if let Some(prev) = &last_quiet_pool {
-                assert_eq!(&pool.entries, prev, "frame {f}: a quiet frame changes no entry");
+                assert_eq!(
+                    &pool.entries, prev,
+                    "frame {f}: a quiet frame changes no entry"
+                );
             }
             last_quiet_pool = Some(pool.entries.clone());
             quiet_at.get_or_insert(f);

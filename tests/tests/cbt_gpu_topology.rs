@@ -125,5 +125,8 @@ fn topology_stages_equal_the_model_bit_for_bit() {
 fn multi_workgroup_reductions_equal_the_model_bit_for_bit() {
     let (splits, _, _, most) = forced_rounds(1 << 16, 24);
     assert!(splits > 8000, "{splits} splits");
-    assert!(most > 3 * 4096, "the reductions span several workgroups ({most} leaves)");
+    assert!(
+        most > 3 * 4096,
+        "the reductions span several workgroups ({most} leaves)"
+    );
 }

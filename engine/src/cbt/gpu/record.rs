@@ -119,10 +119,15 @@ mod tests {
             quiet: true,
             view: v,
         };
-        // 1080 px over 60°: a centre pixel is 0.0555°; half a pixel is the threshold.
+        // 1080 px over 60°: a centre pixel is 2·tan 30° / 1080 rad = 0.0613°; half a pixel is
+        // the threshold.
         let px_deg = v.pixel_angle.to_degrees();
-        assert!((px_deg - 0.0555).abs() < 1e-3, "{px_deg}");
-        for (heading, want) in [(30.0 + 0.4 * px_deg, 1), (30.0 + 0.6 * px_deg, 4), (33.0, 4)] {
+        assert!((px_deg - 0.06126).abs() < 1e-4, "{px_deg}");
+        for (heading, want) in [
+            (30.0 + 0.4 * px_deg, 1),
+            (30.0 + 0.6 * px_deg, 4),
+            (33.0, 4),
+        ] {
             assert_eq!(
                 iterations_to_record(Some(&seen), &view(300.0, heading), &p),
                 want,
