@@ -241,12 +241,14 @@ fn report(ctx: &Context, capacity: u32, copy_gbs: f64, rows: &[Row], json_path: 
             median(quiet.iter().map(|s| s.total_ms).collect()),
             median(turning.iter().map(|s| s.total_ms).collect()),
         );
-        let its = |s: &[Sample]| {
+        // One value per sample, "a/b/c".
+        let per_sample = |s: &[Sample], f: fn(&Sample) -> usize| {
             s.iter()
-                .map(|x| x.iterations.to_string())
+                .map(|x| f(x).to_string())
                 .collect::<Vec<_>>()
                 .join("/")
         };
+        let its = |s: &[Sample]| per_sample(s, |x| x.iterations);
         // Floor: every per-entry sweep (5 per iteration + COMMIT) and FINISH reads each bisector
         // below the high-water mark once.
         let floor = |s: &Sample| {
@@ -272,12 +274,7 @@ fn report(ctx: &Context, capacity: u32, copy_gbs: f64, rows: &[Row], json_path: 
             its(quiet),
             its(turning)
         );
-        let recorded = |s: &[Sample]| {
-            s.iter()
-                .map(|x| x.recorded.to_string())
-                .collect::<Vec<_>>()
-                .join("/")
-        };
+        let recorded = |s: &[Sample]| per_sample(s, |x| x.recorded);
         println!(
             "{:<22} {:>14} {:>14}",
             "cbt nodes recorded",
