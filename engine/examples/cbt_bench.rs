@@ -1,5 +1,6 @@
-//! CBT GPU benchmark (not a test): per-node GPU times of quiet frames (one iteration runs) and
-//! refining frames (the camera turns 3° a frame: up to four iterations run) at several leaf
+//! CBT GPU benchmark (not a test): per-node GPU times of quiet frames (one iteration recorded
+//! and run, as the planet frame records after a quiet frame of the same view) and refining
+//! frames (the camera turns 3° a frame: four iterations recorded, up to four run) at several leaf
 //! counts, the high-water mark, and the memory-bandwidth floor (bytes the sweeps read ÷ the
 //! measured buffer-copy bandwidth). The analytic planet as tiles, resident around one spot to L12.
 //!
@@ -11,6 +12,7 @@
 use engine::camera::ViewCamera;
 use engine::cbt::gpu::device_capacity;
 use engine::cbt::gpu::readback::{self, Readback};
+use engine::cbt::gpu::record::{iterations_to_record, Seen, ViewPose};
 use engine::cbt::gpu::scene::{residency_around, CbtScene};
 use engine::cbt::{AnalyticSurface, CbtParams};
 use engine::planet::cube::latlon_to_dir;
@@ -34,6 +36,8 @@ const BISECTOR: u64 = std::mem::size_of::<engine::cbt::Bisector>() as u64;
 
 struct Sample {
     iterations: usize,
+    /// `cbt.*` nodes the frame recorded.
+    recorded: usize,
     leaves: u32,
     high_water: u32,
     nodes: Vec<(String, f64)>,
@@ -87,15 +91,19 @@ fn main() {
         )
         .expect("scene");
         let cam = cam_at(30.0);
+        let mut seen = None;
         let mut frames = 0;
-        while frames < 80 && !frame(&ctx, &mut exec, &mut scene, &cam).quiet {
+        while frames < 80 && !frame(&ctx, &mut exec, &mut scene, &mut seen, &cam).quiet {
             frames += 1;
         }
         let quiet: Vec<Sample> = (0..SAMPLES)
-            .map(|_| sample(&ctx, &mut exec, &mut scene, &cam))
+            .map(|_| sample(&ctx, &mut exec, &mut scene, &mut seen, &cam))
             .collect();
         let turning: Vec<Sample> = (0..SAMPLES)
-            .map(|k| sample(&ctx, &mut exec, &mut scene, &cam_at(33.0 + 3.0 * k as f64)))
+            .map(|k| {
+                let cam = cam_at(33.0 + 3.0 * k as f64);
+                sample(&ctx, &mut exec, &mut scene, &mut seen, &cam)
+            })
             .collect();
         scene.destroy(&ctx);
         rows.push(((w, h, agl, frames), quiet, turning));
@@ -108,30 +116,51 @@ struct Quick {
     quiet: bool,
 }
 
+/// One frame, recording the iterations the planet frame would after `seen`, the previous frame
+/// (one frame in flight: it is the one read back), which this frame then replaces.
 fn run_frame(
     ctx: &Context,
     exec: &mut Executor,
     scene: &mut CbtScene,
+    seen: &mut Option<Seen>,
     cam: &ViewCamera,
 ) -> FrameOutput {
     let (slot, _) = exec.begin_frame(ctx).expect("slot");
     scene.prepare(ctx, cam, slot).expect("prepare");
+    let view = ViewPose::new(cam, scene.body.radius);
+    scene.iterations = iterations_to_record(seen.as_ref(), &view, &scene.cbt.params);
     let mut g = Graph::new();
     let (h, _) = scene.declare_frame(&mut g);
     readback::declare_readback(&mut g, &h, Readback::Counters);
-    exec.run(ctx, g.compile(ctx.queue_setup()).expect("compiles"))
-        .expect("runs")
+    let out = exec
+        .run(ctx, g.compile(ctx.queue_setup()).expect("compiles"))
+        .expect("runs");
+    let quiet = readback::frame_stats(&readback::control(&out).expect("control")).quiet;
+    *seen = Some(Seen { quiet, view });
+    out
 }
 
-fn frame(ctx: &Context, exec: &mut Executor, scene: &mut CbtScene, cam: &ViewCamera) -> Quick {
-    let out = run_frame(ctx, exec, scene, cam);
+fn frame(
+    ctx: &Context,
+    exec: &mut Executor,
+    scene: &mut CbtScene,
+    seen: &mut Option<Seen>,
+    cam: &ViewCamera,
+) -> Quick {
+    let out = run_frame(ctx, exec, scene, seen, cam);
     Quick {
         quiet: readback::frame_stats(&readback::control(&out).expect("control")).quiet,
     }
 }
 
-fn sample(ctx: &Context, exec: &mut Executor, scene: &mut CbtScene, cam: &ViewCamera) -> Sample {
-    let out = run_frame(ctx, exec, scene, cam);
+fn sample(
+    ctx: &Context,
+    exec: &mut Executor,
+    scene: &mut CbtScene,
+    seen: &mut Option<Seen>,
+    cam: &ViewCamera,
+) -> Sample {
+    let out = run_frame(ctx, exec, scene, seen, cam);
     let st = readback::frame_stats(&readback::control(&out).expect("control"));
     let mut nodes: Vec<(String, f64)> = Vec::new();
     for t in out.times.iter().filter(|t| t.name.starts_with("cbt.")) {
@@ -143,6 +172,11 @@ fn sample(ctx: &Context, exec: &mut Executor, scene: &mut CbtScene, cam: &ViewCa
     let total_ms = nodes.iter().map(|(_, ms)| ms).sum();
     Sample {
         iterations: st.iterations,
+        recorded: out
+            .times
+            .iter()
+            .filter(|t| t.name.starts_with("cbt."))
+            .count(),
         leaves: st.leaves,
         high_water: st.high_water,
         nodes,
@@ -207,12 +241,14 @@ fn report(ctx: &Context, capacity: u32, copy_gbs: f64, rows: &[Row], json_path: 
             median(quiet.iter().map(|s| s.total_ms).collect()),
             median(turning.iter().map(|s| s.total_ms).collect()),
         );
-        let its = |s: &[Sample]| {
+        // One value per sample, "a/b/c".
+        let per_sample = |s: &[Sample], f: fn(&Sample) -> usize| {
             s.iter()
-                .map(|x| x.iterations.to_string())
+                .map(|x| f(x).to_string())
                 .collect::<Vec<_>>()
                 .join("/")
         };
+        let its = |s: &[Sample]| per_sample(s, |x| x.iterations);
         // Floor: every per-entry sweep (5 per iteration + COMMIT) and FINISH reads each bisector
         // below the high-water mark once.
         let floor = |s: &Sample| {
@@ -237,6 +273,13 @@ fn report(ctx: &Context, capacity: u32, copy_gbs: f64, rows: &[Row], json_path: 
             "iterations run",
             its(quiet),
             its(turning)
+        );
+        let recorded = |s: &[Sample]| per_sample(s, |x| x.recorded);
+        println!(
+            "{:<22} {:>14} {:>14}",
+            "cbt nodes recorded",
+            recorded(quiet),
+            recorded(turning)
         );
         let _ = write!(
             json,

@@ -12,6 +12,7 @@ use crate::atmosphere::{Atmosphere, AtmosphereParams};
 use crate::camera::ViewCamera;
 use crate::cbt::gpu::debug::{declare_debug_edges, declare_debug_raster, MeshStyle};
 use crate::cbt::gpu::mesh::GpuMesh;
+use crate::cbt::gpu::record::ViewPose;
 use crate::cbt::params::CbtParams;
 use crate::cbt::update::MeshStats;
 use crate::debug_view::DebugView;
@@ -405,7 +406,8 @@ impl PlanetRenderer {
             cam.eye,
             self.body.texel0(),
         )?;
-        self.mesh.prepare(req.frame_slot);
+        self.mesh
+            .prepare(req.frame_slot, ViewPose::new(cam, self.body.radius));
         self.stats.uploaded_tiles = self.atlas.uploaded_tiles();
         self.stats.mesh = self.mesh.stats.summary();
         self.prepared = Some(req);

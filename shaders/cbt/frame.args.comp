@@ -20,5 +20,5 @@ void main() {
     control.c.culled = 0u;
     control.c.offscreen = 0u;
     control.c.draw_args[0] = 0u;
-    CBT_WRITE_REDUCE_ARGS(request, bit_words(hw))
+    sweeps.s.request = sweep_over(bit_words(hw));
 }

@@ -1,35 +1,46 @@
-// Argument-writing helpers of the one-thread cbt.*args kernels: every sweep's dispatch size is
-// derived on the GPU from the control block, so nothing is read back between iterations.
-// The kernels stay separate rather than one kernel with a mode: each is a different step of
-// the control block's state machine (frame start, after RESERVE, end of an iteration, end of
-// the frame; each mirrors its own step of the model), binding different buffers. What they
-// share is here.
+// Argument-writing steps of the control block's state machine: every sweep's dispatch size is
+// derived on the GPU from the control block, so nothing is read back between iterations. Each
+// step mirrors its own step of the model (update.rs): frame start (cbt.frame.args), after
+// RESERVE (cbt.reserve.args), end of an iteration (the last workgroup of cbt.reduce), end of
+// the frame (the last workgroup of cbt.finish.reduce).
 #ifndef CBT_ARGS_GLSL
 #define CBT_ARGS_GLSL
 
 uint bit_words(uint n) { return (n + 63u) / 64u; }
 
-// A sweep over n items: whole groups covering them (zero groups when n is 0).
+// A sweep over n items: whole groups covering them (zero groups when n is 0). A reduction over
+// `words` bit words is sweep_over(words): one group per 64 words.
 uint[3] sweep_over(uint n) { return uint[3](groups_covering(n), 1u, 1u); }
 
-// Passes of a sum-tree build: each 64-wide workgroup reduces CBT_REDUCE_SPAN levels in shared
-// memory, pass 0 starting from the bit words (popcounts).
-uint reduce_passes() { return max(1u, (pc.tree_levels + CBT_REDUCE_SPAN - 1u) / CBT_REDUCE_SPAN); }
-
-// Workgroups of reduction pass p over the first `words` bit words: pass p starts from the
-// ceil(words / 64^p) nodes of level 6p that cover them. Zero when there is nothing to do.
-uint reduce_groups(uint words, uint p) {
-    if (words == 0u || p >= reduce_passes()) return 0u;
-    uint shift = CBT_REDUCE_SPAN * p;
-    uint nodes = (words + (1u << shift) - 1u) >> shift;
-    return (nodes + 63u) / 64u;
-}
-
-#define CBT_WRITE_REDUCE_ARGS(ARR, WORDS)                            \
-    for (uint p_ = 0u; p_ < CBT_REDUCE_PASSES; ++p_) {               \
-        sweeps.s.ARR[3u * p_] = reduce_groups(WORDS, p_);            \
-        sweeps.s.ARR[3u * p_ + 1u] = 1u;                             \
-        sweeps.s.ARR[3u * p_ + 2u] = 1u;                             \
+#ifdef CBT_WRITES_SWEEPS
+// End of an iteration (the model's `cbt.args` step; `free_count` is the free tree's root just
+// built): the new high-water mark, whether another iteration runs, and its dispatch sizes —
+// zero after an iteration that neither split nor merged, so the iterations recorded after it
+// dispatch nothing. Also the end-of-frame sweeps (FINISH, its reduction). The commit range's
+// arguments are cbt.reserve.args's.
+void end_iteration(uint free_count) {
+    if (control.c.pending == 0u) return;
+    uint hw = control.c.next_high_water;
+    control.c.high_water = hw;
+    control.c.next_high_water = 0u;
+    control.c.alloc_high = 0u;
+    control.c.free_count = free_count;
+    control.c.stats[stat_index(CBT_STAT_HIGH_WATER)] = hw;
+    uint changed = control.c.stats[stat_index(CBT_STAT_SPLITS)] + control.c.stats[stat_index(CBT_STAT_MERGES)];
+    uint pending = changed > 0u ? 1u : 0u;
+    control.c.pending = pending;
+    control.c.entry_sweep = sweep_over(hw * pending);
+    if (pending == 0u) {
+        control.c.commit_sweep = sweep_over(0u);
+        control.c.word_sweep = sweep_over(0u);
+    } else if (pc.iteration + 1u < pc.iterations) {
+        control.c.iteration = pc.iteration + 1u;
     }
+    sweeps.s.entry = control.c.entry_sweep;
+    sweeps.s.request = sweep_over(bit_words(hw * pending));
+    sweeps.s.finish = sweep_over(hw);
+    sweeps.s.draw = sweep_over(bit_words(hw));
+}
+#endif
 
 #endif

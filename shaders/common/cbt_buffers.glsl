@@ -1,7 +1,7 @@
 // The CBT pool's buffers as every `cbt.*` kernel binds them, and the push constants they share.
 // Mirror of engine/src/cbt/gpu/layout.rs. A kernel names the buffers it uses before including:
 //   #define CBT_WRITES_<X> for those it writes, CBT_READS_<X> for those it only reads (readonly),
-//   X in POOL, CONTROL, SWEEPS, FREE_BITS, FREE_TREE, REQUEST_BITS, REQUEST_TREE, DRAW_BITS,
+//   X in POOL, CONTROL, SWEEPS, COMMIT_SWEEPS, FREE_BITS, FREE_TREE, REQUEST_BITS, REQUEST_TREE, DRAW_BITS,
 //   DRAW_TREE, DRAW_LIST.
 // Only those are declared: glslc -O0 lists every declared global in the entry point's
 // interface, and the frame graph binds by instance name, requiring each declared binding to be
@@ -15,23 +15,26 @@
 
 #include "common/bisector.glsl"
 
-// The dispatch arguments of every indirect sweep (VkDispatchIndirectCommand each), written only
-// by the one-thread cbt.*args kernels. `entry` and `commit` repeat the model's
-// control.entry_sweep / commit_sweep (a sweep must not read its arguments from a buffer it
-// writes, and the per-entry kernels update control's counters); the rest are GPU-only: the
-// passes of the three sum-tree builds and the end-of-frame sweep. Unused passes stay zero.
-// Mirror of `gpu::layout::Sweeps`.
-#define CBT_REDUCE_PASSES 4u
+// The dispatch arguments of every indirect sweep (VkDispatchIndirectCommand each), in two
+// buffers so that a reduction's last workgroup can write the next sweeps' arguments while its
+// own dispatch reads the other buffer (a dispatch must not read its arguments from a buffer it
+// writes). `CbtSweeps` is written by cbt.frame.args and at the end of cbt.reduce; `entry`
+// repeats the model's control.entry_sweep (the per-entry kernels update control's counters, so
+// they cannot dispatch from it). `CbtCommitSweeps` is written by cbt.reserve.args (commit
+// repeats control.commit_sweep while the iteration runs; both are zero otherwise). A reduction
+// is one dispatch of 64-wide groups, one per 64 bit words below its bound.
+// Mirror of `gpu::layout::{Sweeps, CommitSweeps}`.
 #define CBT_REDUCE_SPAN 6u   // tree levels one 64-wide workgroup reduces in shared memory
 struct CbtSweeps {
-    uint entry[3];      // offset 0   per-entry sweeps: [0, high_water); zero after a quiet iteration
-    uint commit[3];     // offset 12  cbt.commit: [0, max(high_water, alloc_high))
-    uint request[12];   // offset 24  cbt.reserve.reduce pass p at 3p: words of [0, high_water)
-    uint free[12];      // offset 72  cbt.reduce: words of [0, max(high_water, alloc_high))
-    uint draw[12];      // offset 120 cbt.finish.reduce: words of [0, high_water)
-    uint finish[3];     // offset 168 cbt.finish, cbt.finish.compact: [0, high_water)
-    uint pad[3];        // offset 180
-};                      // 192 bytes
+    uint entry[3];      // offset 0  per-entry sweeps: [0, high_water); zero after a quiet iteration
+    uint request[3];    // offset 12 cbt.reserve.reduce: words of [0, high_water)
+    uint finish[3];     // offset 24 cbt.finish, cbt.finish.compact: [0, high_water)
+    uint draw[3];       // offset 36 cbt.finish.reduce: words of [0, high_water)
+};                      // 48 bytes
+struct CbtCommitSweeps {
+    uint commit[3];     // offset 0  cbt.commit: [0, max(high_water, alloc_high))
+    uint free[3];       // offset 12 cbt.reduce: words of [0, max(high_water, alloc_high))
+};                      // 24 bytes
 
 #if defined(CBT_WRITES_POOL)
 layout(std430, set = 0, binding = 0) buffer PoolBlock { Bisector b[]; } pool;
@@ -48,43 +51,48 @@ layout(std430, set = 0, binding = 2) buffer SweepsBlock { CbtSweeps s; } sweeps;
 #elif defined(CBT_READS_SWEEPS)
 layout(std430, set = 0, binding = 2) readonly buffer SweepsBlock { CbtSweeps s; } sweeps;
 #endif
+#if defined(CBT_WRITES_COMMIT_SWEEPS)
+layout(std430, set = 0, binding = 3) buffer CommitSweepsBlock { CbtCommitSweeps s; } commit_sweeps;
+#elif defined(CBT_READS_COMMIT_SWEEPS)
+layout(std430, set = 0, binding = 3) readonly buffer CommitSweepsBlock { CbtCommitSweeps s; } commit_sweeps;
+#endif
 #if defined(CBT_WRITES_FREE_BITS)
-layout(std430, set = 0, binding = 3) buffer FreeBits { uint w[]; } free_bits;
+layout(std430, set = 0, binding = 4) buffer FreeBits { uint w[]; } free_bits;
 #elif defined(CBT_READS_FREE_BITS)
-layout(std430, set = 0, binding = 3) readonly buffer FreeBits { uint w[]; } free_bits;
+layout(std430, set = 0, binding = 4) readonly buffer FreeBits { uint w[]; } free_bits;
 #endif
 #if defined(CBT_WRITES_FREE_TREE)
-layout(std430, set = 0, binding = 4) buffer FreeTree { uint n[]; } free_tree;
+layout(std430, set = 0, binding = 5) buffer FreeTree { uint n[]; } free_tree;
 #elif defined(CBT_READS_FREE_TREE)
-layout(std430, set = 0, binding = 4) readonly buffer FreeTree { uint n[]; } free_tree;
+layout(std430, set = 0, binding = 5) readonly buffer FreeTree { uint n[]; } free_tree;
 #endif
 #if defined(CBT_WRITES_REQUEST_BITS)
-layout(std430, set = 0, binding = 5) buffer RequestBits { uint w[]; } request_bits;
+layout(std430, set = 0, binding = 6) buffer RequestBits { uint w[]; } request_bits;
 #elif defined(CBT_READS_REQUEST_BITS)
-layout(std430, set = 0, binding = 5) readonly buffer RequestBits { uint w[]; } request_bits;
+layout(std430, set = 0, binding = 6) readonly buffer RequestBits { uint w[]; } request_bits;
 #endif
 #if defined(CBT_WRITES_REQUEST_TREE)
-layout(std430, set = 0, binding = 6) buffer RequestTree { uint n[]; } request_tree;
+layout(std430, set = 0, binding = 7) buffer RequestTree { uint n[]; } request_tree;
 #elif defined(CBT_READS_REQUEST_TREE)
-layout(std430, set = 0, binding = 6) readonly buffer RequestTree { uint n[]; } request_tree;
+layout(std430, set = 0, binding = 7) readonly buffer RequestTree { uint n[]; } request_tree;
 #endif
 #if defined(CBT_WRITES_DRAW_BITS)
-layout(std430, set = 0, binding = 7) buffer DrawBits { uint w[]; } draw_bits;
+layout(std430, set = 0, binding = 8) buffer DrawBits { uint w[]; } draw_bits;
 #elif defined(CBT_READS_DRAW_BITS)
-layout(std430, set = 0, binding = 7) readonly buffer DrawBits { uint w[]; } draw_bits;
+layout(std430, set = 0, binding = 8) readonly buffer DrawBits { uint w[]; } draw_bits;
 #endif
 #if defined(CBT_WRITES_DRAW_TREE)
-layout(std430, set = 0, binding = 8) buffer DrawTree { uint n[]; } draw_tree;
+layout(std430, set = 0, binding = 9) buffer DrawTree { uint n[]; } draw_tree;
 #elif defined(CBT_READS_DRAW_TREE)
-layout(std430, set = 0, binding = 8) readonly buffer DrawTree { uint n[]; } draw_tree;
+layout(std430, set = 0, binding = 9) readonly buffer DrawTree { uint n[]; } draw_tree;
 #endif
 #if defined(CBT_WRITES_DRAW_LIST)
-layout(std430, set = 0, binding = 9) buffer DrawList { uint i[]; } draw_list;
+layout(std430, set = 0, binding = 10) buffer DrawList { uint i[]; } draw_list;
 #elif defined(CBT_READS_DRAW_LIST)
-layout(std430, set = 0, binding = 9) readonly buffer DrawList { uint i[]; } draw_list;
+layout(std430, set = 0, binding = 10) readonly buffer DrawList { uint i[]; } draw_list;
 #endif
 
-// Push constants of every cbt.* node (80 bytes): the criterion parameters (engine
+// Push constants of every cbt.* node (76 bytes): the criterion parameters (engine
 // `CbtParams`, as f32) and where in the frame the node runs. Mirror of `gpu::layout::CbtPush`.
 #ifndef CBT_NO_PUSH
 layout(push_constant) uniform CbtPush {
@@ -104,7 +112,6 @@ layout(push_constant) uniform CbtPush {
     uint horizon_cull;      // 0 or 1
     uint iteration;         // 0..iterations-1 (indexes control.stats)
     uint iterations;        // iterations recorded this frame (1..4)
-    uint pass;              // reduction pass (0: popcount + the lowest CBT_REDUCE_SPAN levels)
     uint tree_leaves;       // L: leaves of every sum tree (power of two >= capacity / 64)
     uint tree_levels;       // log2(L)
     uint capacity;          // pool entries (multiple of 64)

@@ -6,7 +6,7 @@
 mod cbt_gpu_common;
 use cbt_gpu_common::*;
 use engine::cbt::bisector::Control;
-use engine::cbt::gpu::layout::Sweeps;
+use engine::cbt::gpu::layout::{CommitSweeps, Sweeps};
 use engine::cbt::gpu::nodes;
 use engine::cbt::gpu::readback::{self, Readback};
 use engine::cbt::{CbtParams, FrameStats};
@@ -113,23 +113,27 @@ fn exhausted_pool_stays_conforming_and_reports_saturation() {
     scene.destroy();
 }
 
-/// Reads back each iteration's dispatch arguments (after `cbt.reserve.args`, when all of an
-/// iteration's are written) and checks them against the marks in the control block.
+/// One iteration's control block and dispatch arguments, read back after `cbt.reserve.args`
+/// (when all of the iteration's arguments are written).
+type IterationArgs = (Control, Sweeps, CommitSweeps);
+
+/// Reads back each iteration's dispatch arguments and checks them against the marks in the
+/// control block.
 fn frame_with_args(
     scene: &mut Scene,
     cam: &engine::camera::ViewCamera,
-) -> (FrameStats, Vec<(Control, Sweeps)>, Sweeps, f64, f64) {
+) -> (FrameStats, Vec<IterationArgs>, Sweeps, f64, f64) {
     let out = scene.frame_custom(cam, Readback::Counters, None, |g, h, t, push| {
         nodes::frame_args(g, h, push);
         for it in 0..push.iterations {
-            let p = push.at(it, 0);
+            let p = push.at(it);
             nodes::eval(g, h, t, p);
             nodes::decide(g, h, t, p);
             nodes::reserve(g, h, p);
             readback::declare_readback_as(g, h, Readback::Counters, &format!("it{it}."));
             nodes::commit(g, h, p);
         }
-        nodes::finish(g, h, t, push.at(push.iterations - 1, 0));
+        nodes::finish(g, h, t, push.at(push.iterations - 1));
     });
     let its = (0..4)
         .map(|k| {
@@ -137,6 +141,7 @@ fn frame_with_args(
             (
                 readback::control_as(&out, &pre).expect("control"),
                 readback::sweeps_as(&out, &pre).expect("sweeps"),
+                readback::commit_sweeps_as(&out, &pre).expect("commit sweeps"),
             )
         })
         .collect();
@@ -151,42 +156,29 @@ fn frame_with_args(
     )
 }
 
-fn reduce_groups(words: u32, pass: usize, levels: u32) -> u32 {
-    let passes = levels.div_ceil(6).max(1) as usize;
-    if words == 0 || pass >= passes {
-        return 0;
-    }
-    words.div_ceil(1 << (6 * pass)).div_ceil(64)
-}
-
-/// Workgroups a frame dispatched: five per-entry sweeps, COMMIT and the reductions per
+/// Workgroups a frame dispatched: five per-entry sweeps, COMMIT and the two reductions per
 /// iteration, from the arguments read back.
-fn groups(its: &[(Control, Sweeps)]) -> u32 {
+fn groups(its: &[IterationArgs]) -> u32 {
     its.iter()
-        .map(|(_, s)| {
-            5 * s.entry.x
-                + s.commit.x
-                + s.request.iter().map(|a| a.x).sum::<u32>()
-                + s.free.iter().map(|a| a.x).sum::<u32>()
-        })
+        .map(|(_, s, cs)| 5 * s.entry.x + cs.commit.x + s.request.x + cs.free.x)
         .sum()
 }
 
 /// A view refined from cold: every iteration's dispatch arguments, read back, are whole groups
-/// of 64 over the high-water mark (entry sweeps), over max(high water, new children) (COMMIT) and
-/// the reduction passes over their words, zero for iterations after a quiet one; FINISH covers
-/// the final mark. The quiet frame dispatches less than the last four-iteration frame.
+/// of 64 over the high-water mark (entry sweeps), over max(high water, new children) (COMMIT),
+/// and one group per 64 bit words of those for the reductions, zero for iterations after a
+/// quiet one; FINISH covers the final mark. The quiet frame dispatches less than the last
+/// four-iteration frame.
 #[test]
 fn dispatch_sizes_follow_the_high_water_mark_and_quiet_frames_do_less() {
     const CAPACITY: u32 = 1 << 14;
     let mut scene = Scene::new(CAPACITY, CbtParams::default());
-    let levels = (CAPACITY / 64).trailing_zeros();
     let cam = camera(LAT, LON, 300.0, 30.0, -20.0);
     let mut refining = None;
     let mut quiet = None;
     for f in 0..40 {
         let (st, its, end, ms, eval_ms) = frame_with_args(&mut scene, &cam);
-        for (k, (c, s)) in its.iter().enumerate() {
+        for (k, (c, s, cs)) in its.iter().enumerate() {
             let ran = k < st.iterations;
             let hw = c.high_water;
             let range = hw.max(c.alloc_high);
@@ -197,30 +189,20 @@ fn dispatch_sizes_follow_the_high_water_mark_and_quiet_frames_do_less() {
                 "frame {f} iteration {k}: entry sweep over high water {hw}"
             );
             assert_eq!(
-                s.commit.x,
+                cs.commit.x,
                 want(range),
                 "frame {f} iteration {k}: commit sweep over {range}"
             );
-            for p in 0..4 {
-                assert_eq!(
-                    s.request[p].x,
-                    if ran {
-                        reduce_groups(hw.div_ceil(64), p, levels)
-                    } else {
-                        0
-                    },
-                    "frame {f} it {k} request pass {p}"
-                );
-                assert_eq!(
-                    s.free[p].x,
-                    if ran {
-                        reduce_groups(range.div_ceil(64), p, levels)
-                    } else {
-                        0
-                    },
-                    "frame {f} it {k} free pass {p}"
-                );
-            }
+            assert_eq!(
+                s.request.x,
+                want(hw.div_ceil(64)),
+                "frame {f} it {k}: request tree over the words of {hw}"
+            );
+            assert_eq!(
+                cs.free.x,
+                want(range.div_ceil(64)),
+                "frame {f} it {k}: free tree over the words of {range}"
+            );
             assert!(
                 s.entry.x * 64 < CAPACITY,
                 "sweeps stay far below the capacity"
@@ -242,7 +224,7 @@ fn dispatch_sizes_follow_the_high_water_mark_and_quiet_frames_do_less() {
             assert!(
                 its[1..]
                     .iter()
-                    .all(|(_, s)| s.entry.x == 0 && s.commit.x == 0),
+                    .all(|(_, s, cs)| s.entry.x == 0 && cs.commit.x == 0),
                 "quiet: later iterations dispatch nothing"
             );
             break;
@@ -261,64 +243,209 @@ fn dispatch_sizes_follow_the_high_water_mark_and_quiet_frames_do_less() {
     scene.destroy();
 }
 
+/// The planet frame's mesh (`GpuMesh`) over the test world's tiles, one frame at a time.
+struct MeshRig {
+    gpu: planetfall_tests::Gpu,
+    tiles: engine::atlas::TileAtlas,
+    constants: engine::frame_constants::FrameConstantBuffers,
+    mesh: engine::cbt::gpu::mesh::GpuMesh,
+}
+
+impl MeshRig {
+    fn new(capacity: u32) -> MeshRig {
+        let Scene { gpu, s } = Scene::new(64, CbtParams::default());
+        let engine::cbt::gpu::scene::CbtScene { tiles, cbt, .. } = s;
+        cbt.destroy(&gpu.ctx);
+        let slots = gpu.exec.frames_in_flight();
+        let mesh = engine::cbt::gpu::mesh::GpuMesh::new(
+            &gpu.ctx,
+            Some(capacity),
+            CbtParams::default(),
+            slots,
+        )
+        .expect("mesh");
+        let constants =
+            engine::frame_constants::FrameConstantBuffers::new(&gpu.ctx, slots).expect("constants");
+        MeshRig {
+            gpu,
+            tiles,
+            constants,
+            mesh,
+        }
+    }
+
+    /// One frame for `cam` as the planet frame declares it, reading back `what`: the names of
+    /// the nodes it recorded and its output.
+    fn frame(
+        &mut self,
+        cam: &engine::camera::ViewCamera,
+        what: Readback,
+    ) -> (Vec<String>, framegraph::FrameOutput) {
+        use engine::cbt::gpu::record::ViewPose;
+        use engine::frame_constants::FrameConstants;
+        use engine::surface::LodParams;
+        let w = world();
+        let (slot, _) = self.gpu.exec.begin_frame(&self.gpu.ctx).expect("slot");
+        let lod = LodParams::for_camera(w.body, cam);
+        let consts = FrameConstants::new(cam, w.body, glam::DVec3::Z, &lod, self.tiles.lookup_size);
+        self.constants.write(slot, &consts).expect("constants");
+        self.tiles
+            .prepare(&self.gpu.ctx, slot, &w.res, &[], cam.eye, w.body.texel0())
+            .expect("tiles");
+        self.mesh.prepare(slot, ViewPose::new(cam, w.body.radius));
+        let mut g = framegraph::Graph::new();
+        let frame = self.constants.import(&mut g, slot);
+        let t = engine::atlas::SurfaceBindings::new(frame, self.tiles.declare(&mut g));
+        let h = self.mesh.declare(&mut g, &t);
+        let m = h.mesh();
+        assert_eq!((m.draw_args, m.draw_args_offset), (h.control, 36));
+        readback::declare_readback(&mut g, &h, what);
+        let compiled = g.compile(self.gpu.ctx.queue_setup()).expect("compiles");
+        let names = compiled.nodes.iter().map(|n| n.name.clone()).collect();
+        let out = self.gpu.exec.run(&self.gpu.ctx, compiled).expect("runs");
+        (names, out)
+    }
+
+    fn destroy(self) {
+        let MeshRig {
+            gpu,
+            tiles,
+            constants,
+            mesh,
+        } = self;
+        mesh.destroy(&gpu.ctx);
+        tiles.destroy(&gpu.ctx);
+        constants.destroy(&gpu.ctx);
+        gpu.assert_clean();
+    }
+}
+
 /// The planet frame's wrapper (`GpuMesh`): its counters, copied to host memory per frame slot
 /// and read when the slot comes round, equal the control block the frame read back directly,
 /// one slot-cycle late; and its `MeshBindings` point at the indirect draw FINISH wrote.
 #[test]
 fn gpu_mesh_counters_arrive_one_slot_cycle_late() {
-    use engine::cbt::gpu::mesh::GpuMesh;
-    use engine::frame_constants::{FrameConstantBuffers, FrameConstants};
-    use engine::surface::LodParams;
-    let Scene { mut gpu, s } = Scene::new(64, CbtParams::default());
-    let engine::cbt::gpu::scene::CbtScene { mut tiles, cbt, .. } = s;
-    cbt.destroy(&gpu.ctx);
-    let slots = gpu.exec.frames_in_flight();
-    let mut mesh =
-        GpuMesh::new(&gpu.ctx, Some(1 << 12), CbtParams::default(), slots).expect("mesh");
-    let w = world();
+    let mut rig = MeshRig::new(1 << 12);
+    let slots = rig.gpu.exec.frames_in_flight();
     let cam = camera(LAT, LON, 500.0, 30.0, -20.0);
-    let mut constants = FrameConstantBuffers::new(&gpu.ctx, slots).expect("constants");
     let mut direct = Vec::new();
-    for f in 0..12u32 {
-        let (slot, _) = gpu.exec.begin_frame(&gpu.ctx).expect("slot");
-        let lod = LodParams::for_camera(w.body, &cam);
-        let consts = FrameConstants::new(&cam, w.body, glam::DVec3::Z, &lod, tiles.lookup_size);
-        constants.write(slot, &consts).expect("constants");
-        tiles
-            .prepare(&gpu.ctx, slot, &w.res, &[], cam.eye, w.body.texel0())
-            .expect("tiles");
-        mesh.prepare(slot);
-        let mut g = framegraph::Graph::new();
-        let frame = constants.import(&mut g, slot);
-        let t = engine::atlas::SurfaceBindings::new(frame, tiles.declare(&mut g));
-        let h = mesh.declare(&mut g, &t);
-        if f as usize >= slots {
+    for f in 0..12usize {
+        let (_, out) = rig.frame(&cam, Readback::Counters);
+        // `prepare` of frame f read the counters of frame f - slots.
+        if f >= slots {
             assert_eq!(
-                mesh.control,
-                direct[f as usize - slots],
+                rig.mesh.control,
+                direct[f - slots],
                 "frame {f}: counters of frame {}",
-                f as usize - slots
+                f - slots
             );
         }
-        let m = h.mesh();
-        assert_eq!((m.draw_args, m.draw_args_offset), (h.control, 36));
-        readback::declare_readback(&mut g, &h, Readback::Counters);
-        let out = gpu
-            .exec
-            .run(
-                &gpu.ctx,
-                g.compile(gpu.ctx.queue_setup()).expect("compiles"),
-            )
-            .expect("runs");
         direct.push(readback::control(&out).expect("control"));
     }
     assert!(
-        mesh.stats.leaves > 12 && mesh.stats.drawn > 0,
+        rig.mesh.stats.leaves > 12 && rig.mesh.stats.drawn > 0,
         "{:?}",
-        mesh.stats
+        rig.mesh.stats
     );
-    mesh.destroy(&gpu.ctx);
-    tiles.destroy(&gpu.ctx);
-    constants.destroy(&gpu.ctx);
-    gpu.assert_clean();
+    rig.destroy();
+}
+
+/// Nodes of the CBT update in a frame's node list (`cbt.*` but the counters' copy).
+fn update_nodes(names: &[String]) -> Vec<&str> {
+    names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| n.starts_with("cbt.") && !n.starts_with("cbt.counters") && *n != "cbt.init")
+        .collect()
+}
+
+/// The recording rule on the GPU: a static view records all four iterations until the frame
+/// it reads back (frames in flight old) was quiet, then one — the whole update in 13 nodes,
+/// the mesh unchanged and conforming. A 20° turn records all four iterations again at once, and
+/// the mesh refines and stays conforming through it until it is quiet again.
+#[test]
+fn quiet_frames_record_one_iteration_and_a_turn_records_all_four() {
+    let mut rig = MeshRig::new(1 << 12);
+    let slots = rig.gpu.exec.frames_in_flight();
+    let one: Vec<&str> = vec![
+        "cbt.frame.args",
+        "cbt.eval",
+        "cbt.decide",
+        "cbt.resolve",
+        "cbt.reserve.reduce",
+        "cbt.reserve",
+        "cbt.reserve.args",
+        "cbt.neighbours",
+        "cbt.commit",
+        "cbt.reduce",
+        "cbt.finish",
+        "cbt.finish.reduce",
+        "cbt.finish.compact",
+    ];
+    let evals = |names: &[String]| names.iter().filter(|n| *n == "cbt.eval").count();
+    let mut quiet_at = None;
+    let mut last_quiet_pool = None;
+    for f in 0..40usize {
+        let cam = camera(LAT, LON, 300.0, 30.0, -15.0);
+        let (names, out) = rig.frame(&cam, Readback::Pool);
+        let pool = readback::pool(&out).expect("pool");
+        conforming(&pool, &format!("static frame {f}"));
+        let st = readback::frame_stats(&pool.control);
+        let recorded = rig.mesh.iterations;
+        assert_eq!(evals(&names) as u32, recorded, "frame {f}");
+        if f < slots {
+            assert_eq!(recorded, 4, "frame {f}: nothing read back yet");
+        }
+        if recorded == 1 {
+            // Two quiet frames in a row (the one read back and this one) leave the pool as it was.
+            assert_eq!(update_nodes(&names), one, "frame {f}");
+            assert!(
+                st.quiet,
+                "frame {f}: recorded one iteration after a quiet frame: {st:?}"
+            );
+            if let Some(prev) = &last_quiet_pool {
+                assert_eq!(
+                    &pool.entries, prev,
+                    "frame {f}: a quiet frame changes no entry"
+                );
+            }
+            last_quiet_pool = Some(pool.entries.clone());
+            quiet_at.get_or_insert(f);
+            if f >= quiet_at.unwrap() + 3 {
+                break;
+            }
+        } else {
+            assert_eq!(update_nodes(&names).len(), 1 + 4 * 9 + 3, "frame {f}");
+        }
+    }
+    let quiet_at = quiet_at.expect("the static view goes quiet and records one iteration");
+    println!("static view: one iteration recorded from frame {quiet_at}");
+
+    // Turn 20°: the new view differs from the one the quiet frame was recorded for.
+    let (mut splits, mut ran_more) = (0, false);
+    let mut back_to_one = None;
+    for f in 0..30usize {
+        let cam = camera(LAT, LON, 300.0, 50.0, -15.0);
+        let (names, out) = rig.frame(&cam, Readback::Pool);
+        let pool = readback::pool(&out).expect("pool");
+        conforming(&pool, &format!("turn frame {f}"));
+        let st = readback::frame_stats(&pool.control);
+        let recorded = rig.mesh.iterations;
+        assert_eq!(evals(&names) as u32, recorded, "turn frame {f}");
+        if f == 0 {
+            assert_eq!(recorded, 4, "the turning frame records the full update");
+            assert_eq!(update_nodes(&names).len(), 1 + 4 * 9 + 3);
+            assert!(!st.quiet && st.splits() > 0, "the turn refines: {st:?}");
+        }
+        splits += st.splits();
+        ran_more |= st.iterations > 1;
+        if recorded == 1 {
+            back_to_one = Some(f);
+            break;
+        }
+    }
+    println!("turn: {splits} splits, one iteration recorded again from frame {back_to_one:?}");
+    assert!(ran_more, "the turn uses more than one iteration in a frame");
+    assert!(back_to_one.is_some(), "quiet again after the turn");
+    rig.destroy();
 }

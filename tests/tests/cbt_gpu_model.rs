@@ -28,7 +28,7 @@ fn eval_and_decide_match_the_model_from_the_same_pool() {
         let out = scene.frame_custom(&cam, Readback::Counters, None, |g, h, t, push| {
             nodes::frame_args(g, h, push);
             for it in 0..push.iterations {
-                let p = push.at(it, 0);
+                let p = push.at(it);
                 nodes::eval(g, h, t, p);
                 nodes::decide(g, h, t, p);
                 if it == 0 {
@@ -36,7 +36,7 @@ fn eval_and_decide_match_the_model_from_the_same_pool() {
                 }
                 nodes::topology(g, h, p);
             }
-            nodes::finish(g, h, t, push.at(push.iterations - 1, 0));
+            nodes::finish(g, h, t, push.at(push.iterations - 1));
         });
         let gpu = entries(&out, "decided", start.entries.len());
         let mut cpu: Pool = start.clone();
@@ -122,7 +122,7 @@ fn lockstep_frame(
     let out = scene.frame_custom(cam, Readback::Pool, None, |g, h, t, push| {
         nodes::frame_args(g, h, push);
         for it in 0..push.iterations {
-            let p = push.at(it, 0);
+            let p = push.at(it);
             readback::declare_readback_as(g, h, Readback::Pool, &format!("it{it}."));
             nodes::eval(g, h, t, p);
             nodes::decide(g, h, t, p);
@@ -130,7 +130,7 @@ fn lockstep_frame(
             nodes::topology(g, h, p);
         }
         readback::declare_readback_as(g, h, Readback::Pool, "it4.");
-        nodes::finish(g, h, t, push.at(push.iterations - 1, 0));
+        nodes::finish(g, h, t, push.at(push.iterations - 1));
     });
     let surface = tile_surface(cam);
     let view = View::new(cam, world().body.radius, *params);

@@ -37,17 +37,15 @@ fn cpu_round(pool: &mut Pool, round: u32, split_pct: u64, merge_pct: u64) {
     });
 }
 
-#[test]
-fn topology_stages_equal_the_model_bit_for_bit() {
-    const CAPACITY: u32 = 1024;
-    const ROUNDS: u32 = 120;
+/// `rounds` forced rounds on a pool of `capacity`; returns (splits, merges, refused, most leaves).
+fn forced_rounds(capacity: u32, rounds: u32) -> (u32, u32, u32, usize) {
     let mut gpu = Gpu::new();
     let params = CbtParams::default();
-    let mut cbt = CbtGpu::new(&gpu.ctx, Some(CAPACITY), params).expect("pool");
-    let mut cpu = Pool::new(CAPACITY).expect("pool");
-    let push = CbtPush::new(&params, CAPACITY, 1);
+    let mut cbt = CbtGpu::new(&gpu.ctx, Some(capacity), params).expect("pool");
+    let mut cpu = Pool::new(capacity).expect("pool");
+    let push = CbtPush::new(&params, capacity, 1);
     let (mut splits, mut merges, mut saturated, mut most) = (0, 0, 0, 0);
-    for round in 0..ROUNDS {
+    for round in 0..rounds {
         // Phases of growth and shrinkage so the pool fills, saturates and empties.
         let split_pct = if (round / 20) % 2 == 0 { 45 } else { 10 };
         cpu_round(&mut cpu, round, split_pct, 45);
@@ -89,22 +87,46 @@ fn topology_stages_equal_the_model_bit_for_bit() {
         let sw = readback::sweeps(&out).expect("sweeps");
         let c: &Control = &gp.control;
         assert_eq!(sw.entry, c.entry_sweep, "round {round}: entry sweep");
+        // One reduction group per 64 bit words (4,096 entries) of the bound.
         assert_eq!(
-            sw.request[0].x,
+            sw.request.x,
             if c.pending == 1 {
                 c.high_water.div_ceil(64).div_ceil(64)
             } else {
                 0
-            }
+            },
+            "round {round}: request tree groups"
         );
+        let cs = readback::commit_sweeps(&out).expect("commit sweeps");
+        assert!(cs.commit.x * 64 >= c.high_water, "round {round}: {cs:?}");
+        assert_eq!(cs.free.x, cs.commit.x.div_ceil(64), "round {round}: {cs:?}");
     }
-    println!("{ROUNDS} rounds, capacity {CAPACITY}: {splits} splits, {merges} merges, {saturated} refused, at most {most} leaves");
+    println!("{rounds} rounds, capacity {capacity}: {splits} splits, {merges} merges, {saturated} refused, at most {most} leaves");
+    cbt.destroy(&gpu.ctx);
+    gpu.assert_clean();
+    (splits, merges, saturated, most)
+}
+
+/// A pool whose sum trees fit one workgroup (16 words), filled until it saturates.
+#[test]
+fn topology_stages_equal_the_model_bit_for_bit() {
+    let (splits, merges, saturated, most) = forced_rounds(1024, 120);
     assert!(
         splits > 1000 && merges > 500,
         "{splits} splits, {merges} merges"
     );
     assert!(saturated > 0, "the pool must saturate");
     assert!(most > 900, "the pool must nearly fill ({most})");
-    cbt.destroy(&gpu.ctx);
-    gpu.assert_clean();
+}
+
+/// A pool of 2¹⁶ entries (sum trees of 1,024 leaves, 10 levels) grown past 4,096 entries, so
+/// each reduction runs several workgroups and the last to arrive builds the levels above 6.
+#[test]
+fn multi_workgroup_reductions_equal_the_model_bit_for_bit() {
+    let (splits, _, _, most) = forced_rounds(1 << 16, 24);
+    assert!(splits > 8000, "{splits} splits");
+    assert!(
+        most > 3 * 4096,
+        "the reductions span several workgroups ({most} leaves)"
+    );
 }

@@ -71,3 +71,29 @@ fn dot_node_names_equal_timed_node_names() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A quiet frame of the planet frame (frame 5 of a static view: the frames before it are
+/// declared, not run, so they read back as frames that changed nothing) records one update
+/// iteration: 13 CBT nodes, at most 30 in all. Frame 0 records all four.
+#[test]
+fn a_quiet_frame_records_one_iteration_in_at_most_30_nodes() {
+    let count = |frame: &str, name: &str| {
+        common::graph_nodes(&["--frame", frame])
+            .iter()
+            .filter(|(n, _)| n == name)
+            .count()
+    };
+    let quiet = common::graph_nodes(&["--frame", "5"]);
+    let update = quiet
+        .iter()
+        .filter(|(n, _)| n.starts_with("cbt.") && !n.starts_with("cbt.counters"))
+        .count();
+    assert!(quiet.len() <= 30, "{} nodes: {quiet:?}", quiet.len());
+    assert_eq!(update, 13, "{quiet:?}");
+    assert_eq!(count("5", "cbt.eval"), 1);
+    assert_eq!(
+        count("0", "cbt.eval"),
+        4,
+        "the first frame records every iteration"
+    );
+}

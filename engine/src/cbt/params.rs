@@ -36,6 +36,14 @@ pub struct CbtParams {
     pub frustum_inflate: f64,
     /// Most update iterations per frame (4, TERRAIN.md §3); `bisector::MAX_ITERATIONS` bounds it.
     pub max_iterations: usize,
+    /// The GPU mesh records one iteration instead of `max_iterations` after a quiet frame
+    /// (`gpu::record`) unless the view has since turned by more than this many centre pixels …
+    /// (ours: half a pixel, so a leaf at the frustum edge moves into view by less than the
+    /// frustum test's margin).
+    pub quiet_turn_px: f64,
+    /// … or the eye moved by more than this fraction of its height above the datum (ours: 0.1 %,
+    /// a 0.1 % change of the screen measures of ground at least that far away).
+    pub quiet_move_fraction: f64,
 }
 
 impl Default for CbtParams {
@@ -56,6 +64,8 @@ impl Default for CbtParams {
             horizon_cull: true,
             frustum_inflate: 1.5,
             max_iterations: super::bisector::MAX_ITERATIONS,
+            quiet_turn_px: 0.5,
+            quiet_move_fraction: 1e-3,
         }
     }
 }

@@ -3,10 +3,11 @@
 //!
 //! Per frame: up to `max_iterations` iterations of
 //!   cbt.eval → cbt.decide → cbt.resolve → cbt.reserve.reduce → cbt.reserve →
-//!   cbt.reserve.args → cbt.neighbours → cbt.commit → cbt.reduce → cbt.args
-//! (the GPU records all of them; `cbt.args` zeroes the next iteration's dispatches once an
-//! iteration neither split nor merged), then cbt.finish → cbt.finish.reduce →
-//! cbt.finish.compact → cbt.finish.args.
+//!   cbt.reserve.args → cbt.neighbours → cbt.commit → cbt.reduce → end of iteration
+//! (on the GPU the last workgroup of `cbt.reduce` ends the iteration, zeroing the next
+//! iteration's dispatches once an iteration neither split nor merged; the GPU frame records 1
+//! or 4 iterations, `gpu::record`), then cbt.finish → cbt.finish.reduce → end of frame (the last
+//! workgroup of `cbt.finish.reduce` on the GPU) → cbt.finish.compact.
 
 use super::bisector::{
     bit_words, Control, DispatchArgs, DrawArgs, IterationStats, FATE_CANDIDATE, FATE_MERGE_KEEP,
@@ -53,8 +54,8 @@ pub struct FrameStats {
 }
 
 impl FrameStats {
-    /// What a frame did, from its control block: `cbt.args` advances `iteration` only when
-    /// another recorded iteration runs, so it ends at the last one that ran.
+    /// What a frame did, from its control block: the end of an iteration advances `iteration`
+    /// only when another recorded iteration runs, so it ends at the last one that ran.
     pub fn from_control(c: &Control) -> FrameStats {
         FrameStats {
             iterations: c.iteration as usize + 1,
@@ -317,7 +318,7 @@ pub fn run_topology(
     pool.free_tree.build(&pool.free_bits, bit_words(range));
     pool.control.free_count = pool.free_tree.total();
 
-    // cbt.args
+    // End of the iteration (the last workgroup of cbt.reduce on the GPU).
     let c = &mut pool.control;
     c.high_water = c.next_high_water;
     c.next_high_water = 0;
@@ -378,7 +379,8 @@ pub fn run_finish<S: Surface + ?Sized>(
         }
     }
 
-    // cbt.finish.args
+    // End of the frame (the last workgroup of cbt.finish.reduce on the GPU, before the
+    // compaction there; neither reads what the other writes).
     pool.control.draw = DrawArgs {
         vertex_count: pool.control.draw.vertex_count,
         instance_count: 1,

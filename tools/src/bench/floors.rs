@@ -233,7 +233,7 @@ mod tests {
         let (bytes, _, _) = floor("shade.terrain", 1, &f, &limits, 0.0);
         assert_eq!(bytes, Some(20_000_000));
         assert_eq!(floor("raster.hardware", 1, &f, &limits, 0.25).1, Some(0.25));
-        assert_eq!(floor("cbt.args", 4, &f, &limits, 0.25).1, None);
+        assert_eq!(floor("cbt.reserve.args", 4, &f, &limits, 0.25).1, None);
         // Uploads are floored by the host→device path.
         let (bytes, ms, _) = floor("stream.records", 1, &f, &limits, 0.0);
         assert_eq!(bytes, Some(100 * 480));

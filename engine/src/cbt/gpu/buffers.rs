@@ -7,7 +7,7 @@
 //! shaders' instance name (`shaders/common/cbt_buffers.glsl`; the graph binds by reflected
 //! name); [`label`] of it names the `VkBuffer` and its readback.
 
-use super::layout::Sweeps;
+use super::layout::{CommitSweeps, Sweeps};
 use crate::cbt::bisector::{bit_words, tree_nodes, Bisector, Control};
 use std::mem::size_of;
 
@@ -89,18 +89,20 @@ buffer_set! {
     pool: |c| bytes_of::<Bisector>(c as usize),
     /// Counters, sweep sizes and the indirect draw (binding 1).
     control: |_| bytes_of::<Control>(1),
-    /// Dispatch arguments of every indirect sweep (binding 2).
+    /// Dispatch arguments of the per-entry sweeps and the reductions (binding 2) …
     sweeps: |_| bytes_of::<Sweeps>(1),
-    /// Free entries, one bit each in u64 words (binding 3), and their sum tree (4).
+    /// … and of the COMMIT range (binding 3).
+    commit_sweeps: |_| bytes_of::<CommitSweeps>(1),
+    /// Free entries, one bit each in u64 words (binding 4), and their sum tree (5).
     free_bits: |c| bytes_of::<u64>(bit_words(c)),
     free_tree: |c| bytes_of::<u32>(tree_nodes(bit_words(c))),
-    /// Entries requesting a child slot (RESOLVE) and their sum tree (bindings 5, 6).
+    /// Entries requesting a child slot (RESOLVE) and their sum tree (bindings 6, 7).
     request_bits: |c| bytes_of::<u64>(bit_words(c)),
     request_tree: |c| bytes_of::<u32>(tree_nodes(bit_words(c))),
-    /// Drawn leaves (FINISH) and their sum tree (bindings 7, 8).
+    /// Drawn leaves (FINISH) and their sum tree (bindings 8, 9).
     draw_bits: |c| bytes_of::<u64>(bit_words(c)),
     draw_tree: |c| bytes_of::<u32>(tree_nodes(bit_words(c))),
-    /// Indices of the drawn leaves, compacted (binding 9).
+    /// Indices of the drawn leaves, compacted (binding 10).
     draw_list: |c| bytes_of::<u32>(c as usize),
 }
 
@@ -113,11 +115,14 @@ mod tests {
         let s = CbtBuffers::sizes(4096);
         assert_eq!(s.pool, 4096 * 160);
         assert_eq!((s.free_bits, s.free_tree), (64 * 8, 128 * 4));
-        assert_eq!((s.control, s.sweeps), (size_of::<Control>() as u64, 192));
+        assert_eq!(
+            (s.control, s.sweeps, s.commit_sweeps),
+            (size_of::<Control>() as u64, 48, 24)
+        );
         assert_eq!(s.draw_list, 4096 * 4);
         let names: Vec<&str> = s.iter().map(|(n, _)| n).collect();
-        assert_eq!(names.len(), 10);
-        assert_eq!(names[9], "draw_list");
+        assert_eq!(names.len(), 11);
+        assert_eq!(names[10], "draw_list");
         assert_eq!(label("pool"), "cbt.pool");
     }
 

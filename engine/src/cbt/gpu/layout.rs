@@ -5,57 +5,52 @@
 use crate::cbt::bisector::DispatchArgs;
 use crate::cbt::params::CbtParams;
 use bytemuck::{Pod, Zeroable};
-use std::mem::{offset_of, size_of};
+use std::mem::offset_of;
 
-/// Sum-tree build passes recorded at most (each reduces 6 levels: 2²⁴ leaves).
-pub const REDUCE_PASSES: usize = 4;
 /// Tree levels one 64-wide workgroup reduces in shared memory.
 pub const REDUCE_SPAN: u32 = 6;
 
-/// Indirect arguments of every sweep, written only by the one-thread `cbt.*args` kernels
-/// (a sweep never reads its arguments from a buffer it writes, so the per-entry kernels, which
-/// update the control block's counters, dispatch from here).
+/// Indirect arguments of the sweeps that `cbt.frame.args` and the end of each iteration (the
+/// last workgroup of `cbt.reduce`) write. A sweep never reads its arguments from a buffer it
+/// writes, so the per-entry kernels, which update the control block's counters, dispatch from
+/// here, and the COMMIT range's arguments are a buffer of their own ([`CommitSweeps`]).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct Sweeps {
     /// Per-entry sweeps over [0, high_water) (= `Control::entry_sweep`).
     pub entry: DispatchArgs,
-    /// `cbt.commit` over [0, max(high_water, alloc_high)) (= `Control::commit_sweep` while the
-    /// iteration runs; zero otherwise).
-    pub commit: DispatchArgs,
-    /// `cbt.reserve.reduce` passes: bit words of [0, high_water).
-    pub request: [DispatchArgs; REDUCE_PASSES],
-    /// `cbt.reduce` passes: bit words of the commit range (pass 0 = `Control::word_sweep`).
-    pub free: [DispatchArgs; REDUCE_PASSES],
-    /// `cbt.finish.reduce` passes: bit words of [0, high_water) at the end of the frame.
-    pub draw: [DispatchArgs; REDUCE_PASSES],
+    /// `cbt.reserve.reduce`: one group per 64 bit words of [0, high_water).
+    pub request: DispatchArgs,
     /// `cbt.finish` and `cbt.finish.compact` over [0, high_water).
     pub finish: DispatchArgs,
-    pub pad: [u32; 3],
+    /// `cbt.finish.reduce`: one group per 64 bit words of [0, high_water) at the end of the
+    /// frame.
+    pub draw: DispatchArgs,
+}
+
+/// Indirect arguments of the COMMIT range, written by `cbt.reserve.args` (zero when the
+/// iteration does not run).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct CommitSweeps {
+    /// `cbt.commit` over [0, max(high_water, alloc_high)) (= `Control::commit_sweep` while the
+    /// iteration runs).
+    pub commit: DispatchArgs,
+    /// `cbt.reduce`: one group per 64 bit words of the commit range.
+    pub free: DispatchArgs,
 }
 
 impl Sweeps {
     /// Byte offsets of the arguments, for `dispatch_indirect`.
     pub const ENTRY: u64 = offset_of!(Sweeps, entry) as u64;
-    pub const COMMIT: u64 = offset_of!(Sweeps, commit) as u64;
+    pub const REQUEST: u64 = offset_of!(Sweeps, request) as u64;
     pub const FINISH: u64 = offset_of!(Sweeps, finish) as u64;
-    pub fn request(pass: usize) -> u64 {
-        Self::pass(offset_of!(Sweeps, request), pass)
-    }
-    pub fn free(pass: usize) -> u64 {
-        Self::pass(offset_of!(Sweeps, free), pass)
-    }
-    pub fn draw(pass: usize) -> u64 {
-        Self::pass(offset_of!(Sweeps, draw), pass)
-    }
-    /// Pass `pass` of the per-pass arguments at byte `array`.
-    fn pass(array: usize, pass: usize) -> u64 {
-        assert!(
-            pass < REDUCE_PASSES,
-            "reduce pass {pass} of {REDUCE_PASSES}"
-        );
-        (array + pass * size_of::<DispatchArgs>()) as u64
-    }
+    pub const DRAW: u64 = offset_of!(Sweeps, draw) as u64;
+}
+
+impl CommitSweeps {
+    pub const COMMIT: u64 = offset_of!(CommitSweeps, commit) as u64;
+    pub const FREE: u64 = offset_of!(CommitSweeps, free) as u64;
 }
 
 /// Push constants of every `cbt.*` node: the criterion parameters as f32 and where in the
@@ -81,8 +76,6 @@ pub struct CbtPush {
     pub iteration: u32,
     /// Iterations recorded this frame.
     pub iterations: u32,
-    /// Sum-tree build pass.
-    pub pass: u32,
     /// Leaves of every sum tree (a power of two ≥ capacity / 64).
     pub tree_leaves: u32,
     /// log2(tree_leaves).
@@ -110,50 +103,47 @@ impl CbtPush {
             horizon_cull: p.horizon_cull as u32,
             iteration: 0,
             iterations,
-            pass: 0,
             tree_leaves: leaves as u32,
             tree_levels: leaves.trailing_zeros(),
             capacity,
         }
     }
 
-    /// Sum-tree build passes a tree of this pool needs (≥ 1).
-    pub fn reduce_passes(&self) -> usize {
-        (self.tree_levels.div_ceil(REDUCE_SPAN) as usize).max(1)
-    }
-
-    pub fn at(self, iteration: u32, pass: u32) -> CbtPush {
-        CbtPush {
-            iteration,
-            pass,
-            ..self
-        }
+    /// The same push constants for a node of iteration `iteration`.
+    pub fn at(self, iteration: u32) -> CbtPush {
+        CbtPush { iteration, ..self }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::mem::size_of;
 
     #[test]
     fn sizes_match_the_glsl_mirror() {
-        assert_eq!(size_of::<Sweeps>(), 192);
-        assert_eq!(Sweeps::request(1) - Sweeps::request(0), 12);
+        assert_eq!((size_of::<Sweeps>(), size_of::<CommitSweeps>()), (48, 24));
         let src = include_str!("../../../../shaders/common/cbt_buffers.glsl");
-        for (field, off) in [
-            ("commit", Sweeps::COMMIT),
-            ("request", Sweeps::request(0)),
-            ("free", Sweeps::free(0)),
-            ("draw", Sweeps::draw(0)),
-            ("finish", Sweeps::FINISH),
+        for (strukt, field, off) in [
+            ("CbtSweeps", "entry", Sweeps::ENTRY),
+            ("CbtSweeps", "request", Sweeps::REQUEST),
+            ("CbtSweeps", "finish", Sweeps::FINISH),
+            ("CbtSweeps", "draw", Sweeps::DRAW),
+            ("CbtCommitSweeps", "commit", CommitSweeps::COMMIT),
+            ("CbtCommitSweeps", "free", CommitSweeps::FREE),
         ] {
-            let line = src
+            let body = src
+                .split(&format!("struct {strukt} {{"))
+                .nth(1)
+                .and_then(|r| r.split("};").next())
+                .unwrap_or_else(|| panic!("struct {strukt} missing"));
+            let line = body
                 .lines()
-                .find(|l| l.contains(&format!(" {field}[")) && l.contains("// offset"));
-            let line = line.unwrap_or_else(|| panic!("CbtSweeps.{field} missing"));
+                .find(|l| l.contains(&format!(" {field}[3];")))
+                .unwrap_or_else(|| panic!("{strukt}.{field} missing"));
             assert!(
                 line.contains(&format!("// offset {off} ")),
-                "CbtSweeps.{field}: {line}"
+                "{strukt}.{field}: {line}"
             );
         }
         // The push block as the shaders declare it (reflection of one kernel).
@@ -162,18 +152,12 @@ mod tests {
     }
 
     #[test]
-    fn tree_shape_and_passes() {
+    fn tree_shape() {
         let p = CbtPush::new(&CbtParams::default(), 1 << 22, 4);
-        assert_eq!(
-            (p.tree_leaves, p.tree_levels, p.reduce_passes()),
-            (1 << 16, 16, 3)
-        );
+        assert_eq!((p.tree_leaves, p.tree_levels), (1 << 16, 16));
         let p = CbtPush::new(&CbtParams::default(), 64, 4);
-        assert_eq!((p.tree_leaves, p.tree_levels, p.reduce_passes()), (1, 0, 1));
+        assert_eq!((p.tree_leaves, p.tree_levels), (1, 0));
         let p = CbtPush::new(&CbtParams::default(), 4096, 4);
-        assert_eq!(
-            (p.tree_leaves, p.tree_levels, p.reduce_passes()),
-            (64, 6, 1)
-        );
+        assert_eq!((p.tree_leaves, p.tree_levels), (64, 6));
     }
 }

@@ -1,13 +1,16 @@
 //! The mesh as the planet frame uses it: the pool and its update nodes, the draw list handed to
 //! the raster (`MeshBindings`), and the frame's counters copied to host memory per frame slot
-//! (`cbt.counters`), read when the slot comes round again — no readback stall in the loop.
+//! (`cbt.counters`), read when the slot comes round again — no readback stall in the loop. The
+//! counters read and the view choose how many iterations the next frame records
+//! ([`super::record`]).
 
 use super::layout::CbtPush;
 use super::nodes::{self, CbtHandles};
 use super::readback::frame_stats;
+use super::record::{iterations_to_record, Seen, ViewPose};
 use super::{CbtGpu, CbtGpuError};
 use crate::atlas::SurfaceBindings;
-use crate::cbt::bisector::{Control, MAX_ITERATIONS};
+use crate::cbt::bisector::Control;
 use crate::cbt::params::CbtParams;
 use crate::cbt::update::FrameStats;
 use crate::publish::MeshBindings;
@@ -31,9 +34,16 @@ pub struct GpuMesh {
     pub cbt: CbtGpu,
     /// Host-visible copies of the control block, one per frame slot.
     counters: Vec<GpuBuffer>,
-    written: Vec<bool>,
+    /// Per slot, the frame declared there and not yet read: its view and the pool epoch.
+    declared: Vec<Option<(ViewPose, u64)>>,
+    /// Counts `cbt.init`s: counters of a frame before the latest one describe another pool.
+    epoch: u64,
+    /// The latest frame read back of this epoch.
+    seen: Option<Seen>,
     /// The prepared frame's counters slot.
     slot: usize,
+    /// Iterations the prepared frame records.
+    pub iterations: u32,
     /// The last completed frame's counters (frames in flight old).
     pub stats: FrameStats,
     pub control: Control,
@@ -48,53 +58,71 @@ impl GpuMesh {
         frames_in_flight: usize,
     ) -> Result<GpuMesh, CbtGpuError> {
         let cbt = CbtGpu::new(ctx, capacity, params)?;
+        // Zeroed: a frame declared but never run (`planetfall graph` declares frames without
+        // submitting them) reads as one that changed nothing.
+        let zeros = [0u8; size_of::<Control>()];
         let counters = (0..frames_in_flight.max(1))
             .map(|i| {
-                GpuBuffer::new(
+                let mut b = GpuBuffer::new(
                     ctx,
                     &format!("cbt.counters{i}"),
-                    BufferDesc::readback(size_of::<Control>() as u64),
-                )
+                    BufferDesc::readback(zeros.len() as u64),
+                )?;
+                b.write(0, &zeros)?;
+                Ok(b)
             })
             .collect::<framegraph::Result<Vec<_>>>()?;
-        let written = vec![false; counters.len()];
+        let declared = vec![None; counters.len()];
         Ok(GpuMesh {
             cbt,
             counters,
-            written,
+            declared,
+            epoch: 0,
+            seen: None,
             slot: 0,
+            iterations: 0,
             stats: FrameStats::default(),
             control: Control::default(),
         })
     }
 
     /// Host side of a frame in `frame_slot` (from `Executor::begin_frame`: that slot's
-    /// previous frame has finished): read its counters, decide whether the frame starts with
-    /// `cbt.init`.
-    pub fn prepare(&mut self, frame_slot: usize) {
+    /// previous frame has finished) for `view`: read that frame's counters, decide whether the
+    /// frame starts with `cbt.init` and how many iterations it records.
+    pub fn prepare(&mut self, frame_slot: usize, view: ViewPose) {
         let slot = frame_slot % self.counters.len();
-        if self.written[slot] {
+        if let Some((then, epoch)) = self.declared[slot].take() {
             if let Some(bytes) = self.counters[slot].mapped() {
                 self.control = bytemuck::pod_read_unaligned(&bytes[..size_of::<Control>()]);
                 self.stats = frame_stats(&self.control);
+                if epoch == self.epoch {
+                    self.seen = Some(Seen {
+                        quiet: self.stats.quiet,
+                        view: then,
+                    });
+                }
             }
         }
-        self.written[slot] = true;
-        self.slot = slot;
         self.cbt.prepare();
+        if self.cbt.init_this_frame() {
+            self.epoch += 1;
+            self.seen = None;
+        }
+        self.iterations = iterations_to_record(self.seen.as_ref(), &view, &self.cbt.params);
+        self.declared[slot] = Some((view, self.epoch));
+        self.slot = slot;
     }
 
-    /// The prepared frame's update (`params.max_iterations` recorded), after `stream.upload`,
-    /// and `cbt.counters`, the copy of the control block the next [`GpuMesh::prepare`] of this
+    /// The prepared frame's update (`iterations` recorded), after `stream.upload`, and
+    /// `cbt.counters`, the copy of the control block the next [`GpuMesh::prepare`] of this
     /// slot reads.
     pub fn declare(&self, g: &mut Graph<'_>, surface: &SurfaceBindings) -> CbtHandles {
         let mut h = self.cbt.import(g);
-        let iterations = self.cbt.params.max_iterations.clamp(1, MAX_ITERATIONS) as u32;
         nodes::declare_update(
             g,
             &mut h,
             surface,
-            CbtPush::new(&self.cbt.params, self.cbt.capacity, iterations),
+            CbtPush::new(&self.cbt.params, self.cbt.capacity, self.iterations.max(1)),
         );
         let mut dst = g.import_buffer(&self.counters[self.slot]);
         g.transfer("cbt.counters").copy_buffer(

@@ -10,6 +10,7 @@
 //! - [`debug`]: `raster.cbt_debug`, the mesh drawn flat with its edges, coloured by depth.
 //! - [`mesh`]: [`mesh::GpuMesh`], the pool as the planet frame uses it (draw list for the
 //!   raster, counters read back per frame slot without a stall).
+//! - [`record`]: how many iterations a frame records (one after a quiet frame of the same view).
 
 pub mod buffers;
 pub mod debug;
@@ -17,6 +18,7 @@ pub mod layout;
 pub mod mesh;
 pub mod nodes;
 pub mod readback;
+pub mod record;
 pub mod scene;
 
 use super::bisector::Bisector;
@@ -120,6 +122,11 @@ impl CbtGpu {
     /// Host side of a frame: whether it starts with `cbt.init`.
     pub fn prepare(&mut self) {
         self.init_this_frame = std::mem::replace(&mut self.needs_init, false);
+    }
+
+    /// The prepared frame starts with `cbt.init` (the pool is back to the 12 roots).
+    pub fn init_this_frame(&self) -> bool {
+        self.init_this_frame
     }
 
     /// Back to the 12 roots at the next prepared frame (the GPU buffers are rewritten by

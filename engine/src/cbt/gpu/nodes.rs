@@ -1,18 +1,19 @@
 //! The nodes of one CBT frame, in order (the host file reads like the pass list, docs/cbt.md §6):
 //!
-//! `cbt.frame.args`, then for each of the (up to 4) recorded iterations
-//! `cbt.eval` → `cbt.decide` → `cbt.resolve` → `cbt.reserve.reduce` ×P → `cbt.reserve` →
-//! `cbt.reserve.args` → `cbt.neighbours` → `cbt.commit` → `cbt.reduce` ×P → `cbt.args`,
-//! then `cbt.finish` → `cbt.finish.reduce` ×P → `cbt.finish.compact` → `cbt.finish.args`.
+//! `cbt.frame.args`, then for each recorded iteration (1 to 4, [`super::mesh::GpuMesh`]
+//! chooses) `cbt.eval` → `cbt.decide` → `cbt.resolve` → `cbt.reserve.reduce` → `cbt.reserve` →
+//! `cbt.reserve.args` → `cbt.neighbours` → `cbt.commit` → `cbt.reduce`, then `cbt.finish` →
+//! `cbt.finish.reduce` → `cbt.finish.compact`.
 //!
-//! Every sweep is an indirect dispatch whose arguments a one-thread `*.args` kernel wrote from
-//! the control block (whole 64-wide groups over the high-water mark; kernels guard their index).
-//! `cbt.args` zeroes the next iteration's arguments once an iteration neither splits nor merges,
-//! so a quiet frame runs one iteration's work and the count is decided on the GPU. P is the
-//! number of sum-tree passes the capacity needs (6 levels each: 1 up to 2¹⁸ entries, 3 at 2²²).
+//! Every sweep is an indirect dispatch whose arguments were written on the GPU from the control
+//! block (whole 64-wide groups over the high-water mark; kernels guard their index). Each sum
+//! tree is one dispatch whose last workgroup builds the top levels (`common/cbt_reduce.glsl`);
+//! the last workgroup of `cbt.reduce` also ends the iteration (the next iteration's arguments,
+//! all zero once an iteration neither splits nor merges, so a recorded iteration after a quiet
+//! one dispatches nothing), and that of `cbt.finish.reduce` writes the indirect draw.
 
 use super::buffers::CbtBuffers;
-use super::layout::{CbtPush, Sweeps};
+use super::layout::{CbtPush, CommitSweeps, Sweeps};
 use crate::atlas::SurfaceBindings;
 use crate::cbt::bisector::Control;
 use framegraph::{BufferRef, Graph};
@@ -31,12 +32,12 @@ impl CbtHandles {
 pub fn declare_update(g: &mut Graph<'_>, h: &mut CbtHandles, t: &SurfaceBindings, push: CbtPush) {
     frame_args(g, h, push);
     for it in 0..push.iterations {
-        let p = push.at(it, 0);
+        let p = push.at(it);
         eval(g, h, t, p);
         decide(g, h, t, p);
         topology(g, h, p);
     }
-    finish(g, h, t, push.at(push.iterations.saturating_sub(1), 0));
+    finish(g, h, t, push.at(push.iterations.saturating_sub(1)));
 }
 
 /// `cbt.frame.args`.
@@ -68,7 +69,7 @@ pub fn decide(g: &mut Graph<'_>, h: &mut CbtHandles, t: &SurfaceBindings, p: Cbt
 }
 
 /// Everything after the wishes: RESOLVE → RESERVE (with the request tree) → NEIGHBOURS →
-/// COMMIT → REDUCE (free tree) → the next iteration's arguments. Public so tests can drive the
+/// COMMIT → REDUCE (free tree, then the next iteration's arguments). Public so tests can drive the
 /// topology with their own wishes, as the model's `run_topology`.
 pub fn topology(g: &mut Graph<'_>, h: &mut CbtHandles, p: CbtPush) {
     reserve(g, h, p);
@@ -83,14 +84,12 @@ pub fn reserve(g: &mut Graph<'_>, h: &mut CbtHandles, p: CbtPush) {
         .write("request_bits", &mut h.request_bits)
         .push(&p)
         .dispatch_indirect(h.sweeps, Sweeps::ENTRY);
-    for pass in 0..p.reduce_passes() {
-        g.compute("cbt.reserve.reduce", &shaders::CBT_RESERVE_REDUCE)
-            .read("control", h.control)
-            .read("bits", h.request_bits)
-            .write("tree", &mut h.request_tree)
-            .push(&p.at(p.iteration, pass as u32))
-            .dispatch_indirect(h.sweeps, Sweeps::request(pass));
-    }
+    g.compute("cbt.reserve.reduce", &shaders::CBT_RESERVE_REDUCE)
+        .read("control", h.control)
+        .read("bits", h.request_bits)
+        .write("tree", &mut h.request_tree)
+        .push(&p)
+        .dispatch_indirect(h.sweeps, Sweeps::REQUEST);
     g.compute("cbt.reserve", &shaders::CBT_RESERVE)
         .write("pool", &mut h.pool)
         .write("control", &mut h.control)
@@ -102,12 +101,13 @@ pub fn reserve(g: &mut Graph<'_>, h: &mut CbtHandles, p: CbtPush) {
         .dispatch_indirect(h.sweeps, Sweeps::ENTRY);
     g.compute("cbt.reserve.args", &shaders::CBT_RESERVE_ARGS)
         .write("control", &mut h.control)
-        .write("sweeps", &mut h.sweeps)
+        .write("commit_sweeps", &mut h.commit_sweeps)
         .push(&p)
         .dispatch([1, 1, 1]);
 }
 
-/// NEIGHBOURS → COMMIT → the free tree → `cbt.args` (the next iteration's arguments).
+/// NEIGHBOURS → COMMIT → the free tree, whose last workgroup writes the next iteration's
+/// arguments.
 pub fn commit(g: &mut Graph<'_>, h: &mut CbtHandles, p: CbtPush) {
     g.compute("cbt.neighbours", &shaders::CBT_NEIGHBOURS)
         .write("pool", &mut h.pool)
@@ -120,25 +120,18 @@ pub fn commit(g: &mut Graph<'_>, h: &mut CbtHandles, p: CbtPush) {
         .write("request_bits", &mut h.request_bits)
         .write("draw_bits", &mut h.draw_bits)
         .push(&p)
-        .dispatch_indirect(h.sweeps, Sweeps::COMMIT);
-    for pass in 0..p.reduce_passes() {
-        g.compute("cbt.reduce", &shaders::CBT_REDUCE)
-            .read("control", h.control)
-            .read("bits", h.free_bits)
-            .write("tree", &mut h.free_tree)
-            .push(&p.at(p.iteration, pass as u32))
-            .dispatch_indirect(h.sweeps, Sweeps::free(pass));
-    }
-    g.compute("cbt.args", &shaders::CBT_ARGS)
-        .read("free_tree", h.free_tree)
+        .dispatch_indirect(h.commit_sweeps, CommitSweeps::COMMIT);
+    g.compute("cbt.reduce", &shaders::CBT_REDUCE)
         .write("control", &mut h.control)
         .write("sweeps", &mut h.sweeps)
+        .read("bits", h.free_bits)
+        .write("tree", &mut h.free_tree)
         .push(&p)
-        .dispatch([1, 1, 1]);
+        .dispatch_indirect(h.commit_sweeps, CommitSweeps::FREE);
 }
 
-/// FINISH: evaluate what the last iteration changed, then compact the drawn leaves into the
-/// draw list and write the indirect draw.
+/// FINISH: evaluate what the last iteration changed, build the draw tree (its last workgroup
+/// writes the indirect draw), then compact the drawn leaves into the draw list.
 pub fn finish(g: &mut Graph<'_>, h: &mut CbtHandles, t: &SurfaceBindings, p: CbtPush) {
     surface(g.compute("cbt.finish", &shaders::CBT_FINISH), t)
         .write("pool", &mut h.pool)
@@ -146,24 +139,18 @@ pub fn finish(g: &mut Graph<'_>, h: &mut CbtHandles, t: &SurfaceBindings, p: Cbt
         .write("draw_bits", &mut h.draw_bits)
         .push(&p)
         .dispatch_indirect(h.sweeps, Sweeps::FINISH);
-    for pass in 0..p.reduce_passes() {
-        g.compute("cbt.finish.reduce", &shaders::CBT_FINISH_REDUCE)
-            .read("control", h.control)
-            .read("bits", h.draw_bits)
-            .write("tree", &mut h.draw_tree)
-            .push(&p.at(p.iteration, pass as u32))
-            .dispatch_indirect(h.sweeps, Sweeps::draw(pass));
-    }
+    g.compute("cbt.finish.reduce", &shaders::CBT_FINISH_REDUCE)
+        .write("control", &mut h.control)
+        .read("bits", h.draw_bits)
+        .write("tree", &mut h.draw_tree)
+        .push(&p)
+        .dispatch_indirect(h.sweeps, Sweeps::DRAW);
     g.compute("cbt.finish.compact", &shaders::CBT_FINISH_COMPACT)
         .read("draw_bits", h.draw_bits)
         .read("draw_tree", h.draw_tree)
         .write("draw_list", &mut h.draw_list)
         .push(&p)
         .dispatch_indirect(h.sweeps, Sweeps::FINISH);
-    g.compute("cbt.finish.args", &shaders::CBT_FINISH_ARGS)
-        .write("control", &mut h.control)
-        .push(&p)
-        .dispatch([1, 1, 1]);
 }
 
 /// Binds the surface (frame constants and tiles, bindings 16–19) to a node.

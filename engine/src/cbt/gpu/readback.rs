@@ -2,7 +2,7 @@
 //! validator and the model's tests run on what the GPU built) and [`FrameStats`].
 
 use super::buffers::label;
-use super::layout::Sweeps;
+use super::layout::{CommitSweeps, Sweeps};
 use super::nodes::CbtHandles;
 use crate::cbt::bisector::{Bisector, Control};
 use crate::cbt::pool::Pool;
@@ -20,7 +20,7 @@ pub enum Readback {
 }
 
 /// The buffers [`Readback::Counters`] reads back (binding names).
-const COUNTERS: [&str; 2] = ["control", "sweeps"];
+const COUNTERS: [&str; 3] = ["control", "sweeps", "commit_sweeps"];
 
 /// Copy the pool (or only its counters) to host memory at the end of the frame.
 pub fn declare_readback(g: &mut Graph<'_>, h: &CbtHandles, what: Readback) {
@@ -62,6 +62,14 @@ pub fn sweeps(out: &FrameOutput) -> framegraph::Result<Sweeps> {
 
 pub fn sweeps_as(out: &FrameOutput, prefix: &str) -> framegraph::Result<Sweeps> {
     Ok(read::<Sweeps>(out, &format!("{prefix}{}", label("sweeps")))?[0])
+}
+
+pub fn commit_sweeps(out: &FrameOutput) -> framegraph::Result<CommitSweeps> {
+    commit_sweeps_as(out, "")
+}
+
+pub fn commit_sweeps_as(out: &FrameOutput, prefix: &str) -> framegraph::Result<CommitSweeps> {
+    Ok(read::<CommitSweeps>(out, &format!("{prefix}{}", label("commit_sweeps")))?[0])
 }
 
 /// The whole pool as the model holds it (needs [`Readback::Pool`]).

@@ -10,6 +10,7 @@ use super::{CbtGpu, CbtGpuError};
 use crate::atlas::slots::{Residency, ResidentTile};
 use crate::atlas::{SurfaceBindings, TileAtlas};
 use crate::camera::ViewCamera;
+use crate::cbt::bisector::MAX_ITERATIONS;
 use crate::cbt::params::CbtParams;
 use crate::frame_constants::{FrameConstantBuffers, FrameConstants};
 use crate::planet::cube::dir_to_face;
@@ -75,6 +76,9 @@ pub struct CbtScene {
     frame_slot: usize,
     /// Frames prepared.
     pub frames: u32,
+    /// Iterations the next declared frame records (4; callers that read the counters back may
+    /// apply `record::iterations_to_record`, as the planet frame does).
+    pub iterations: u32,
 }
 
 impl CbtScene {
@@ -98,6 +102,7 @@ impl CbtScene {
             constants,
             frame_slot: 0,
             frames: 0,
+            iterations: MAX_ITERATIONS as u32,
         })
     }
 
@@ -127,7 +132,7 @@ impl CbtScene {
         SurfaceBindings::new(frame, self.tiles.declare(g))
     }
 
-    /// `stream.upload` and the whole update (4 iterations recorded) of the prepared frame: the
+    /// `stream.upload` and the whole update (`iterations` recorded) of the prepared frame: the
     /// handles after FINISH and the surface bindings, for readbacks and rasters.
     pub fn declare_frame(&self, g: &mut Graph<'_>) -> (CbtHandles, SurfaceBindings) {
         let t = self.declare_tiles(g);
@@ -136,7 +141,7 @@ impl CbtScene {
             g,
             &mut h,
             &t,
-            CbtPush::new(&self.cbt.params, self.cbt.capacity, 4),
+            CbtPush::new(&self.cbt.params, self.cbt.capacity, self.iterations),
         );
         (h, t)
     }
