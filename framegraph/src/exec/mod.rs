@@ -79,6 +79,8 @@ struct Slot {
     pools: Vec<Pool>,
     queries: vk::QueryPool,
     query_capacity: u32,
+    /// Queries the frame in flight wrote: the span pair, and the node pairs in per-node mode.
+    queries_used: u32,
     /// Timeline values to wait for before reusing this slot.
     waits: Vec<(vk::Semaphore, u64)>,
     transients: Transients,
@@ -98,11 +100,10 @@ impl Slot {
     /// (value, availability) of the frame's timestamp pairs, without waiting; None when the
     /// frame recorded no node or the results cannot be read (a lost device may refuse).
     fn query_results(&self, ctx: &Context) -> Option<Vec<[u64; 2]>> {
-        let n = self.names.len();
-        if n == 0 || self.queries == vk::QueryPool::null() {
+        if self.names.is_empty() || self.queries == vk::QueryPool::null() {
             return None;
         }
-        let mut data = vec![[0u64; 2]; (FRAME_QUERIES + 2 * n as u32) as usize];
+        let mut data = vec![[0u64; 2]; self.queries_used as usize];
         let flags = vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY;
         let r = unsafe {
             ctx.device
@@ -248,9 +249,9 @@ impl Executor {
                 span = Some(span_ms(b[0], e[0], period, bits));
             }
             let node = &data[FRAME_QUERIES as usize..];
-            for i in 0..n {
+            for i in (0..n).filter(|&i| s.timed[i] && 2 * i + 1 < node.len()) {
                 let (b, e) = (node[2 * i], node[2 * i + 1]);
-                if s.timed[i] && b[1] != 0 && e[1] != 0 {
+                if b[1] != 0 && e[1] != 0 {
                     ticks[i] = Some((b[0], e[0]));
                 }
             }
@@ -280,9 +281,11 @@ impl Executor {
         // Only per-node frames can name the node: in frame mode no node reports having begun.
         if let Some(data) = s.query_results(ctx) {
             let node = &data[FRAME_QUERIES as usize..];
-            for i in 0..n {
-                began[i] = s.timed[i] && node[2 * i][1] != 0;
-                ended[i] = s.timed[i] && node[2 * i + 1][1] != 0;
+            // A submit that failed leaves the previous frame's `timed`: stay inside the pool.
+            let timed = |i: usize| s.timed.get(i) == Some(&true) && 2 * i + 1 < node.len();
+            for i in (0..n).filter(|&i| timed(i)) {
+                began[i] = node[2 * i][1] != 0;
+                ended[i] = node[2 * i + 1][1] != 0;
             }
         }
         let (node, last_completed) = crash_marker(&s.names, &began, &ended);
@@ -330,6 +333,7 @@ impl Executor {
                 0
             };
         self.reset_slot(ctx, slot, queries)?;
+        self.slots[slot].queries_used = queries;
         // 3. Realize the transients: objects for the plan's resources, aliased as planned.
         let raw = self.slots[slot].transients.realize(ctx, &g)?;
         let mut f = Recording::new(ctx, g, raw, sync, slot, frame, per_node);
