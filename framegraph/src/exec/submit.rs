@@ -100,6 +100,14 @@ impl<'a> Recording<'a> {
     }
 }
 
+/// A timestamp into `query` once everything recorded before it has finished (ALL_COMMANDS).
+fn stamp(ctx: &Context, cmd: vk::CommandBuffer, pool: vk::QueryPool, query: u32) {
+    unsafe {
+        ctx.device
+            .cmd_write_timestamp2(cmd, vk::PipelineStageFlags2::ALL_COMMANDS, pool, query)
+    };
+}
+
 fn timeline_info(sem: vk::Semaphore, value: u64) -> vk::SemaphoreSubmitInfo<'static> {
     vk::SemaphoreSubmitInfo::default()
         .semaphore(sem)
@@ -159,24 +167,15 @@ impl Executor {
         // The frame span: from the start of the first main-queue batch to the end of the last.
         // ALL_COMMANDS at the start waits for earlier submissions, so with frames in flight
         // the span starts where the previous frame's work ended, not while it still runs.
-        let span = timestamps;
         let queries = self.slots[f.slot].queries;
-        let frame_stamp = |query: u32| unsafe {
-            ctx.device.cmd_write_timestamp2(
-                cmd,
-                vk::PipelineStageFlags2::ALL_COMMANDS,
-                queries,
-                query,
-            )
-        };
-        if span && Some(bi) == f.first_universal {
-            frame_stamp(0);
+        if timestamps && Some(bi) == f.first_universal {
+            stamp(ctx, cmd, queries, 0);
         }
         for p in f.g.batches[bi].nodes.clone() {
             self.record_node(ctx, f, cmd, p, timestamps && f.per_node)?;
         }
-        if span && Some(bi) == f.last_universal {
-            frame_stamp(1);
+        if timestamps && Some(bi) == f.last_universal {
+            stamp(ctx, cmd, queries, 1);
             f.span_timed = true;
         }
         unsafe { ctx.device.end_command_buffer(cmd) }.vk("vkEndCommandBuffer")?;
@@ -194,21 +193,13 @@ impl Executor {
         timestamps: bool,
     ) -> Result<()> {
         let queries = self.slots[f.slot].queries;
-        let write_timestamp = |query: u32| unsafe {
-            ctx.device.cmd_write_timestamp2(
-                cmd,
-                vk::PipelineStageFlags2::ALL_COMMANDS,
-                queries,
-                query,
-            )
-        };
         let node = &f.g.nodes[p];
         let _scope = CpuScope::begin(&mut self.scopes, &node.name);
         self.label_begin(ctx, cmd, &node.name);
         record::barriers(ctx, cmd, &f.g, &f.phys, &node.barriers);
         let q = FRAME_QUERIES + 2 * p as u32;
         if timestamps {
-            write_timestamp(q);
+            stamp(ctx, cmd, queries, q);
         }
         let w = f.works[p].take().unwrap_or(Work::None);
         let rec = record::Rec {
@@ -220,7 +211,7 @@ impl Executor {
         };
         record::work(&rec, node, w)?;
         if timestamps {
-            write_timestamp(q + 1);
+            stamp(ctx, cmd, queries, q + 1);
             f.timed[p] = true;
         }
         record::barriers(ctx, cmd, &f.g, &f.phys, &node.releases);

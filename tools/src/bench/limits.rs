@@ -27,19 +27,11 @@ fn timed(gpu: &mut Gpu, name: &str, build: impl for<'a> FnOnce(&mut Graph<'a>)) 
         .with_context(|| format!("no GPU timestamps for {name} (queue without timestamps?)"))
 }
 
-/// Copy `bytes` from `src` to `dst` REPS times after one warm-up; median GPU ms.
-fn copy_ms(gpu: &mut Gpu, src: &GpuBuffer, dst: &GpuBuffer, bytes: u64, name: &str) -> Result<f64> {
+/// GPU time (ms) of node `name`: the median of REPS runs after one warm-up.
+fn median_ms(gpu: &mut Gpu, name: &str, build: impl for<'a> Fn(&mut Graph<'a>)) -> Result<f64> {
     let mut ms = Vec::new();
     for rep in 0..=REPS {
-        let t = timed(gpu, name, |g| {
-            let s = g.import_buffer(src);
-            let mut d = g.import_buffer(dst);
-            g.transfer(name).copy_buffer(s, &mut d, 0, 0, bytes);
-            g.custom("bench.keep")
-                .read(d, Access::TransferRead)
-                .side_effect()
-                .declare_only();
-        })?;
+        let t = timed(gpu, name, &build)?;
         if rep > 0 {
             ms.push(t);
         }
@@ -47,36 +39,41 @@ fn copy_ms(gpu: &mut Gpu, src: &GpuBuffer, dst: &GpuBuffer, bytes: u64, name: &s
     Ok(median(&ms))
 }
 
-/// Workgroups of the compute copy (256 threads each): 2^14 × 256 = 4 M threads, a few dozen
-/// resident per SM on any current GPU; the grid-stride loop covers the rest.
+/// `vkCmdCopyBuffer` of `bytes` from `src` to `dst`; median GPU ms.
+fn copy_ms(gpu: &mut Gpu, src: &GpuBuffer, dst: &GpuBuffer, bytes: u64, name: &str) -> Result<f64> {
+    median_ms(gpu, name, |g| {
+        let s = g.import_buffer(src);
+        let mut d = g.import_buffer(dst);
+        g.transfer(name).copy_buffer(s, &mut d, 0, 0, bytes);
+        g.custom("bench.keep")
+            .read(d, Access::TransferRead)
+            .side_effect()
+            .declare_only();
+    })
+}
+
+/// Workgroups of the compute copy (256 threads each): 2^14 × 256 = 4 M threads, about 15
+/// waves of an H200 (132 SMs × 2,048 resident threads); the grid-stride loop covers the rest.
 const COPY_GROUPS: u64 = 1 << 14;
 
-/// `bench.copy_compute` over `bytes` (a multiple of 16) REPS times after one warm-up; median
-/// GPU ms.
+/// `bench.copy_compute` of `bytes` (a multiple of 16) from `src` to `dst`; median GPU ms.
 fn compute_copy_ms(gpu: &mut Gpu, src: &GpuBuffer, dst: &GpuBuffer, bytes: u64) -> Result<f64> {
     let name = "bench.copy_compute";
     let words = u32::try_from(bytes / 16).context("compute copy size")?;
     let groups = (words as u64).div_ceil(256).clamp(1, COPY_GROUPS) as u32;
-    let mut ms = Vec::new();
-    for rep in 0..=REPS {
-        let t = timed(gpu, name, |g| {
-            let s = g.import_buffer(src);
-            let mut d = g.import_buffer(dst);
-            g.compute(name, &shaders::BENCH_COPY_COMPUTE)
-                .read("src", s)
-                .write("dst", &mut d)
-                .push(&words)
-                .dispatch([groups, 1, 1]);
-            g.custom("bench.keep")
-                .read(d, Access::ComputeRead)
-                .side_effect()
-                .declare_only();
-        })?;
-        if rep > 0 {
-            ms.push(t);
-        }
-    }
-    Ok(median(&ms))
+    median_ms(gpu, name, |g| {
+        let s = g.import_buffer(src);
+        let mut d = g.import_buffer(dst);
+        g.compute(name, &shaders::BENCH_COPY_COMPUTE)
+            .read("src", s)
+            .write("dst", &mut d)
+            .push(&words)
+            .dispatch([groups, 1, 1]);
+        g.custom("bench.keep")
+            .read(d, Access::ComputeRead)
+            .side_effect()
+            .declare_only();
+    })
 }
 
 /// Bytes of the compute copy: `bytes`, within what one storage-buffer binding may span, in
@@ -141,40 +138,32 @@ pub fn raster(gpu: &mut Gpu, triangles: u64, w: u32, h: u32) -> Result<RasterFlo
     }
     let (cols, rows) = grid(triangles, w, h);
     let vertices = u32::try_from(3 * triangles).context("triangle count")?;
-    let mut ms = Vec::new();
-    for rep in 0..=REPS {
-        let t = timed(gpu, "bench.grid", |g| {
-            let mut vis = g.create_buffer("bench.vis", BufferDesc::gpu(8 * w as u64 * h as u64));
-            let mut depth =
-                g.create_image("bench.depth", ImageDesc::d2(w, h, vk::Format::D32_SFLOAT));
-            g.transfer("bench.grid.clear")
-                .fill(&mut vis, 0, vk::WHOLE_SIZE, u32::MAX);
-            let state = RasterState {
-                depth_test: true,
-                depth_write: true,
-                depth_compare: vk::CompareOp::GREATER,
-                ..Default::default()
-            };
-            g.raster(
-                "bench.grid",
-                &shaders::BENCH_GRID_VERT,
-                &shaders::BENCH_GRID_FRAG,
-            )
-            .write("vis", &mut vis)
-            .push(&[cols, rows, w, h])
-            .state(state)
-            .depth(&mut depth, LoadOp::Clear([0.0; 4]))
-            .draw(vertices, 1);
-            g.custom("bench.keep")
-                .read(vis, Access::TransferRead)
-                .side_effect()
-                .declare_only();
-        })?;
-        if rep > 0 {
-            ms.push(t);
-        }
-    }
-    let grid_ms = median(&ms);
+    let grid_ms = median_ms(gpu, "bench.grid", |g| {
+        let mut vis = g.create_buffer("bench.vis", BufferDesc::gpu(8 * w as u64 * h as u64));
+        let mut depth = g.create_image("bench.depth", ImageDesc::d2(w, h, vk::Format::D32_SFLOAT));
+        g.transfer("bench.grid.clear")
+            .fill(&mut vis, 0, vk::WHOLE_SIZE, u32::MAX);
+        let state = RasterState {
+            depth_test: true,
+            depth_write: true,
+            depth_compare: vk::CompareOp::GREATER,
+            ..Default::default()
+        };
+        g.raster(
+            "bench.grid",
+            &shaders::BENCH_GRID_VERT,
+            &shaders::BENCH_GRID_FRAG,
+        )
+        .write("vis", &mut vis)
+        .push(&[cols, rows, w, h])
+        .state(state)
+        .depth(&mut depth, LoadOp::Clear([0.0; 4]))
+        .draw(vertices, 1);
+        g.custom("bench.keep")
+            .read(vis, Access::TransferRead)
+            .side_effect()
+            .declare_only();
+    })?;
     Ok(RasterFloor {
         triangles,
         grid_ms,
