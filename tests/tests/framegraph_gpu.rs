@@ -1,10 +1,13 @@
 //! The frame graph on a real device (lavapipe on CI) under validation with synchronization
 //! validation: fill → compute writes indirect arguments → indirect dispatch → raster from a
 //! GPU-written vertex buffer with an indirect draw → readback, checked value by value against
-//! a CPU computation; the same through the (async) transfer path; timestamps and puffin scopes.
+//! a CPU computation; the same through the (async) transfer path; timestamps (per node, or
+//! only the frame's span with frames in flight) and puffin scopes.
 
 use ash::vk;
+use framegraph::exec::timing::TimingMode;
 use framegraph::graph::QueueKind;
+use framegraph::FrameSync;
 use framegraph::{BufferDesc, GpuBuffer, Graph, ImageDesc, LoadOp, RasterState};
 use planetfall_tests::Gpu;
 
@@ -113,6 +116,60 @@ fn fill_indirect_dispatch_indirect_draw_readback() {
     }
     assert!(out.total_ms() > 0.0, "GPU timestamps advance");
     gpu.assert_clean();
+}
+
+/// Check the test graph's values readback (independent of timing).
+fn assert_values(out: &framegraph::FrameOutput) {
+    let values: &[u32] = bytemuck::cast_slice(out.readback("values").unwrap());
+    for (i, v) in values.iter().enumerate().take(COUNT as usize) {
+        assert_eq!(*v, (i * i * 3 + 7) as u32, "value {i}");
+    }
+}
+
+#[test]
+fn frame_timing_gives_the_span_without_node_times() {
+    let mut gpu = Gpu::new();
+    // Per node: every node timed, and the frame's span encloses all of them.
+    let mut g = Graph::new();
+    build(&mut g);
+    let c = g.compile(gpu.ctx.queue_setup()).unwrap();
+    let nodes = c.nodes.len();
+    let out = gpu.exec.run(&gpu.ctx, c).unwrap();
+    assert_values(&out);
+    assert!(nodes >= 5);
+    assert_eq!(out.times.len(), nodes, "{:?}", out.times);
+    let extent = out
+        .times
+        .iter()
+        .map(|t| t.start_ms + t.duration_ms)
+        .fold(0.0, f64::max);
+    let span = out.span_ms.expect("per-node frames carry the span too");
+    assert!(
+        span > 0.0 && span + 1e-6 >= extent,
+        "span {span} ms, nodes end at {extent} ms"
+    );
+
+    // Frame mode, two frames in flight (no wait between submissions): a span each, no
+    // node times, the same values.
+    gpu.exec.set_timing(TimingMode::Frame);
+    let mut outs = Vec::new();
+    for _ in 0..4 {
+        let (_, retired) = gpu.exec.begin_frame(&gpu.ctx).unwrap();
+        outs.extend(retired);
+        let mut g = Graph::new();
+        build(&mut g);
+        let c = g.compile(gpu.ctx.queue_setup()).unwrap();
+        gpu.exec.execute(&gpu.ctx, c, FrameSync::default()).unwrap();
+    }
+    outs.extend(gpu.exec.drain(&gpu.ctx).unwrap());
+    let frames: Vec<u64> = outs.iter().map(|o| o.frame).collect();
+    assert_eq!(frames, [1, 2, 3, 4], "every frame retired once, in order");
+    for o in &outs {
+        assert_values(o);
+        assert!(o.times.is_empty(), "frame {}: {:?}", o.frame, o.times);
+        assert!(o.span_ms.is_some_and(|s| s > 0.0), "frame {}", o.frame);
+    }
+    gpu.exec.set_timing(TimingMode::PerNode);
 }
 
 #[test]

@@ -34,9 +34,18 @@ pub struct Args {
     /// Only these views (comma-separated names).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
-    /// Timed frames per view [default: 60; 3 with --quick].
+    /// Timed frames per view, kept after the warm-up [default: 300; 3 with --quick].
     #[arg(long)]
     frames: Option<u32>,
+    /// Frames run and dropped before the timed frames of each view, so that clocks and caches
+    /// settle [default: 30; 2 with --quick].
+    #[arg(long)]
+    warmup: Option<u32>,
+    /// Also run a second timed pass with GPU timestamps around every node, for the per-node
+    /// and floor tables (those timestamps serialise the nodes: the frame time always comes
+    /// from the pass without them).
+    #[arg(long)]
+    per_node: bool,
     /// Frames a view may take to settle [default: 300; 60 with --quick].
     #[arg(long)]
     max_settle_frames: Option<u32>,
@@ -103,7 +112,7 @@ fn options(a: &Args) -> Result<Options> {
     if !(8..=16384).contains(&width) || !(8..=16384).contains(&height) {
         bail!("--width/--height must be 8..=16384 (got {width}×{height})");
     }
-    let frames = a.frames.unwrap_or(if q { 3 } else { 60 });
+    let frames = a.frames.unwrap_or(if q { 3 } else { 300 });
     if frames == 0 {
         bail!("--frames must be at least 1");
     }
@@ -116,6 +125,8 @@ fn options(a: &Args) -> Result<Options> {
         width,
         height,
         frames,
+        warmup: a.warmup.unwrap_or(if q { 2 } else { 30 }),
+        per_node: a.per_node,
         max_settle_frames: a.max_settle_frames.unwrap_or(if q { 60 } else { 300 }),
         plan: {
             let mut p = if q {

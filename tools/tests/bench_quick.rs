@@ -46,7 +46,7 @@ fn quick_bench_meets_the_accuracy_bars_and_writes_every_output() {
     let _ = std::fs::remove_dir_all(&out);
     let run = Command::new(BIN)
         .current_dir(repo())
-        .args(["bench", "--quick", "--validation", "--out"])
+        .args(["bench", "--quick", "--per-node", "--validation", "--out"])
         .arg(&out)
         .output()
         .expect("runs");
@@ -115,6 +115,44 @@ fn quick_bench_meets_the_accuracy_bars_and_writes_every_output() {
                 && num(&["first_frame_ms"]) > 0.0,
             "{name}"
         );
+        // The timed loop: 3 frames kept after 2 dropped, 3 in flight; p95 ≥ median. The
+        // spans on one queue do not overlap, so the host's wall time over the 3 frames covers
+        // their sum, and so the median span.
+        let t = &v["timed"];
+        assert_eq!(
+            (&t["frames"], &t["warmup"], &t["frames_in_flight"]),
+            (&3.into(), &2.into(), &3.into()),
+            "{name}"
+        );
+        assert!(num(&["timed", "gpu_p95_ms"]) >= num(&["timed", "gpu_median_ms"]));
+        assert!(
+            3.0 * num(&["timed", "wall_per_frame_ms"]) >= num(&["timed", "gpu_median_ms"]),
+            "{name}: frames cannot finish faster than the GPU runs them"
+        );
+        // The SM clock: lavapipe has no nvidia-smi; where it runs, it gives a clock or says
+        // no sample fell inside the loop. Flags are exactly the rule's.
+        if t["clock_exposed"] == false {
+            assert!(t["clock"].is_null(), "{name}");
+        }
+        let spread = num(&["timed", "gpu_p95_ms"]) > 1.5 * num(&["timed", "gpu_median_ms"]);
+        let flags: Vec<&str> = t["flags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap())
+            .collect();
+        assert_eq!(
+            flags.iter().any(|f| f.starts_with("spread")),
+            spread,
+            "{name}: {flags:?}"
+        );
+        // The per-node pass (--per-node): the nodes' span and sum, as many frames.
+        assert_eq!(t["per_node"]["frames"], 3, "{name}");
+        assert!(
+            num(&["timed", "per_node", "span_median_ms"]) > 0.0
+                && num(&["timed", "per_node", "sum_median_ms"]) > 0.0,
+            "{name}"
+        );
         assert!(
             num(&["settle", "frames_to_settled"]) >= 1.0
                 && v["settle"]["settled"].as_bool() == Some(true),
@@ -147,10 +185,16 @@ fn quick_bench_meets_the_accuracy_bars_and_writes_every_output() {
             "{name}: timed frames read nothing back"
         );
     }
-    assert!(
-        r["limits"]["device_gbps"].as_f64().unwrap() > 0.0
-            && r["limits"]["upload_gbps"].as_f64().unwrap() > 0.0
+    let l = &r["limits"];
+    let gbps = |k: &str| l[k].as_f64().unwrap();
+    assert!(gbps("transfer_gbps") > 0.0 && gbps("compute_gbps") > 0.0 && gbps("upload_gbps") > 0.0);
+    assert_eq!(
+        gbps("device_gbps"),
+        gbps("transfer_gbps").max(gbps("compute_gbps")),
+        "the floors take the faster copy"
     );
+    // The quick run copies 32 MiB; lavapipe's storage range (2^27) holds it whole.
+    assert_eq!(l["compute_copy_bytes"], 32 << 20);
     let flights = r["flights"].as_array().unwrap();
     let names: Vec<&str> = flights
         .iter()

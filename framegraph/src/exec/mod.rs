@@ -1,6 +1,7 @@
-//! Execution: records a compiled graph batch by batch — every node inside a debug-utils label,
-//! a puffin CPU scope and a pair of GPU timestamps — submits batches with timeline-semaphore
-//! waits between queues, and collects readbacks and GPU node times when a frame finishes.
+//! Execution: records a compiled graph batch by batch — every node inside a debug-utils label
+//! and a puffin CPU scope, a pair of GPU timestamps around the frame on the main queue and, in
+//! [`TimingMode::PerNode`], around every node — submits batches with timeline-semaphore waits
+//! between queues, and collects readbacks, the frame span and node times when a frame finishes.
 //!
 //! Holds [`Executor`] (frame slots, timelines, the pipeline cache, `retire`), [`FrameSync`]
 //! and [`FrameOutput`]. The steps of `Executor::execute` are in `submit.rs`, node recording in
@@ -20,7 +21,7 @@ use ash::vk;
 use std::collections::HashMap;
 use std::ffi::CString;
 use submit::Recording;
-use timing::{crash_marker, node_times, report_gpu, NodeTime, ScopeIds};
+use timing::{crash_marker, node_times, report_gpu, span_ms, NodeTime, ScopeIds, TimingMode};
 use transient::Transients;
 
 /// Semaphores tying a frame to a swapchain.
@@ -36,8 +37,14 @@ pub struct FrameSync {
 #[derive(Debug, Default)]
 pub struct FrameOutput {
     pub frame: u64,
-    /// GPU time of every node that wrote timestamps, in execution order.
+    /// GPU time of every node that wrote timestamps, in execution order (empty in
+    /// [`TimingMode::Frame`]).
     pub times: Vec<NodeTime>,
+    /// GPU ms from the start of the frame's first command buffer on the main queue to the end
+    /// of its last (None: that queue has no timestamps). The start timestamp is taken at
+    /// ALL_COMMANDS, so it waits for the work submitted before it: with frames in flight,
+    /// consecutive spans do not overlap and add up to the time the queue was busy.
+    pub span_ms: Option<f64>,
     pub readbacks: HashMap<String, Vec<u8>>,
 }
 
@@ -72,13 +79,17 @@ struct Slot {
     pools: Vec<Pool>,
     queries: vk::QueryPool,
     query_capacity: u32,
+    /// Queries the frame in flight wrote: the span pair, and the node pairs in per-node mode.
+    queries_used: u32,
     /// Timeline values to wait for before reusing this slot.
     waits: Vec<(vk::Semaphore, u64)>,
     transients: Transients,
     /// Node names of the frame in flight (query pair i belongs to node i).
     names: Vec<String>,
-    /// Whether node i wrote timestamps (its queue family has them).
+    /// Whether node i wrote timestamps (per-node mode, and its queue family has them).
     timed: Vec<bool>,
+    /// Whether the frame-span pair (queries 0 and 1) was written.
+    span_timed: bool,
     readbacks: Vec<(String, vk::Buffer)>,
     frame: u64,
     anchor_ns: i64,
@@ -89,11 +100,10 @@ impl Slot {
     /// (value, availability) of the frame's timestamp pairs, without waiting; None when the
     /// frame recorded no node or the results cannot be read (a lost device may refuse).
     fn query_results(&self, ctx: &Context) -> Option<Vec<[u64; 2]>> {
-        let n = self.names.len();
-        if n == 0 || self.queries == vk::QueryPool::null() {
+        if self.names.is_empty() || self.queries == vk::QueryPool::null() {
             return None;
         }
-        let mut data = vec![[0u64; 2]; 2 * n];
+        let mut data = vec![[0u64; 2]; self.queries_used as usize];
         let flags = vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY;
         let r = unsafe {
             ctx.device
@@ -109,7 +119,12 @@ pub struct Executor {
     timelines: Vec<(u32, vk::Semaphore, u64)>,
     pub pipelines: Pipelines,
     scopes: ScopeIds,
+    timing: TimingMode,
 }
+
+/// Queries 0 and 1 of a slot's pool hold the frame span; node i's pair follows at
+/// `FRAME_QUERIES + 2 i`.
+const FRAME_QUERIES: u32 = 2;
 
 const WAIT_TIMEOUT_NS: u64 = 10_000_000_000;
 /// Give up on a frame after this many timeouts (10 minutes): treated as a lost device.
@@ -156,7 +171,17 @@ impl Executor {
             timelines,
             pipelines: Pipelines::default(),
             scopes: ScopeIds::default(),
+            timing: TimingMode::default(),
         })
+    }
+
+    /// The timestamps the next frames write (per node by default).
+    pub fn set_timing(&mut self, mode: TimingMode) {
+        self.timing = mode;
+    }
+
+    pub fn timing(&self) -> TimingMode {
+        self.timing
     }
 
     /// Frames executed so far.
@@ -216,16 +241,22 @@ impl Executor {
         let n = s.names.len();
         let data = s.query_results(ctx);
         let mut ticks: Vec<Option<(u64, u64)>> = vec![None; n];
+        let (period, bits) = (ctx.info.timestamp_period, ctx.universal.timestamp_bits);
+        let mut span = None;
         if let Some(data) = data {
-            for i in 0..n {
-                let (b, e) = (data[2 * i], data[2 * i + 1]);
-                if s.timed[i] && b[1] != 0 && e[1] != 0 {
+            let (b, e) = (data[0], data[1]);
+            if s.span_timed && b[1] != 0 && e[1] != 0 {
+                span = Some(span_ms(b[0], e[0], period, bits));
+            }
+            let node = &data[FRAME_QUERIES as usize..];
+            for i in (0..n).filter(|&i| s.timed[i] && 2 * i + 1 < node.len()) {
+                let (b, e) = (node[2 * i], node[2 * i + 1]);
+                if b[1] != 0 && e[1] != 0 {
                     ticks[i] = Some((b[0], e[0]));
                 }
             }
         }
-        let bits = ctx.universal.timestamp_bits;
-        let times = node_times(&s.names, &ticks, ctx.info.timestamp_period, bits);
+        let times = node_times(&s.names, &ticks, period, bits);
         let mut readbacks = HashMap::new();
         for (name, buf) in &s.readbacks {
             if let Some(bytes) = s.transients.mapped(*buf) {
@@ -237,6 +268,7 @@ impl Executor {
         Ok(Some(FrameOutput {
             frame,
             times,
+            span_ms: span,
             readbacks,
         }))
     }
@@ -246,10 +278,14 @@ impl Executor {
         let n = s.names.len();
         let mut began = vec![false; n];
         let mut ended = vec![false; n];
+        // Only per-node frames can name the node: in frame mode no node reports having begun.
         if let Some(data) = s.query_results(ctx) {
-            for i in 0..n {
-                began[i] = data[2 * i][1] != 0;
-                ended[i] = data[2 * i + 1][1] != 0;
+            let node = &data[FRAME_QUERIES as usize..];
+            // A submit that failed leaves the previous frame's `timed`: stay inside the pool.
+            let timed = |i: usize| s.timed.get(i) == Some(&true) && 2 * i + 1 < node.len();
+            for i in (0..n).filter(|&i| timed(i)) {
+                began[i] = node[2 * i][1] != 0;
+                ended[i] = node[2 * i + 1][1] != 0;
             }
         }
         let (node, last_completed) = crash_marker(&s.names, &began, &ended);
@@ -287,11 +323,20 @@ impl Executor {
         let retired = self.retire(ctx, slot)?;
         let frame = self.frame;
         self.frame += 1;
-        // 2. Reset the slot's command pools and timestamp queries (two per node).
-        self.reset_slot(ctx, slot, g.nodes.len() as u32)?;
+        // 2. Reset the slot's command pools and timestamp queries (the frame's pair, and two
+        //    per node when timing nodes).
+        let per_node = self.timing == TimingMode::PerNode;
+        let queries = FRAME_QUERIES
+            + if per_node {
+                2 * g.nodes.len() as u32
+            } else {
+                0
+            };
+        self.reset_slot(ctx, slot, queries)?;
+        self.slots[slot].queries_used = queries;
         // 3. Realize the transients: objects for the plan's resources, aliased as planned.
         let raw = self.slots[slot].transients.realize(ctx, &g)?;
-        let mut f = Recording::new(ctx, g, raw, sync, slot, frame);
+        let mut f = Recording::new(ctx, g, raw, sync, slot, frame, per_node);
         // Pipelines the nodes will bind, built together up front (a first frame needs dozens).
         let shaders = f.compute_shaders();
         if !shaders.is_empty() {

@@ -7,7 +7,7 @@
 
 use super::record::{self, Physical};
 use super::timing::CpuScope;
-use super::{Executor, FrameSync};
+use super::{Executor, FrameSync, FRAME_QUERIES};
 use crate::compile::{Batch, CompiledGraph};
 use crate::context::Context;
 use crate::error::{Error, Result, VkCheck};
@@ -32,8 +32,13 @@ pub(super) struct Recording<'a> {
     last_universal: Option<usize>,
     /// Timeline (semaphore, value) each submitted batch signals, by batch index.
     signals: Vec<(vk::Semaphore, u64)>,
-    /// Whether node i wrote its timestamp pair (its queue family has timestamps).
+    /// Whether node i wrote its timestamp pair (per-node mode, and its queue family has
+    /// timestamps).
     timed: Vec<bool>,
+    /// Whether nodes get a timestamp pair each (TimingMode::PerNode).
+    per_node: bool,
+    /// Whether the frame-span pair was written.
+    span_timed: bool,
 }
 
 impl<'a> Recording<'a> {
@@ -55,6 +60,7 @@ impl<'a> Recording<'a> {
         sync: FrameSync,
         slot: usize,
         frame: u64,
+        per_node: bool,
     ) -> Self {
         let works = std::mem::take(&mut g.work).into_iter().map(Some).collect();
         let universal = |b: &Batch| b.family == ctx.universal.family;
@@ -74,6 +80,8 @@ impl<'a> Recording<'a> {
             last_universal,
             signals,
             timed,
+            per_node,
+            span_timed: false,
         }
     }
 
@@ -92,6 +100,14 @@ impl<'a> Recording<'a> {
     }
 }
 
+/// A timestamp into `query` once everything recorded before it has finished (ALL_COMMANDS).
+fn stamp(ctx: &Context, cmd: vk::CommandBuffer, pool: vk::QueryPool, query: u32) {
+    unsafe {
+        ctx.device
+            .cmd_write_timestamp2(cmd, vk::PipelineStageFlags2::ALL_COMMANDS, pool, query)
+    };
+}
+
 fn timeline_info(sem: vk::Semaphore, value: u64) -> vk::SemaphoreSubmitInfo<'static> {
     vk::SemaphoreSubmitInfo::default()
         .semaphore(sem)
@@ -106,9 +122,9 @@ fn binary_info(sem: vk::Semaphore) -> vk::SemaphoreSubmitInfo<'static> {
 }
 
 impl Executor {
-    /// Reset the slot's command pools, and grow its timestamp query pool to two queries per
-    /// node before resetting it.
-    pub(super) fn reset_slot(&mut self, ctx: &Context, slot: usize, n_nodes: u32) -> Result<()> {
+    /// Reset the slot's command pools, and grow its timestamp query pool to `queries` before
+    /// resetting it.
+    pub(super) fn reset_slot(&mut self, ctx: &Context, slot: usize, queries: u32) -> Result<()> {
         let s = &mut self.slots[slot];
         for p in &mut s.pools {
             unsafe {
@@ -118,11 +134,11 @@ impl Executor {
             .vk("vkResetCommandPool")?;
             p.next = 0;
         }
-        if s.query_capacity < 2 * n_nodes {
+        if s.query_capacity < queries {
             if s.queries != vk::QueryPool::null() {
                 unsafe { ctx.device.destroy_query_pool(s.queries, None) };
             }
-            let cap = (2 * n_nodes).next_power_of_two().max(64);
+            let cap = queries.next_power_of_two().max(64);
             let info = vk::QueryPoolCreateInfo::default()
                 .query_type(vk::QueryType::TIMESTAMP)
                 .query_count(cap);
@@ -148,15 +164,26 @@ impl Executor {
             .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
         unsafe { ctx.device.begin_command_buffer(cmd, &begin) }.vk("vkBeginCommandBuffer")?;
         let timestamps = ctx.queue(family).timestamp_bits > 0;
+        // The frame span: from the start of the first main-queue batch to the end of the last.
+        // ALL_COMMANDS at the start waits for earlier submissions, so with frames in flight
+        // the span starts where the previous frame's work ended, not while it still runs.
+        let queries = self.slots[f.slot].queries;
+        if timestamps && Some(bi) == f.first_universal {
+            stamp(ctx, cmd, queries, 0);
+        }
         for p in f.g.batches[bi].nodes.clone() {
-            self.record_node(ctx, f, cmd, p, timestamps)?;
+            self.record_node(ctx, f, cmd, p, timestamps && f.per_node)?;
+        }
+        if timestamps && Some(bi) == f.last_universal {
+            stamp(ctx, cmd, queries, 1);
+            f.span_timed = true;
         }
         unsafe { ctx.device.end_command_buffer(cmd) }.vk("vkEndCommandBuffer")?;
         Ok(cmd)
     }
 
     /// Record node `p` inside its debug label and CPU scope: its barriers (acquires included),
-    /// a timestamp, its commands, a timestamp, its ownership releases.
+    /// a timestamp (when `timestamps`), its commands, a timestamp, its ownership releases.
     fn record_node(
         &mut self,
         ctx: &Context,
@@ -166,20 +193,13 @@ impl Executor {
         timestamps: bool,
     ) -> Result<()> {
         let queries = self.slots[f.slot].queries;
-        let write_timestamp = |query: u32| unsafe {
-            ctx.device.cmd_write_timestamp2(
-                cmd,
-                vk::PipelineStageFlags2::ALL_COMMANDS,
-                queries,
-                query,
-            )
-        };
         let node = &f.g.nodes[p];
         let _scope = CpuScope::begin(&mut self.scopes, &node.name);
         self.label_begin(ctx, cmd, &node.name);
         record::barriers(ctx, cmd, &f.g, &f.phys, &node.barriers);
+        let q = FRAME_QUERIES + 2 * p as u32;
         if timestamps {
-            write_timestamp(2 * p as u32);
+            stamp(ctx, cmd, queries, q);
         }
         let w = f.works[p].take().unwrap_or(Work::None);
         let rec = record::Rec {
@@ -191,7 +211,7 @@ impl Executor {
         };
         record::work(&rec, node, w)?;
         if timestamps {
-            write_timestamp(2 * p as u32 + 1);
+            stamp(ctx, cmd, queries, q + 1);
             f.timed[p] = true;
         }
         record::barriers(ctx, cmd, &f.g, &f.phys, &node.releases);
@@ -270,6 +290,7 @@ impl Executor {
                 .map(|(n, id)| (n.clone(), f.phys.buffer(*id)))
                 .collect();
         s.timed = f.timed;
+        s.span_timed = f.span_timed;
         s.frame = f.frame;
         s.anchor_ns = f.anchor_ns;
         s.pending = true;

@@ -1,6 +1,13 @@
-//! One frame of the planet renderer as the benchmark runs it: declared straight into a graph
+//! Frames of the planet renderer as the benchmark runs them: declared straight into a graph
 //! (no viewer HUD), with the per-pixel AOV and the colour read back only when asked, so timed
-//! frames carry nothing the product frame does not.
+//! frames carry nothing the product frame does not. `Gpu::frame` runs one frame and waits for
+//! it (settling, scoring, flights); `Gpu::timed` keeps `FRAMES_IN_FLIGHT` frames in flight so
+//! the GPU never idles between frames and its clock stays up.
+//!
+//! Two executors: the one-at-a-time frames use a single slot, so the mesh counters and GPU
+//! tiles a frame reads back are the previous frame's, as before the loop kept frames in flight
+//! (through three slots they would be three frames old: settling and the flights' tile
+//! arrival would lag by two frames); the timed loop has its own, with three.
 
 use anyhow::{Context as _, Result};
 use ash::vk;
@@ -8,8 +15,8 @@ use engine::camera::ViewCamera;
 use engine::debug_view::DebugView;
 use engine::renderer::{FrameRequest, PlanetRenderer};
 use engine::shade::AovPixel;
-use framegraph::exec::timing::NodeTime;
-use framegraph::{Access, Context, Executor, FrameSync, Graph, ImageDesc};
+use framegraph::exec::timing::{NodeTime, TimingMode};
+use framegraph::{Access, Context, Executor, FrameOutput, FrameSync, Graph, ImageDesc};
 use std::time::Instant;
 
 /// Readback names (their copy nodes are `readback.bench.*`) and the sink that keeps the
@@ -18,10 +25,18 @@ use std::time::Instant;
 const AOV: &str = "bench.aov";
 const COLOR: &str = "bench.color";
 
-/// The device side of the benchmark: one frame in flight, so each frame's wall time is its own.
+/// Frames the timed loop keeps in flight: with one, the host waits after every frame and an
+/// H200's SM clock sat at its 345 MHz idle in most samples; three leave the host a frame to
+/// prepare while two queue on the GPU.
+pub const FRAMES_IN_FLIGHT: usize = 3;
+
+/// The device side of the benchmark: `exec` (one slot, per-node timestamps) for frames run
+/// one at a time and the limits, `timed` (`FRAMES_IN_FLIGHT` slots) for the timed loops.
+/// Renderers are made with `FRAMES_IN_FLIGHT` frame slots; `exec` uses slot 0.
 pub struct Gpu {
     pub ctx: Context,
     pub exec: Executor,
+    timed: Executor,
 }
 
 /// What a frame gives back.
@@ -34,6 +49,18 @@ pub struct Frame {
     /// The frame's CPU side only: prepare (streaming, constants, staging), declare, compile,
     /// record and submit — up to the point where a display loop would start the next frame.
     pub host_ms: f64,
+    /// GPU ms around the frame (framegraph's frame span).
+    pub span_ms: Option<f64>,
+}
+
+/// What the timed loop gives back: its frames after the warm-up, oldest first.
+pub struct Timed {
+    pub outputs: Vec<FrameOutput>,
+    /// Host wall ms per frame over the frames kept: from the submission of the first kept
+    /// frame to the retirement of the last, over their count.
+    pub wall_per_frame_ms: f64,
+    /// When the kept frames started and ended on the host (the SM clock's window).
+    pub window: (Instant, Instant),
 }
 
 impl Frame {
@@ -56,9 +83,11 @@ pub fn is_frame_node(name: &str) -> bool {
 impl Gpu {
     pub fn new(ctx: Context) -> Result<Gpu> {
         let exec = Executor::new(&ctx, 1)?;
-        Ok(Gpu { ctx, exec })
+        let timed = Executor::new(&ctx, FRAMES_IN_FLIGHT)?;
+        Ok(Gpu { ctx, exec, timed })
     }
 
+    /// One frame, waited for, with per-node GPU times.
     pub fn frame(
         &mut self,
         r: &mut PlanetRenderer,
@@ -67,37 +96,11 @@ impl Gpu {
         color: bool,
     ) -> Result<Frame> {
         let t0 = Instant::now();
+        // One slot, drained after every frame: this only picks the slot (0).
         let (slot, _) = self.exec.begin_frame(&self.ctx)?;
-        let req = FrameRequest {
-            cam: *cam,
-            frame_slot: slot,
-            view: DebugView::Shaded,
-            aov,
-        };
-        r.prepare(&self.ctx, req)?;
-        let mut g = Graph::new();
-        let desc = ImageDesc::d2(cam.width, cam.height, vk::Format::R8G8B8A8_UNORM);
-        let mut target = g.create_image("bench.target", desc);
-        let aov_buf = r.declare(&mut g, &mut target)?;
-        if let Some(a) = aov_buf {
-            g.readback(AOV, a);
-        }
-        if color {
-            g.readback_image(COLOR, target);
-        } else {
-            g.custom("bench.keep")
-                .read(target, Access::ComputeRead)
-                .side_effect()
-                .declare_only();
-        }
-        let compiled = g
-            .compile(self.ctx.queue_setup())
-            .context("compiling the planet frame")?;
-        self.exec
-            .execute(&self.ctx, compiled, FrameSync::default())
-            .context("submitting the planet frame")?;
+        submit(&self.ctx, &mut self.exec, r, cam, slot, aov, color)?;
         let host_ms = t0.elapsed().as_secs_f64() * 1e3;
-        // One frame in flight: draining waits for exactly this frame.
+        // Draining waits for exactly this frame.
         let out = self
             .exec
             .drain(&self.ctx)
@@ -118,11 +121,32 @@ impl Gpu {
             color,
             wall_ms,
             host_ms,
+            span_ms: out.span_ms,
         })
     }
 
-    /// Free the executor; fail on validation messages or leaked GPU memory.
+    /// `warmup + frames` frames of `cam` (no readbacks) with up to `FRAMES_IN_FLIGHT` in
+    /// flight and the timestamps of `mode`; the host waits only for a frame slot to come
+    /// round. The first `warmup` frames are dropped.
+    pub fn timed(
+        &mut self,
+        r: &mut PlanetRenderer,
+        cam: &ViewCamera,
+        warmup: u32,
+        frames: u32,
+        mode: TimingMode,
+    ) -> Result<Timed> {
+        self.timed.set_timing(mode);
+        // The pipelines built so far serve both executors: lent for the loop.
+        std::mem::swap(&mut self.exec.pipelines, &mut self.timed.pipelines);
+        let result = timed_loop(&self.ctx, &mut self.timed, r, cam, warmup, frames);
+        std::mem::swap(&mut self.exec.pipelines, &mut self.timed.pipelines);
+        result
+    }
+
+    /// Free the executors; fail on validation messages or leaked GPU memory.
     pub fn finish(mut self) -> Result<()> {
+        self.timed.destroy(&self.ctx);
         self.exec.destroy(&self.ctx);
         let n = self.ctx.messages.count();
         anyhow::ensure!(n == 0, "validation reported {n} message(s)");
@@ -133,4 +157,87 @@ impl Gpu {
         );
         Ok(())
     }
+}
+
+/// Prepare, declare, compile and submit one frame through `exec` into `slot` (the slot its
+/// `begin_frame` freed).
+fn submit(
+    ctx: &Context,
+    exec: &mut Executor,
+    r: &mut PlanetRenderer,
+    cam: &ViewCamera,
+    slot: usize,
+    aov: bool,
+    color: bool,
+) -> Result<()> {
+    let req = FrameRequest {
+        cam: *cam,
+        frame_slot: slot,
+        view: DebugView::Shaded,
+        aov,
+    };
+    r.prepare(ctx, req)?;
+    let mut g = Graph::new();
+    let desc = ImageDesc::d2(cam.width, cam.height, vk::Format::R8G8B8A8_UNORM);
+    let mut target = g.create_image("bench.target", desc);
+    let aov_buf = r.declare(&mut g, &mut target)?;
+    if let Some(a) = aov_buf {
+        g.readback(AOV, a);
+    }
+    if color {
+        g.readback_image(COLOR, target);
+    } else {
+        g.custom("bench.keep")
+            .read(target, Access::ComputeRead)
+            .side_effect()
+            .declare_only();
+    }
+    let compiled = g
+        .compile(ctx.queue_setup())
+        .context("compiling the planet frame")?;
+    exec.execute(ctx, compiled, FrameSync::default())
+        .context("submitting the planet frame")?;
+    Ok(())
+}
+
+/// The loop of `Gpu::timed` on the executor with frames in flight.
+fn timed_loop(
+    ctx: &Context,
+    exec: &mut Executor,
+    r: &mut PlanetRenderer,
+    cam: &ViewCamera,
+    warmup: u32,
+    frames: u32,
+) -> Result<Timed> {
+    let first = exec.frame() + warmup as u64;
+    let n = exec.frames_in_flight() as u64;
+    let mut outputs = Vec::new();
+    // Each retired frame's node times go to the renderer with its slot (the GPU tile budget).
+    let mut keep = |r: &mut PlanetRenderer, o: FrameOutput| {
+        r.observe_gpu_times((o.frame % n) as usize, &o.times);
+        if o.frame >= first {
+            outputs.push(o);
+        }
+    };
+    let mut start = Instant::now();
+    for i in 0..warmup + frames.max(1) {
+        if i == warmup {
+            start = Instant::now();
+        }
+        let (slot, retired) = exec.begin_frame(ctx)?;
+        if let Some(o) = retired {
+            keep(r, o);
+        }
+        submit(ctx, exec, r, cam, slot, false, false)?;
+    }
+    for o in exec.drain(ctx).context("running the timed frames")? {
+        keep(r, o);
+    }
+    let end = Instant::now();
+    let kept = outputs.len().max(1) as f64;
+    Ok(Timed {
+        outputs,
+        wall_per_frame_ms: (end - start).as_secs_f64() * 1e3 / kept,
+        window: (start, end),
+    })
 }

@@ -1,5 +1,6 @@
 //! The device's ceilings, measured in the same run (shaders/bench/): device-local copy
-//! bandwidth, host→device copy bandwidth, and the raster rate of a full-screen triangle grid.
+//! bandwidth by `vkCmdCopyBuffer` and by a compute copy (the floors take the faster),
+//! host→device copy bandwidth, and the raster rate of a full-screen triangle grid.
 
 use super::frame::Gpu;
 use super::report::{Limits, RasterFloor};
@@ -26,19 +27,11 @@ fn timed(gpu: &mut Gpu, name: &str, build: impl for<'a> FnOnce(&mut Graph<'a>)) 
         .with_context(|| format!("no GPU timestamps for {name} (queue without timestamps?)"))
 }
 
-/// Copy `bytes` from `src` to `dst` REPS times after one warm-up; median GPU ms.
-fn copy_ms(gpu: &mut Gpu, src: &GpuBuffer, dst: &GpuBuffer, bytes: u64, name: &str) -> Result<f64> {
+/// GPU time (ms) of node `name`: the median of REPS runs after one warm-up.
+fn median_ms(gpu: &mut Gpu, name: &str, build: impl for<'a> Fn(&mut Graph<'a>)) -> Result<f64> {
     let mut ms = Vec::new();
     for rep in 0..=REPS {
-        let t = timed(gpu, name, |g| {
-            let s = g.import_buffer(src);
-            let mut d = g.import_buffer(dst);
-            g.transfer(name).copy_buffer(s, &mut d, 0, 0, bytes);
-            g.custom("bench.keep")
-                .read(d, Access::TransferRead)
-                .side_effect()
-                .declare_only();
-        })?;
+        let t = timed(gpu, name, &build)?;
         if rep > 0 {
             ms.push(t);
         }
@@ -46,7 +39,56 @@ fn copy_ms(gpu: &mut Gpu, src: &GpuBuffer, dst: &GpuBuffer, bytes: u64, name: &s
     Ok(median(&ms))
 }
 
-/// Device copy bandwidth over `device_bytes`, upload bandwidth over `upload_bytes`.
+/// `vkCmdCopyBuffer` of `bytes` from `src` to `dst`; median GPU ms.
+fn copy_ms(gpu: &mut Gpu, src: &GpuBuffer, dst: &GpuBuffer, bytes: u64, name: &str) -> Result<f64> {
+    median_ms(gpu, name, |g| {
+        let s = g.import_buffer(src);
+        let mut d = g.import_buffer(dst);
+        g.transfer(name).copy_buffer(s, &mut d, 0, 0, bytes);
+        g.custom("bench.keep")
+            .read(d, Access::TransferRead)
+            .side_effect()
+            .declare_only();
+    })
+}
+
+/// Workgroups of the compute copy (256 threads each): 2^14 × 256 = 4 M threads, about 15
+/// waves of an H200 (132 SMs × 2,048 resident threads); the grid-stride loop covers the rest.
+const COPY_GROUPS: u64 = 1 << 14;
+
+/// `bench.copy_compute` of `bytes` (a multiple of 16) from `src` to `dst`; median GPU ms.
+fn compute_copy_ms(gpu: &mut Gpu, src: &GpuBuffer, dst: &GpuBuffer, bytes: u64) -> Result<f64> {
+    let name = "bench.copy_compute";
+    let words = u32::try_from(bytes / 16).context("compute copy size")?;
+    let groups = (words as u64).div_ceil(256).clamp(1, COPY_GROUPS) as u32;
+    median_ms(gpu, name, |g| {
+        let s = g.import_buffer(src);
+        let mut d = g.import_buffer(dst);
+        g.compute(name, &shaders::BENCH_COPY_COMPUTE)
+            .read("src", s)
+            .write("dst", &mut d)
+            .push(&words)
+            .dispatch([groups, 1, 1]);
+        g.custom("bench.keep")
+            .read(d, Access::ComputeRead)
+            .side_effect()
+            .declare_only();
+    })
+}
+
+/// Bytes of the compute copy: `bytes`, within what one storage-buffer binding may span, in
+/// whole 16-byte words.
+pub fn compute_bytes(bytes: u64, max_storage_range: u64) -> u64 {
+    bytes.min(max_storage_range) / 16 * 16
+}
+
+/// (Read + written) GB/s of a copy of `bytes` in `ms`.
+fn gbps(bytes: u64, ms: f64) -> f64 {
+    2.0 * bytes as f64 / (ms.max(1e-9) * 1e6)
+}
+
+/// Device copy bandwidth over `device_bytes` (the compute copy over as much as a storage
+/// binding spans), upload bandwidth over `upload_bytes`.
 pub fn measure(gpu: &mut Gpu, device_bytes: u64, upload_bytes: u64) -> Result<Limits> {
     let a = GpuBuffer::new(&gpu.ctx, "bench.copy.src", BufferDesc::gpu(device_bytes))?;
     let b = GpuBuffer::new(&gpu.ctx, "bench.copy.dst", BufferDesc::gpu(device_bytes))?;
@@ -55,17 +97,24 @@ pub fn measure(gpu: &mut Gpu, device_bytes: u64, upload_bytes: u64) -> Result<Li
         "bench.upload.src",
         BufferDesc::upload(upload_bytes),
     )?;
+    let cbytes = compute_bytes(device_bytes, gpu.ctx.info.max_storage_buffer_range);
     let copy = copy_ms(gpu, &a, &b, device_bytes, "bench.copy");
+    let compute = compute_copy_ms(gpu, &a, &b, cbytes);
     let upload = copy_ms(gpu, &up, &b, upload_bytes, "bench.upload");
     a.destroy(&gpu.ctx);
     b.destroy(&gpu.ctx);
     up.destroy(&gpu.ctx);
-    let (copy_ms, upload_ms) = (copy?, upload?);
+    let (copy_ms, compute_ms, upload_ms) = (copy?, compute?, upload?);
+    // A copy reads and writes every byte.
+    let (transfer_gbps, compute_gbps) = (gbps(device_bytes, copy_ms), gbps(cbytes, compute_ms));
     Ok(Limits {
         copy_bytes: device_bytes,
         copy_ms,
-        // A copy reads and writes every byte.
-        device_gbps: 2.0 * device_bytes as f64 / (copy_ms.max(1e-9) * 1e6),
+        transfer_gbps,
+        compute_copy_bytes: cbytes,
+        compute_copy_ms: compute_ms,
+        compute_gbps,
+        device_gbps: transfer_gbps.max(compute_gbps),
         upload_bytes,
         upload_ms,
         upload_gbps: upload_bytes as f64 / (upload_ms.max(1e-9) * 1e6),
@@ -89,40 +138,32 @@ pub fn raster(gpu: &mut Gpu, triangles: u64, w: u32, h: u32) -> Result<RasterFlo
     }
     let (cols, rows) = grid(triangles, w, h);
     let vertices = u32::try_from(3 * triangles).context("triangle count")?;
-    let mut ms = Vec::new();
-    for rep in 0..=REPS {
-        let t = timed(gpu, "bench.grid", |g| {
-            let mut vis = g.create_buffer("bench.vis", BufferDesc::gpu(8 * w as u64 * h as u64));
-            let mut depth =
-                g.create_image("bench.depth", ImageDesc::d2(w, h, vk::Format::D32_SFLOAT));
-            g.transfer("bench.grid.clear")
-                .fill(&mut vis, 0, vk::WHOLE_SIZE, u32::MAX);
-            let state = RasterState {
-                depth_test: true,
-                depth_write: true,
-                depth_compare: vk::CompareOp::GREATER,
-                ..Default::default()
-            };
-            g.raster(
-                "bench.grid",
-                &shaders::BENCH_GRID_VERT,
-                &shaders::BENCH_GRID_FRAG,
-            )
-            .write("vis", &mut vis)
-            .push(&[cols, rows, w, h])
-            .state(state)
-            .depth(&mut depth, LoadOp::Clear([0.0; 4]))
-            .draw(vertices, 1);
-            g.custom("bench.keep")
-                .read(vis, Access::TransferRead)
-                .side_effect()
-                .declare_only();
-        })?;
-        if rep > 0 {
-            ms.push(t);
-        }
-    }
-    let grid_ms = median(&ms);
+    let grid_ms = median_ms(gpu, "bench.grid", |g| {
+        let mut vis = g.create_buffer("bench.vis", BufferDesc::gpu(8 * w as u64 * h as u64));
+        let mut depth = g.create_image("bench.depth", ImageDesc::d2(w, h, vk::Format::D32_SFLOAT));
+        g.transfer("bench.grid.clear")
+            .fill(&mut vis, 0, vk::WHOLE_SIZE, u32::MAX);
+        let state = RasterState {
+            depth_test: true,
+            depth_write: true,
+            depth_compare: vk::CompareOp::GREATER,
+            ..Default::default()
+        };
+        g.raster(
+            "bench.grid",
+            &shaders::BENCH_GRID_VERT,
+            &shaders::BENCH_GRID_FRAG,
+        )
+        .write("vis", &mut vis)
+        .push(&[cols, rows, w, h])
+        .state(state)
+        .depth(&mut depth, LoadOp::Clear([0.0; 4]))
+        .draw(vertices, 1);
+        g.custom("bench.keep")
+            .read(vis, Access::TransferRead)
+            .side_effect()
+            .declare_only();
+    })?;
     Ok(RasterFloor {
         triangles,
         grid_ms,
@@ -132,6 +173,15 @@ pub fn raster(gpu: &mut Gpu, triangles: u64, w: u32, h: u32) -> Result<RasterFlo
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_compute_copy_fits_one_binding_in_whole_words() {
+        assert_eq!(super::compute_bytes(1 << 30, u32::MAX as u64), 1 << 30);
+        // lavapipe's 2^27 range, and a range that is not a multiple of 16.
+        assert_eq!(super::compute_bytes(1 << 30, 1 << 27), 1 << 27);
+        assert_eq!(super::compute_bytes(1 << 30, 1000), 992);
+        assert!((super::gbps(1_000_000, 1.0) - 2.0).abs() < 1e-12);
+    }
+
     #[test]
     fn grid_holds_the_triangles_in_square_cells() {
         for (n, w, h) in [(1u64, 96, 64), (1_000_000, 1920, 1080), (777, 96, 64)] {

@@ -5,6 +5,7 @@
 //! directory (docs/bench.md).
 
 pub mod accuracy;
+pub mod clock;
 pub mod flights;
 pub mod floors;
 pub mod frame;
@@ -32,8 +33,11 @@ pub struct Options {
     pub views: Vec<Bookmark>,
     pub width: u32,
     pub height: u32,
-    /// Timed frames per view.
+    /// Timed frames per view, kept after `warmup` dropped ones.
     pub frames: u32,
+    pub warmup: u32,
+    /// Run the per-node timed pass too (`--per-node`).
+    pub per_node: bool,
     /// Frames a view may take to settle before it is scored anyway.
     pub max_settle_frames: u32,
     pub plan: flights::FlightPlan,
@@ -157,8 +161,8 @@ pub fn run(gpu_args: &crate::device::GpuArgs, o: &Options) -> Result<(Report, Ve
     );
     r.limits = limits::measure(&mut gpu, o.copy_bytes, o.upload_bytes)?;
     println!(
-        "limits: device copy {:.1} GB/s, upload {:.1} GB/s",
-        r.limits.device_gbps, r.limits.upload_gbps
+        "limits: device copy {:.1} GB/s (vkCmdCopyBuffer {:.1}, compute {:.1}), upload {:.1} GB/s",
+        r.limits.device_gbps, r.limits.transfer_gbps, r.limits.compute_gbps, r.limits.upload_gbps
     );
     if o.prefetch || (o.flights && o.prefetch_flights) {
         let radius = scene.source().body().radius;
@@ -182,12 +186,15 @@ pub fn run(gpu_args: &crate::device::GpuArgs, o: &Options) -> Result<(Report, Ve
         );
     }
     let mut frames = Vec::new();
+    let mut clock = clock::ClockSampler::start();
     for b in &o.views {
-        let (v, color) = view::run(&mut gpu, &scene, b, o, &r.limits)
+        let (v, color) = view::run(&mut gpu, &scene, b, o, &r.limits, &clock)
             .with_context(|| format!("view {}", b.name))?;
+        let t = &v.timed;
         println!(
-            "{:6.1} s {:<26} setup {:7.1} ms  first {:8.1} ms  settled {:3} fr {:6.2} s  GPU {:8.3} ms  terrain {:.1} %{}  see-through {:.3} %  covers-sky {:.3} %  sil p95 {:.2} px  leaves {}",
-            t0.elapsed().as_secs_f64(), v.name, v.setup_ms, v.first_frame_ms, v.settle.frames_to_settled, v.settle.seconds_to_settled, v.timed.gpu_median_ms,
+            "{:6.1} s {:<26} setup {:7.1} ms  first {:8.1} ms  settled {:3} fr {:6.2} s  GPU {:8.3} ms (p95 {:.3}, wall {:.3}/frame) SM {}{}  terrain {:.1} %{}  see-through {:.3} %  covers-sky {:.3} %  sil p95 {:.2} px  leaves {}",
+            t0.elapsed().as_secs_f64(), v.name, v.setup_ms, v.first_frame_ms, v.settle.frames_to_settled, v.settle.seconds_to_settled, t.gpu_median_ms, t.gpu_p95_ms, t.wall_per_frame_ms,
+            markdown::clock_cell(t), if t.flags.is_empty() { String::new() } else { format!("  FLAGGED ({})", t.flags.join("; ")) },
             100.0 * v.score.terrain, if v.score.measured_nothing { " (MEASURED NOTHING)" } else { "" },
             100.0 * v.score.see_through, 100.0 * v.score.covers_sky, v.score.silhouette_px_p95, v.mesh.leaves
         );
@@ -198,6 +205,7 @@ pub fn run(gpu_args: &crate::device::GpuArgs, o: &Options) -> Result<(Report, Ve
         r.wall_s = t0.elapsed().as_secs_f64();
         write(&r, &frames, &o.out)?;
     }
+    clock.stop();
     if o.flights {
         let flights::Flights {
             flights,

@@ -1,6 +1,7 @@
 //! The benchmark's results as data: written as `bench-<device>.json`, read back by
 //! `--compare`. Units are in the field names (`_ms`, `_px`, `_gbps`).
 
+pub use super::clock::ClockStats;
 use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -48,9 +49,21 @@ pub struct Validation {
 /// Ceilings of the device measured in the same run.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Limits {
-    /// Device-local buffer copy: bytes copied, GPU time, and (read + written) bytes per second.
+    /// Device-local buffer copy by `vkCmdCopyBuffer`: bytes copied, GPU time, and (read +
+    /// written) GB/s.
     pub copy_bytes: u64,
     pub copy_ms: f64,
+    #[serde(default)]
+    pub transfer_gbps: f64,
+    /// The same by a compute shader (`bench.copy_compute`: 16-byte loads and stores,
+    /// grid-stride) over at most one storage binding's range.
+    #[serde(default)]
+    pub compute_copy_bytes: u64,
+    #[serde(default)]
+    pub compute_copy_ms: f64,
+    #[serde(default)]
+    pub compute_gbps: f64,
+    /// The faster of the two: the bandwidth the floors divide by.
     pub device_gbps: f64,
     /// Host-visible → device-local copy (the path `stream.upload` and `cbt.upload` take).
     pub upload_bytes: u64,
@@ -75,6 +88,7 @@ pub struct ViewResult {
     pub first_frame_gpu_ms: f64,
     pub settle: Settle,
     pub timed: Timed,
+    /// Per node, from the per-node pass (`--per-node`); empty without it.
     pub nodes: Vec<NodeStat>,
     pub score: Accuracy,
     pub mesh: Mesh,
@@ -99,17 +113,46 @@ pub struct Settle {
     pub frames_run: u32,
 }
 
+/// The timed frames of a view (docs/bench.md, "How frame time is measured").
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Timed {
+    /// Frames kept, after `warmup` dropped ones, with `frames_in_flight` in flight.
     pub frames: u32,
-    /// GPU time of the frame: first node start to last node end.
+    #[serde(default)]
+    pub warmup: u32,
+    #[serde(default)]
+    pub frames_in_flight: u32,
+    /// The frame span (one timestamp pair around the frame, no per-node timestamps): median
+    /// and 95th percentile.
     pub gpu_median_ms: f64,
     pub gpu_p95_ms: f64,
-    /// Sum of node durations (equals the span unless queues overlap).
-    pub gpu_sum_median_ms: f64,
-    /// Host wall time per frame (CPU work + wait).
-    pub wall_median_ms: f64,
-    pub wall_p95_ms: f64,
+    /// Host wall time per kept frame, frames in flight (throughput, not latency).
+    #[serde(default)]
+    pub wall_per_frame_ms: f64,
+    /// Whether the platform exposes the SM clock (`nvidia-smi` on PATH), and the clock over
+    /// the kept frames (None: not exposed, or no sample fell inside them).
+    #[serde(default)]
+    pub clock_exposed: bool,
+    #[serde(default)]
+    pub clock: Option<ClockStats>,
+    /// Why these timings are not plain medians (mixed clock states, p95 > 1.5× median);
+    /// empty when they are.
+    #[serde(default)]
+    pub flags: Vec<String>,
+    /// The per-node pass (`--per-node`), which fills `ViewResult::nodes`.
+    #[serde(default)]
+    pub per_node: Option<PerNodePass>,
+}
+
+/// The second timed pass with a timestamp pair around every node (`bench --per-node`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct PerNodePass {
+    pub frames: u32,
+    /// First node start to last node end, and the sum of the node durations: both larger than
+    /// the frame-mode span, since per-node timestamps serialise the nodes.
+    pub span_median_ms: f64,
+    pub sum_median_ms: f64,
+    pub wall_per_frame_ms: f64,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -366,10 +409,15 @@ pub fn compare(a: &Report, b: &Report) -> String {
             continue;
         };
         let (x, y) = (va.timed.gpu_median_ms, vb.timed.gpu_median_ms);
+        let flagged = !(va.timed.flags.is_empty() && vb.timed.flags.is_empty());
         s += &format!(
             "{:<28} {:<24} {:>10.4} {:>10.4} {:>8}\n",
             vb.name,
-            "frame (GPU)",
+            if flagged {
+                "frame (GPU, flagged)"
+            } else {
+                "frame (GPU)"
+            },
             x,
             y,
             ratio(x, y)

@@ -1,11 +1,13 @@
 //! One benchmark view on a fresh renderer: setup, first frame, settle, the scored frame,
-//! timed frames with per-node GPU times, the raster floor.
+//! timed frames (frame spans, frames in flight, the SM clock), on request a second timed pass
+//! with per-node GPU times, the raster floor.
 
 use super::accuracy;
+use super::clock::{self, ClockSampler};
 use super::floors::{self, FrameShape};
-use super::frame::Gpu;
+use super::frame::{Gpu, FRAMES_IN_FLIGHT};
 use super::pop;
-use super::report::{Limits, NodeStat, Settle, Tiles, Timed, ViewResult};
+use super::report::{Limits, NodeStat, PerNodePass, Settle, Tiles, Timed, ViewResult};
 use super::scene::Scene;
 use super::stats::{frame_span, median, per_node, quantile};
 use super::Options;
@@ -13,6 +15,7 @@ use crate::bookmarks::Bookmark;
 use anyhow::Result;
 use engine::camera::ViewCamera;
 use engine::renderer::{PlanetRenderer, RendererOptions};
+use framegraph::exec::timing::TimingMode;
 use std::time::Instant;
 
 /// A frame "still changes" when its pop against the previous frame of the same camera
@@ -28,7 +31,7 @@ pub fn renderer(gpu: &Gpu, scene: &Scene) -> Result<PlanetRenderer> {
         &gpu.ctx,
         scene.source(),
         opts,
-        gpu.exec.frames_in_flight(),
+        FRAMES_IN_FLIGHT,
     )?)
 }
 
@@ -50,7 +53,8 @@ pub fn settle(
         s.frames_run += 1;
         wall_ms += f.wall_ms;
         if s.frames_run == 1 {
-            (first, first_gpu) = (f.wall_ms, frame_span(&f.times).0);
+            let gpu = f.span_ms.unwrap_or_else(|| frame_span(&f.times).0);
+            (first, first_gpu) = (f.wall_ms, gpu);
         }
         let d = f.distances().unwrap_or_default();
         let changed = match &prev {
@@ -90,6 +94,7 @@ pub fn run(
     b: &Bookmark,
     o: &Options,
     limits: &Limits,
+    clock: &ClockSampler,
 ) -> Result<(ViewResult, Vec<u8>)> {
     let t = Instant::now();
     let mut r = renderer(gpu, scene)?;
@@ -97,7 +102,7 @@ pub fn run(
     let cam = scene.camera(b, o.width, o.height);
     r.sun = o.sun.direction(cam.eye);
     let alt = cam.eye.length() - r.body.radius;
-    let result = measure(gpu, scene, &mut r, &cam, o, limits);
+    let result = measure(gpu, scene, &mut r, &cam, o, limits, clock);
     r.destroy(&gpu.ctx);
     let (mut v, color) = result?;
     v.name = b.name.clone();
@@ -114,6 +119,7 @@ fn measure(
     cam: &ViewCamera,
     o: &Options,
     limits: &Limits,
+    clock: &ClockSampler,
 ) -> Result<(ViewResult, Vec<u8>)> {
     let mut v = ViewResult::default();
     (v.settle, v.first_frame_ms, v.first_frame_gpu_ms) =
@@ -150,42 +156,59 @@ fn measure(
     };
     let color = f.color.unwrap_or_default();
 
-    // Timed frames: the product frame only (no AOV, no readback).
-    let (mut spans, mut sums, mut walls) = (Vec::new(), Vec::new(), Vec::new());
-    let mut nodes: Vec<(String, Vec<f64>, Vec<f64>)> = Vec::new();
-    let mut shape = FrameShape::default();
-    for _ in 0..o.frames.max(1) {
-        let f = gpu.frame(r, cam, false, false)?;
-        let (span, sum) = frame_span(&f.times);
-        spans.push(span);
-        sums.push(sum);
-        walls.push(f.wall_ms);
-        for (name, ms, n) in per_node(&f.times) {
-            match nodes.iter_mut().find(|e| e.0 == name) {
-                Some(e) => {
-                    e.1.push(ms);
-                    e.2.push(n as f64);
-                }
-                None => nodes.push((name, vec![ms], vec![n as f64])),
-            }
-        }
-        let st = &r.stats;
-        shape = FrameShape {
-            pixels: cam.width as u64 * cam.height as u64,
-            high_water: st.mesh.high_water as u64,
-            drawn: st.mesh.drawn as u64,
-            resident_tiles: st.residency.resident as u64,
-            uploaded_tiles: st.uploaded_tiles as u64,
-        };
-    }
+    // Timed frames: the product frame only (no AOV, no readback), frames in flight, one pair
+    // of timestamps per frame so that nodes overlap as they would untimed.
+    let run = gpu.timed(r, cam, o.warmup, o.frames, TimingMode::Frame)?;
+    let spans: Vec<f64> = run.outputs.iter().filter_map(|f| f.span_ms).collect();
+    let sm = clock.window(run.window.0, run.window.1);
+    let (gpu_median_ms, gpu_p95_ms) = (median(&spans), quantile(&spans, 0.95));
     v.timed = Timed {
         frames: spans.len() as u32,
-        gpu_median_ms: median(&spans),
-        gpu_p95_ms: quantile(&spans, 0.95),
-        gpu_sum_median_ms: median(&sums),
-        wall_median_ms: median(&walls),
-        wall_p95_ms: quantile(&walls, 0.95),
+        warmup: o.warmup,
+        frames_in_flight: FRAMES_IN_FLIGHT as u32,
+        gpu_median_ms,
+        gpu_p95_ms,
+        wall_per_frame_ms: run.wall_per_frame_ms,
+        clock_exposed: clock.exposed(),
+        flags: clock::flags(sm.as_ref(), gpu_median_ms, gpu_p95_ms),
+        clock: sm,
+        per_node: None,
     };
+    let st = &r.stats;
+    let shape = FrameShape {
+        pixels: cam.width as u64 * cam.height as u64,
+        high_water: st.mesh.high_water as u64,
+        drawn: st.mesh.drawn as u64,
+        resident_tiles: st.residency.resident as u64,
+        uploaded_tiles: st.uploaded_tiles as u64,
+    };
+    // Per node, on request: a second pass with a timestamp pair around every node (which
+    // serialises them: the sum of the nodes exceeds the frame-mode span).
+    let mut nodes: Vec<(String, Vec<f64>, Vec<f64>)> = Vec::new();
+    if o.per_node {
+        let run = gpu.timed(r, cam, o.warmup, o.frames, TimingMode::PerNode)?;
+        let (mut spans, mut sums) = (Vec::new(), Vec::new());
+        for f in &run.outputs {
+            let (span, sum) = frame_span(&f.times);
+            spans.push(span);
+            sums.push(sum);
+            for (name, ms, n) in per_node(&f.times) {
+                match nodes.iter_mut().find(|e| e.0 == name) {
+                    Some(e) => {
+                        e.1.push(ms);
+                        e.2.push(n as f64);
+                    }
+                    None => nodes.push((name, vec![ms], vec![n as f64])),
+                }
+            }
+        }
+        v.timed.per_node = Some(PerNodePass {
+            frames: spans.len() as u32,
+            span_median_ms: median(&spans),
+            sum_median_ms: median(&sums),
+            wall_per_frame_ms: run.wall_per_frame_ms,
+        });
+    }
     v.raster_floor = super::limits::raster(gpu, shape.drawn, cam.width, cam.height)?;
     // Iterations recorded per frame (the GPU CBT records up to 4 and runs the ones it needs:
     // a quiet frame's later iterations dispatch nothing) against those that did work.
