@@ -201,6 +201,9 @@ fn submit(
 }
 
 /// The loop of `Gpu::timed` on the executor with frames in flight.
+/// Shortest warm-up before timed frames, seconds of frames at full load.
+const WARMUP_MIN_S: f64 = 0.5;
+
 fn timed_loop(
     ctx: &Context,
     exec: &mut Executor,
@@ -209,29 +212,41 @@ fn timed_loop(
     warmup: u32,
     frames: u32,
 ) -> Result<Timed> {
-    let first = exec.frame() + warmup as u64;
     let n = exec.frames_in_flight() as u64;
     let mut outputs = Vec::new();
+    // Frames from `first` on are timed; until the warm-up ends, none is.
+    let mut first = u64::MAX;
     // Each retired frame's node times go to the renderer with its slot (the GPU tile budget).
-    let mut keep = |r: &mut PlanetRenderer, o: FrameOutput| {
+    let keep = |r: &mut PlanetRenderer, o: FrameOutput, first: u64, out: &mut Vec<FrameOutput>| {
         r.observe_gpu_times((o.frame % n) as usize, &o.times);
         if o.frame >= first {
-            outputs.push(o);
+            out.push(o);
         }
     };
-    let mut start = Instant::now();
-    for i in 0..warmup + frames.max(1) {
-        if i == warmup {
+    // The warm-up lasts `warmup` frames and at least WARMUP_MIN_S: a GPU coming from the host
+    // work between views (settle, scoring) needs that long at full load to raise its clock
+    // (H200: 30 frames of ~1 ms left a third of the timed samples at the idle clock).
+    let t0 = Instant::now();
+    let mut start = t0;
+    let mut i = 0u32;
+    loop {
+        let warming = i < warmup || t0.elapsed().as_secs_f64() < WARMUP_MIN_S;
+        if !warming && first == u64::MAX {
+            first = exec.frame();
             start = Instant::now();
+        }
+        if first != u64::MAX && exec.frame() >= first + frames.max(1) as u64 {
+            break;
         }
         let (slot, retired) = exec.begin_frame(ctx)?;
         if let Some(o) = retired {
-            keep(r, o);
+            keep(r, o, first, &mut outputs);
         }
         submit(ctx, exec, r, cam, slot, false, false)?;
+        i += 1;
     }
     for o in exec.drain(ctx).context("running the timed frames")? {
-        keep(r, o);
+        keep(r, o, first, &mut outputs);
     }
     let end = Instant::now();
     let kept = outputs.len().max(1) as f64;
