@@ -89,16 +89,6 @@ struct SurfacePoint {
     vec2 st;       // texel coordinates in that slot
 };
 
-// Blended height for ray distance t at (finest slot fs, st).
-float height_at(uint fs, vec2 st, float t, out uint level) {
-    float lc = level_lod(t);
-    float w;
-    select_level(lc, slots.s[fs].level, level, w);
-    vec2 stl = st;
-    uint sl = ancestor_at(fs, stl, level);
-    return blend_height_grad(blend_chain_grad(sl, stl), w).x;
-}
-
 // Blended height and gradient (per texel of `fs`) for ray distance t at (fs, st), and the
 // level the selection chose: one walk gives all three (the walk computes gradients anyway).
 vec3 height_grad_level_at(uint fs, vec2 st, float t, out uint level) {
@@ -112,9 +102,9 @@ vec3 height_grad_level_at(uint fs, vec2 st, float t, out uint level) {
     return vec3(h.x, h.yz * exp2(float(int(level)) - float(int(slots.s[fs].level))));
 }
 
-vec3 height_grad_at(uint fs, vec2 st, float t) {
-    uint level;
-    return height_grad_level_at(fs, st, t, level);
+// Blended height for ray distance t at (finest slot fs, st).
+float height_at(uint fs, vec2 st, float t, out uint level) {
+    return height_grad_level_at(fs, st, t, level).x;
 }
 
 // The surface at a CBT vertex (fixed-point face coordinates). Two-pass distance ↔ level: the

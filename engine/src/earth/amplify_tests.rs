@@ -172,26 +172,29 @@ fn fine_levels_resample_l15() {
     }
 }
 
-/// An accepted rock on the synthetic land (found at L13: its centre carries its filtered height).
+/// The accepted rocks of the cells under an n×n grid of L13 samples `step` apart on face `f`
+/// of the synthetic land (a rock may repeat when the grid is finer than its cells).
+fn accepted_rocks(f: Face, body: Body, n: i64, step: i64) -> impl Iterator<Item = Rock> {
+    (0..n * n).filter_map(move |k| {
+        let d = dir_from_tans(
+            f,
+            tan_of(13, 2_000_000 + (k / n) * step),
+            tan_of(13, 1_500_000 + (k % n) * step),
+        );
+        let p = d * body.radius / 8.0;
+        rock_in_cell(p.x.floor() as i64, p.y.floor() as i64, p.z.floor() as i64)
+            .filter(|r| rock_height(&LAND, body, 13, f, r.centre) > 0.0)
+    })
+}
+
+/// An accepted rock whose centre carries its own filtered height at L13 (no taller neighbour).
 fn accepted_rock(f: Face, body: Body) -> Rock {
-    for x in 0..40 {
-        for y in 0..40 {
-            let d = dir_from_tans(
-                f,
-                tan_of(13, 2_000_000 + x * 5),
-                tan_of(13, 1_500_000 + y * 5),
-            );
-            let p = d * body.radius / 8.0;
-            let (cx, cy, cz) = (p.x.floor() as i64, p.y.floor() as i64, p.z.floor() as i64);
-            if let Some(r) = rock_in_cell(cx, cy, cz) {
-                let (_, h) = rock_filtered(&r, body, 13);
-                if (rock_height(&LAND, body, 13, f, r.centre) - h).abs() < 1e-9 {
-                    return r;
-                }
-            }
-        }
-    }
-    panic!("no accepted rock")
+    accepted_rocks(f, body, 40, 5)
+        .find(|r| {
+            let (_, h) = rock_filtered(r, body, 13);
+            (rock_height(&LAND, body, 13, f, r.centre) - h).abs() < 1e-9
+        })
+        .expect("an accepted rock")
 }
 
 /// Level `level`'s sample (a, b) nearest `dir` on face `f`.
@@ -251,52 +254,34 @@ fn a_rock_has_its_volume_on_every_lattice() {
     let f = Face(0);
     let body = earth();
     let (mut checked, mut worst) = (0, 0.0f64);
-    for x in 0..60 {
-        for y in 0..60 {
-            let d = dir_from_tans(
-                f,
-                tan_of(13, 2_000_000 + x * 7),
-                tan_of(13, 1_500_000 + y * 7),
-            );
-            let p = d * body.radius / 8.0;
-            let Some(rock) =
-                rock_in_cell(p.x.floor() as i64, p.y.floor() as i64, p.z.floor() as i64)
-            else {
-                continue;
-            };
-            if rock_height(&LAND, body, 13, f, rock.centre) <= 0.0 {
-                continue;
-            }
-            let want = 2.0 / 3.0 * std::f64::consts::PI * rock.radius.powi(2) * rock.height;
-            for level in 13..=MAX_LEVEL {
-                let (radius, height) = rock_filtered(&rock, body, level);
-                let (ca, cb) = nearest_sample(f, level, rock.centre);
-                let reach = (radius / body.texel(level)).ceil() as i64 + 1;
-                let mut vol = 0.0;
-                for b in cb - reach..=cb + reach {
-                    for a in ca - reach..=ca + reach {
-                        let at = |a, b| dir_from_tans(f, tan_of(level, a), tan_of(level, b));
-                        let o = at(a, b);
-                        let cell = (at(a + 1, b) - o).cross(at(a, b + 1) - o).length();
-                        // This rock's term alone: neighbours may share the lattice.
-                        let dist = (o - rock.centre).length() * body.radius;
-                        if dist < radius {
-                            vol +=
-                                height * rock_profile(dist / radius) * cell * body.radius.powi(2);
-                        }
+    for rock in accepted_rocks(f, body, 60, 7) {
+        let want = 2.0 / 3.0 * std::f64::consts::PI * rock.radius.powi(2) * rock.height;
+        for level in 13..=MAX_LEVEL {
+            let (radius, height) = rock_filtered(&rock, body, level);
+            let (ca, cb) = nearest_sample(f, level, rock.centre);
+            let reach = (radius / body.texel(level)).ceil() as i64 + 1;
+            let mut vol = 0.0;
+            for b in cb - reach..=cb + reach {
+                for a in ca - reach..=ca + reach {
+                    let at = |a, b| dir_from_tans(f, tan_of(level, a), tan_of(level, b));
+                    let o = at(a, b);
+                    let cell = (at(a + 1, b) - o).cross(at(a, b + 1) - o).length();
+                    // This rock's term alone: neighbours may share the lattice.
+                    let dist = (o - rock.centre).length() * body.radius;
+                    if dist < radius {
+                        vol += height * rock_profile(dist / radius) * cell * body.radius.powi(2);
                     }
                 }
-                worst = worst.max((vol / want - 1.0).abs());
-                assert!(
-                    (vol / want - 1.0).abs() < 0.1,
-                    "L{level}: rock r {:.2} m h {:.2} m: lattice volume {vol:.3} m³ vs {want:.3}",
-                    rock.radius,
-                    rock.height
-                );
-                worst = worst.max((vol / want - 1.0).abs());
             }
-            checked += 1;
+            assert!(
+                (vol / want - 1.0).abs() < 0.1,
+                "L{level}: rock r {:.2} m h {:.2} m: lattice volume {vol:.3} m³ vs {want:.3}",
+                rock.radius,
+                rock.height
+            );
+            worst = worst.max((vol / want - 1.0).abs());
         }
+        checked += 1;
     }
     assert!(checked >= 10, "only {checked} accepted rocks");
     println!(
