@@ -1,5 +1,7 @@
 //! `planetfall view --puffin`: a puffin_http client receives frames with a scope for every
 //! node of the viewer's frame graph, on the recording (CPU) thread and on the "GPU" thread.
+//! The nodes are those of a steady frame (`--frame 5`): one-time nodes (`cbt.init`, the
+//! atmosphere's LUTs) run in frames the client may connect after.
 
 mod common;
 use common::*;
@@ -8,7 +10,7 @@ use std::time::{Duration, Instant};
 
 #[test]
 fn puffin_client_sees_every_node_on_cpu_and_gpu() {
-    let nodes: BTreeSet<String> = graph_nodes(&["--viewer"])
+    let nodes: BTreeSet<String> = graph_nodes(&["--viewer", "--frame", "5"])
         .into_iter()
         .map(|(n, _)| n)
         .collect();
