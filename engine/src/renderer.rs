@@ -140,6 +140,9 @@ pub struct PlanetRenderer {
     /// What the last [`PlanetRenderer::prepare`] set up for [`PlanetRenderer::declare`].
     prepared: Option<FrameRequest>,
     pub stats: RenderStats,
+    /// Counts frames whose resident surface differed from the frame before (arrivals,
+    /// evictions, fades): part of what the mesh compares to skip a still frame's update.
+    surface_generation: u64,
     /// Fixed sun direction (world), or None: a sun 30° high in the south-east of wherever the
     /// camera is: with no time of day, this keeps relief readable everywhere.
     pub sun: Option<DVec3>,
@@ -227,6 +230,7 @@ impl PlanetRenderer {
             feed: FeedMeter::default(),
             prepared: None,
             stats: RenderStats::default(),
+            surface_generation: 0,
             sun: None,
         })
     }
@@ -306,6 +310,7 @@ impl PlanetRenderer {
         let now = self.clock.now;
         let fr = self.stream.update(cam, now, self.source.as_ref());
         // Last frame's arrivals are placed by this frame's `stream.place`: drawn from now on.
+        let arrived = !self.incoming.is_empty();
         for t in self.incoming.drain(..) {
             self.resident.insert(t.id, t);
         }
@@ -316,6 +321,7 @@ impl PlanetRenderer {
         // land during this frame and show in the next (`TileAtlas`: the upload overlaps the
         // frame's rendering).
         let at_once = self.resident.is_empty();
+        let mut surface_changed = arrived || !fr.evictions.is_empty();
         for u in &fr.uploads {
             let t = match self.resident.get(&u.tile) {
                 Some(old) if u.replaces => old.replaced(u.page, u.data.clone()),
@@ -323,6 +329,7 @@ impl PlanetRenderer {
             };
             if at_once {
                 self.resident.insert(u.tile, t);
+                surface_changed = true;
             } else {
                 self.incoming.push(t);
             }
@@ -346,6 +353,9 @@ impl PlanetRenderer {
             fading += (t.fade < 1.0 || t.from.is_some()) as u32;
         }
         self.stats.fading = fading;
+        if surface_changed || fading > 0 {
+            self.surface_generation += 1;
+        }
         self.stats.failures.extend(fr.failures);
         let over = self.stats.failures.len().saturating_sub(64);
         self.stats.failures.drain(..over);
@@ -406,8 +416,11 @@ impl PlanetRenderer {
             cam.eye,
             self.body.texel0(),
         )?;
-        self.mesh
-            .prepare(req.frame_slot, ViewPose::new(cam, self.body.radius));
+        self.mesh.prepare(
+            req.frame_slot,
+            ViewPose::new(cam, self.body.radius),
+            mesh_inputs(&consts, self.surface_generation),
+        );
         self.stats.uploaded_tiles = self.atlas.uploaded_tiles();
         self.stats.mesh = self.mesh.stats.summary();
         self.prepared = Some(req);
@@ -474,6 +487,21 @@ impl PlanetRenderer {
         self.constants.destroy(ctx);
         self.atmosphere.destroy(ctx);
     }
+}
+
+/// A key of what the mesh update reads besides the view: the frame constants, less what only
+/// shading reads (the clock, the sun), and the resident surface's generation.
+fn mesh_inputs(consts: &FrameConstants, surface_generation: u64) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let c = FrameConstants {
+        time_s: 0.0,
+        sun_dir: [0.0; 3],
+        ..*consts
+    };
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    bytemuck::bytes_of(&c).hash(&mut h);
+    surface_generation.hash(&mut h);
+    h.finish()
 }
 
 /// A sun at `azimuth_deg` (clockwise from north) and `elevation_deg` above the horizon of the

@@ -292,7 +292,9 @@ impl MeshRig {
         self.tiles
             .prepare(&self.gpu.ctx, slot, &w.res, &[], cam.eye, w.body.texel0())
             .expect("tiles");
-        self.mesh.prepare(slot, ViewPose::new(cam, w.body.radius));
+        // The rest of the update's inputs (constants, surface) follow the camera alone here.
+        self.mesh
+            .prepare(slot, ViewPose::new(cam, w.body.radius), 0);
         let mut g = framegraph::Graph::new();
         let frame = self.constants.import(&mut g, slot);
         let t = engine::atlas::SurfaceBindings::new(frame, self.tiles.declare(&mut g));
@@ -360,11 +362,13 @@ fn update_nodes(names: &[String]) -> Vec<&str> {
 }
 
 /// The recording rule on the GPU: a static view records all four iterations until the frame
-/// it reads back (frames in flight old) was quiet, then one — the whole update in 13 nodes,
-/// the mesh unchanged and conforming. A 20° turn records all four iterations again at once, and
-/// the mesh refines and stays conforming through it until it is quiet again.
+/// it reads back (frames in flight old) was quiet, then nothing — the pool and its draw list
+/// are that view's fixed point. A view that moves within the quiet thresholds records one
+/// iteration (the whole update in 13 nodes), the mesh unchanged and conforming. A 20° turn
+/// records all four iterations again at once, and the mesh refines and stays conforming
+/// through it until it is quiet again.
 #[test]
-fn quiet_frames_record_one_iteration_and_a_turn_records_all_four() {
+fn still_frames_record_nothing_quiet_ones_one_iteration_and_a_turn_all_four() {
     let mut rig = MeshRig::new(1 << 12);
     let slots = rig.gpu.exec.frames_in_flight();
     let one: Vec<&str> = vec![
@@ -383,47 +387,91 @@ fn quiet_frames_record_one_iteration_and_a_turn_records_all_four() {
         "cbt.finish.compact",
     ];
     let evals = |names: &[String]| names.iter().filter(|n| *n == "cbt.eval").count();
-    let mut quiet_at = None;
-    let mut last_quiet_pool = None;
+    let mut still_at = None;
+    let mut last_pool: Option<(Vec<_>, Control)> = None;
     for f in 0..40usize {
         let cam = camera(LAT, LON, 300.0, 30.0, -15.0);
         let (names, out) = rig.frame(&cam, Readback::Pool);
         let pool = readback::pool(&out).expect("pool");
         conforming(&pool, &format!("static frame {f}"));
-        let st = readback::frame_stats(&pool.control);
         let recorded = rig.mesh.iterations;
         assert_eq!(evals(&names) as u32, recorded, "frame {f}");
         if f < slots {
             assert_eq!(recorded, 4, "frame {f}: nothing read back yet");
         }
-        if recorded == 1 {
-            // Two quiet frames in a row (the one read back and this one) leave the pool as it was.
-            assert_eq!(update_nodes(&names), one, "frame {f}");
+        if recorded == 0 {
+            assert!(update_nodes(&names).is_empty(), "frame {f}: {names:?}");
             assert!(
-                st.quiet,
-                "frame {f}: recorded one iteration after a quiet frame: {st:?}"
+                rig.mesh.stats.quiet,
+                "frame {f}: recorded nothing though the frame read back was not quiet"
             );
-            if let Some(prev) = &last_quiet_pool {
-                assert_eq!(
-                    &pool.entries, prev,
-                    "frame {f}: a quiet frame changes no entry"
-                );
-            }
-            last_quiet_pool = Some(pool.entries.clone());
-            quiet_at.get_or_insert(f);
-            if f >= quiet_at.unwrap() + 3 {
+            // The pool, its control block (the indirect draw) and the draw list stay those
+            // of the last frame that ran the update, which had reached the view's fixed point.
+            let (entries, control) = last_pool.as_ref().expect("a frame before");
+            assert_eq!(
+                &pool.entries, entries,
+                "frame {f}: a still frame changes no entry"
+            );
+            assert_eq!(&pool.control, control, "frame {f}");
+            assert!(
+                readback::frame_stats(&pool.control).drawn > 0,
+                "frame {f}: draws"
+            );
+            still_at.get_or_insert(f);
+            if f >= still_at.unwrap() + 3 {
                 break;
             }
         } else {
+            assert_eq!(recorded, 4, "frame {f}: the view never moved");
             assert_eq!(update_nodes(&names).len(), 1 + 4 * 9 + 3, "frame {f}");
         }
+        last_pool = Some((pool.entries, pool.control));
     }
-    let quiet_at = quiet_at.expect("the static view goes quiet and records one iteration");
-    println!("static view: one iteration recorded from frame {quiet_at}");
+    let still_at = still_at.expect("the static view goes quiet and records nothing");
+    println!("static view: nothing recorded from frame {still_at}");
+
+    // Sway by a fifth of a centre pixel: the view changes, but within the quiet thresholds.
+    let px_deg = camera(LAT, LON, 300.0, 30.0, -15.0)
+        .pixel_angle()
+        .to_degrees();
+    let mut one_at = None;
+    let mut last_one: Option<Vec<u64>> = None;
+    for f in 0..20usize {
+        let heading = 30.0 + if f % 2 == 0 { 0.2 } else { -0.2 } * px_deg;
+        let cam = camera(LAT, LON, 300.0, heading, -15.0);
+        let (names, out) = rig.frame(&cam, Readback::Pool);
+        let pool = readback::pool(&out).expect("pool");
+        conforming(&pool, &format!("sway frame {f}"));
+        let recorded = rig.mesh.iterations;
+        assert_eq!(evals(&names) as u32, recorded, "sway frame {f}");
+        assert!(
+            recorded > 0,
+            "sway frame {f}: the view moved, the update runs"
+        );
+        if recorded == 1 {
+            assert_eq!(update_nodes(&names), one, "sway frame {f}");
+            let st = readback::frame_stats(&pool.control);
+            assert!(st.quiet, "sway frame {f}: {st:?}");
+            // A quiet frame keeps every leaf; only the positions follow the moved eye.
+            let leaves: Vec<u64> = pool.entries.iter().map(|e| e.path).collect();
+            if let Some(prev) = &last_one {
+                assert_eq!(
+                    &leaves, prev,
+                    "sway frame {f}: a quiet frame keeps the leaves"
+                );
+            }
+            last_one = Some(leaves);
+            one_at.get_or_insert(f);
+            if f >= one_at.unwrap() + 3 {
+                break;
+            }
+        }
+    }
+    assert!(one_at.is_some(), "a swaying view records one iteration");
 
     // Turn 20°: the new view differs from the one the quiet frame was recorded for.
     let (mut splits, mut ran_more) = (0, false);
-    let mut back_to_one = None;
+    let mut back_to_still = None;
     for f in 0..30usize {
         let cam = camera(LAT, LON, 300.0, 50.0, -15.0);
         let (names, out) = rig.frame(&cam, Readback::Pool);
@@ -439,13 +487,13 @@ fn quiet_frames_record_one_iteration_and_a_turn_records_all_four() {
         }
         splits += st.splits();
         ran_more |= st.iterations > 1;
-        if recorded == 1 {
-            back_to_one = Some(f);
+        if recorded == 0 {
+            back_to_still = Some(f);
             break;
         }
     }
-    println!("turn: {splits} splits, one iteration recorded again from frame {back_to_one:?}");
+    println!("turn: {splits} splits, nothing recorded again from frame {back_to_still:?}");
     assert!(ran_more, "the turn uses more than one iteration in a frame");
-    assert!(back_to_one.is_some(), "quiet again after the turn");
+    assert!(back_to_still.is_some(), "still again after the turn");
     rig.destroy();
 }

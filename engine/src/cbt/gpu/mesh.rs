@@ -7,7 +7,7 @@
 use super::layout::CbtPush;
 use super::nodes::{self, CbtHandles};
 use super::readback::frame_stats;
-use super::record::{iterations_to_record, Seen, ViewPose};
+use super::record::{iterations_to_record, still, Seen, ViewPose};
 use super::{CbtGpu, CbtGpuError};
 use crate::atlas::SurfaceBindings;
 use crate::cbt::bisector::Control;
@@ -34,8 +34,15 @@ pub struct GpuMesh {
     pub cbt: CbtGpu,
     /// Host-visible copies of the control block, one per frame slot.
     counters: Vec<GpuBuffer>,
-    /// Per slot, the frame declared there and not yet read: its view and the pool epoch.
-    declared: Vec<Option<(ViewPose, u64)>>,
+    /// Per slot, the frame declared there and not yet read: its view, the pool epoch and its
+    /// frame index.
+    declared: Vec<Option<(ViewPose, u64, u64)>>,
+    /// Frames prepared so far.
+    frames: u64,
+    /// The update's inputs as last prepared (the view, and a key of the rest), and the first
+    /// frame prepared with them.
+    inputs: Option<(ViewPose, u64)>,
+    inputs_since: u64,
     /// Counts `cbt.init`s: counters of a frame before the latest one describe another pool.
     epoch: u64,
     /// The latest frame read back of this epoch.
@@ -77,6 +84,9 @@ impl GpuMesh {
             cbt,
             counters,
             declared,
+            frames: 0,
+            inputs: None,
+            inputs_since: 0,
             epoch: 0,
             seen: None,
             slot: 0,
@@ -88,10 +98,18 @@ impl GpuMesh {
 
     /// Host side of a frame in `frame_slot` (from `Executor::begin_frame`: that slot's
     /// previous frame has finished) for `view`: read that frame's counters, decide whether the
-    /// frame starts with `cbt.init` and how many iterations it records.
-    pub fn prepare(&mut self, frame_slot: usize, view: ViewPose) {
+    /// frame starts with `cbt.init` and how many iterations it records — none when nothing
+    /// the update reads changed since a quiet frame (`record::still`). `inputs` keys the rest of
+    /// what the update reads (frame constants, the resident surface): equal keys, equal inputs.
+    pub fn prepare(&mut self, frame_slot: usize, view: ViewPose, inputs: u64) {
         let slot = frame_slot % self.counters.len();
-        if let Some((then, epoch)) = self.declared[slot].take() {
+        let frame = self.frames;
+        self.frames += 1;
+        if self.inputs != Some((view, inputs)) {
+            self.inputs = Some((view, inputs));
+            self.inputs_since = frame;
+        }
+        if let Some((then, epoch, then_frame)) = self.declared[slot].take() {
             if let Some(bytes) = self.counters[slot].mapped() {
                 self.control = bytemuck::pod_read_unaligned(&bytes[..size_of::<Control>()]);
                 self.stats = frame_stats(&self.control);
@@ -99,6 +117,7 @@ impl GpuMesh {
                     self.seen = Some(Seen {
                         quiet: self.stats.quiet,
                         view: then,
+                        frame: then_frame,
                     });
                 }
             }
@@ -108,22 +127,28 @@ impl GpuMesh {
             self.epoch += 1;
             self.seen = None;
         }
-        self.iterations = iterations_to_record(self.seen.as_ref(), &view, &self.cbt.params);
-        self.declared[slot] = Some((view, self.epoch));
+        self.iterations = if still(self.seen.as_ref(), self.inputs_since) {
+            0
+        } else {
+            iterations_to_record(self.seen.as_ref(), &view, &self.cbt.params)
+        };
+        self.declared[slot] = Some((view, self.epoch, frame));
         self.slot = slot;
     }
 
-    /// The prepared frame's update (`iterations` recorded), after `stream.upload`, and
-    /// `cbt.counters`, the copy of the control block the next [`GpuMesh::prepare`] of this
-    /// slot reads.
+    /// The prepared frame's update (`iterations` recorded; none in a still frame, whose pool
+    /// and draw list are the last frame's), after `stream.upload`, and `cbt.counters`, the copy
+    /// of the control block the next [`GpuMesh::prepare`] of this slot reads.
     pub fn declare(&self, g: &mut Graph<'_>, surface: &SurfaceBindings) -> CbtHandles {
         let mut h = self.cbt.import(g);
-        nodes::declare_update(
-            g,
-            &mut h,
-            surface,
-            CbtPush::new(&self.cbt.params, self.cbt.capacity, self.iterations.max(1)),
-        );
+        if self.iterations > 0 || self.cbt.init_this_frame() {
+            nodes::declare_update(
+                g,
+                &mut h,
+                surface,
+                CbtPush::new(&self.cbt.params, self.cbt.capacity, self.iterations.max(1)),
+            );
+        }
         let mut dst = g.import_buffer(&self.counters[self.slot]);
         g.transfer("cbt.counters").copy_buffer(
             h.control,

@@ -6,6 +6,13 @@
 //! The host decides from what it already has: the view, and the control block of its frame
 //! slot's previous frame (read without a stall, frames in flight old).
 //!
+//! A frame records nothing at all when nothing the update reads has changed since a quiet frame
+//! ([`still`]): the same view bit for bit, the same frame constants and the same resident
+//! surface. The pool then already holds that view's fixed point — corner positions relative to
+//! the same eye, the same draw list — so running the update again would rewrite every entry
+//! with what it holds. A camera that moves at all, a tile that arrives or fades, or a change of
+//! settings records the update again.
+//!
 //! Safe whatever it decides: every iteration leaves a conforming mesh (a split takes its whole
 //! diamond, a merge its four leaves, or nothing happens), and an iteration that still finds
 //! work leaves `pending` set, which the next read-back sees as a frame that was not quiet, so
@@ -61,6 +68,16 @@ pub struct Seen {
     /// Its first iteration neither split nor merged (`FrameStats::quiet`).
     pub quiet: bool,
     pub view: ViewPose,
+    /// Its index among the frames the mesh prepared.
+    pub frame: u64,
+}
+
+/// Whether a frame may record no update: the latest frame read back was quiet, and the
+/// update's inputs have not changed in any frame since that one was prepared
+/// (`inputs_since`: the first frame prepared with the current inputs). Frames in between ran
+/// with the same inputs after a quiet frame, so they too found nothing to do.
+pub fn still(seen: Option<&Seen>, inputs_since: u64) -> bool {
+    seen.is_some_and(|s| s.quiet && s.frame >= inputs_since)
 }
 
 /// Iterations to record (1..=`max_iterations`, at most `MAX_ITERATIONS`): one when the latest
@@ -96,10 +113,12 @@ mod tests {
         let quiet = Seen {
             quiet: true,
             view: v,
+            frame: 0,
         };
         let busy = Seen {
             quiet: false,
             view: v,
+            frame: 0,
         };
         assert_eq!(iterations_to_record(None, &v, &p), 4, "first frames");
         assert_eq!(iterations_to_record(Some(&busy), &v, &p), 4);
@@ -118,6 +137,7 @@ mod tests {
         let seen = Seen {
             quiet: true,
             view: v,
+            frame: 0,
         };
         // 1080 px over 60°: a centre pixel is 2·tan 30° / 1080 rad = 0.0613°; half a pixel is
         // the threshold.
@@ -145,5 +165,27 @@ mod tests {
         let mut zoomed = v;
         zoomed.pixel_angle *= 1.01;
         assert_eq!(iterations_to_record(Some(&seen), &zoomed, &p), 4);
+    }
+
+    #[test]
+    fn nothing_is_recorded_only_after_a_quiet_frame_with_the_inputs_unchanged_since() {
+        let v = view(300.0, 30.0);
+        let seen = |quiet, frame| Seen {
+            quiet,
+            view: v,
+            frame,
+        };
+        assert!(!still(None, 0), "nothing read back yet");
+        // Frame 7 was read back quiet; the inputs last changed in frame 5, 7 or 8.
+        assert!(still(Some(&seen(true, 7)), 5));
+        assert!(still(Some(&seen(true, 7)), 7));
+        assert!(
+            !still(Some(&seen(true, 7)), 8),
+            "changed after the frame read"
+        );
+        assert!(
+            !still(Some(&seen(false, 7)), 5),
+            "that frame split or merged"
+        );
     }
 }
