@@ -104,11 +104,51 @@ pub fn declare_publish(
     want_depth: bool,
 ) -> Published {
     let [w, h] = extent;
-    let mut vis = g.create_buffer("publish.vis", BufferDesc::gpu(8 * w as u64 * h as u64));
+    let r = declare_raster(g, extent, mesh, surface.frame, opts.mode, want_depth);
     let mut hits = g.create_image(
         "publish.hits",
         ImageDesc::d2(w, h, vk::Format::R32G32B32A32_UINT),
     );
+    g.compute("publish.resolve", &shaders::PUBLISH_RESOLVE)
+        .read("frame", surface.frame)
+        .read("slots", surface.slots)
+        .read("tile_lookup", surface.lookup)
+        .read("tile_heights", surface.heights)
+        .read("pool", mesh.pool)
+        .read("vis", r.vis)
+        .write("hits", &mut hits)
+        .push(&(opts.no_correction as u32))
+        .dispatch_threads([w, h, 1]);
+    Published {
+        hits,
+        depth: r.depth,
+    }
+}
+
+/// The visibility buffer the raster leaves (and its depth, see [`Published::depth`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Rasterised {
+    /// `publish.vis`: per pixel (bits of 1 / z_ndc) << 32 | leaf, `u64::MAX` where nothing was
+    /// drawn (`shaders/common/raster.glsl`).
+    pub vis: BufferRef,
+    pub depth: Option<ImageRef>,
+}
+
+/// Declare the raster half of the publish, `publish.clear` … `raster.hardware` or
+/// `raster.compute.big` (and `publish.depth` when asked for in compute mode); `frame` holds
+/// the frame constants (`shaders/common/frame.glsl`). `mode` must be resolved.
+pub fn declare_raster(
+    g: &mut Graph<'_>,
+    extent: [u32; 2],
+    mesh: MeshBindings,
+    frame: BufferRef,
+    mode: PublishMode,
+    want_depth: bool,
+) -> Rasterised {
+    debug_assert_ne!(mode, PublishMode::Auto, "resolve the publish mode first");
+    let compute = mode != PublishMode::Hardware;
+    let [w, h] = extent;
+    let mut vis = g.create_buffer("publish.vis", BufferDesc::gpu(8 * w as u64 * h as u64));
     g.transfer("publish.clear")
         .fill(&mut vis, 0, vk::WHOLE_SIZE, u32::MAX);
     // Compute rasteriser first; what it cannot take (near-plane crossers, big footprints) goes
@@ -122,32 +162,21 @@ pub fn declare_publish(
         .write("big", &mut big)
         .dispatch([1, 1, 1]);
     g.compute("raster.compute", &shaders::RASTER_COMPUTE)
-        .read("frame", surface.frame)
+        .read("frame", frame)
         .read("pool", mesh.pool)
         .read("draw_list", mesh.draw_list)
         .read("dispatch", dispatch)
         .write("big", &mut big)
         .write("vis", &mut vis)
-        .push(&((opts.mode == PublishMode::Compute) as u32))
+        .push(&(compute as u32))
         .dispatch_indirect(dispatch, 0);
-    let depth = match opts.mode {
-        PublishMode::Compute => {
-            declare_big_compute(g, mesh, surface, &big, &mut vis);
-            want_depth.then(|| declare_depth(g, extent, surface, vis))
-        }
-        _ => Some(declare_big_hardware(g, extent, mesh, surface, big, &mut vis)),
+    let depth = if compute {
+        declare_big_compute(g, mesh, frame, big, &mut vis);
+        want_depth.then(|| declare_depth(g, extent, frame, vis))
+    } else {
+        Some(declare_big_hardware(g, extent, mesh, frame, big, &mut vis))
     };
-    g.compute("publish.resolve", &shaders::PUBLISH_RESOLVE)
-        .read("frame", surface.frame)
-        .read("slots", surface.slots)
-        .read("tile_lookup", surface.lookup)
-        .read("tile_heights", surface.heights)
-        .read("pool", mesh.pool)
-        .read("vis", vis)
-        .write("hits", &mut hits)
-        .push(&(opts.no_correction as u32))
-        .dispatch_threads([w, h, 1]);
-    Published { hits, depth }
+    Rasterised { vis, depth }
 }
 
 /// `raster.hardware`: the handed-over leaves as an indirect draw; returns its depth attachment.
@@ -155,7 +184,7 @@ fn declare_big_hardware(
     g: &mut Graph<'_>,
     [w, h]: [u32; 2],
     mesh: MeshBindings,
-    surface: SurfaceBindings,
+    frame: BufferRef,
     big: BufferRef,
     vis: &mut BufferRef,
 ) -> ImageRef {
@@ -171,7 +200,7 @@ fn declare_big_hardware(
         &shaders::RASTER_HARDWARE_VERT,
         &shaders::RASTER_HARDWARE_FRAG,
     )
-    .read("frame", surface.frame)
+    .read("frame", frame)
     .read("pool", mesh.pool)
     .read("big", big)
     .write("vis", vis)
@@ -186,19 +215,19 @@ fn declare_big_hardware(
 fn declare_big_compute(
     g: &mut Graph<'_>,
     mesh: MeshBindings,
-    surface: SurfaceBindings,
-    big: &BufferRef,
+    frame: BufferRef,
+    big: BufferRef,
     vis: &mut BufferRef,
 ) {
     let mut dispatch = g.create_buffer("raster.big.dispatch", BufferDesc::indirect(1));
     g.compute("raster.big.args", &shaders::RASTER_BIG_ARGS)
-        .read("big", *big)
+        .read("big", big)
         .write("dispatch", &mut dispatch)
         .dispatch([1, 1, 1]);
     g.compute("raster.compute.big", &shaders::RASTER_COMPUTE_BIG)
-        .read("frame", surface.frame)
+        .read("frame", frame)
         .read("pool", mesh.pool)
-        .read("big", *big)
+        .read("big", big)
         .read("dispatch", dispatch)
         .write("vis", vis)
         .dispatch_indirect(dispatch, 0);
@@ -209,7 +238,7 @@ fn declare_big_compute(
 fn declare_depth(
     g: &mut Graph<'_>,
     [w, h]: [u32; 2],
-    surface: SurfaceBindings,
+    frame: BufferRef,
     vis: BufferRef,
 ) -> ImageRef {
     let mut depth = g.create_image("publish.depth", ImageDesc::d2(w, h, vk::Format::D32_SFLOAT));
@@ -224,7 +253,7 @@ fn declare_depth(
         &shaders::PUBLISH_DEPTH_VERT,
         &shaders::PUBLISH_DEPTH_FRAG,
     )
-    .read("frame", surface.frame)
+    .read("frame", frame)
     .read("vis", vis)
     .state(state)
     .depth(&mut depth, LoadOp::Clear([0.0; 4]))

@@ -473,6 +473,13 @@ impl PlanetRenderer {
         self.opts.publish.mode
     }
 
+    /// Rasterise the handed-over leaves with `mode` (resolved for `ctx`'s device) from the
+    /// next declared frame on; the mesh and tiles are untouched, so a settled view can be
+    /// drawn both ways.
+    pub fn set_publish_mode(&mut self, ctx: &Context, mode: PublishMode) {
+        self.opts.publish.mode = mode.resolve(&ctx.info);
+    }
+
     pub fn destroy(self, ctx: &Context) {
         if let Some(m) = self.gpu_tiles {
             m.destroy(ctx);

@@ -2,9 +2,11 @@
 // (one thread per small leaf) and raster.compute.big (one workgroup per tile of a big or
 // near-plane-crossing leaf), so leaves drawn by either meet without cracks.
 //
-// Coverage is inclusive: a pixel centre within RASTER_EPS of an edge (in barycentric units)
-// counts, so neighbouring leaves can overlap on a shared edge but never leave a crack; overlaps
-// are resolved by depth like any other. Depth is z_ndc interpolated linearly in screen space,
+// Coverage is inclusive: a pixel centre within RASTER_EPS_PX of an edge counts, so neighbouring
+// leaves can overlap on a shared edge but never leave a crack; overlaps are resolved by depth
+// like any other. The margin is a distance in pixels, not in barycentric units: a barycentric
+// margin grows with the triangle (1e-4 of a 2,000 px near-plane crosser's height is 0.2 px of
+// overdraw at its silhouette). Depth is z_ndc interpolated linearly in screen space,
 // as the hardware interpolates it (for a plane, near / view depth is affine in screen space).
 #ifndef RASTER_GLSL
 #define RASTER_GLSL
@@ -15,7 +17,9 @@
 #define NEAR 0.05
 // Largest bounding box raster.compute rasterises in one thread, px (bigger ones are handed over).
 #define MAX_BOX 1024.0
-#define RASTER_EPS 1e-4
+// px: above the f32 error of the edge functions at the coordinates of a clipped 4K leaf
+// (~1e5 px × 6e-8) and below the 0.004 px of an 8-bit sub-pixel grid.
+#define RASTER_EPS_PX 1e-3
 // Side of the screen tiles raster.compute.big gives one workgroup each, px.
 #define RASTER_TILE 32u
 
@@ -32,29 +36,31 @@ bool raster_box(vec2 smin, vec2 smax, vec2 vp, out vec2 lo, out vec2 hi) {
     return all(lessThanEqual(lo, hi));
 }
 
-// A triangle set up for coverage tests: screen corners, 1 / signed area, z_ndc per corner.
+// A triangle set up for coverage tests: screen corners, 1 / signed area, z_ndc per corner, and
+// the coverage margin per barycentric (RASTER_EPS_PX over the height above the opposite edge).
 struct RasterTri {
     vec2 s0, s1, s2;
     float inv;
     vec3 z;
+    vec3 eps;
 };
 
 // False when the triangle is degenerate (covers no pixel centre).
 bool raster_setup(vec2 s0, vec2 s1, vec2 s2, vec3 z, out RasterTri t) {
     float area = cross2(s1 - s0, s2 - s0);
-    t = RasterTri(s0, s1, s2, 0.0, z);
+    t = RasterTri(s0, s1, s2, 0.0, z, vec3(0.0));
     if (abs(area) < 1e-12) return false;
     t.inv = 1.0 / area;
+    t.eps = RASTER_EPS_PX * abs(t.inv) * vec3(length(s2 - s1), length(s0 - s2), length(s1 - s0));
     return true;
 }
 
 // Whether pixel centre q is covered (inclusively); z: its z_ndc, > 0 when covered.
 bool raster_covers(RasterTri t, vec2 q, out float z) {
-    float w0 = cross2(t.s1 - q, t.s2 - q) * t.inv;
-    float w1 = cross2(t.s2 - q, t.s0 - q) * t.inv;
-    float w2 = 1.0 - w0 - w1;
-    z = w0 * t.z.x + w1 * t.z.y + w2 * t.z.z;
-    return w0 >= -RASTER_EPS && w1 >= -RASTER_EPS && w2 >= -RASTER_EPS && z > 0.0;
+    // Each weight from its own edge (not 1 − w0 − w1, whose rounding grows with the triangle).
+    vec3 w = vec3(cross2(t.s1 - q, t.s2 - q), cross2(t.s2 - q, t.s0 - q), cross2(t.s0 - q, t.s1 - q)) * t.inv;
+    z = dot(w, t.z);
+    return all(greaterThanEqual(w, -t.eps)) && z > 0.0;
 }
 
 // The visibility key raster.hardware writes too: view depth bits (1 / z_ndc, positive, so the
