@@ -13,7 +13,7 @@ use engine::shade::AovPixel;
 use engine::source::TileSource;
 use framegraph::{BufferDesc, GpuBuffer, Graph};
 use glam::DVec3;
-use planetfall_tests::{earth_source, planet_frame, test_renderer_options, Gpu};
+use planetfall_tests::{earth_ground, earth_source, planet_frame, test_renderer_options, Gpu};
 
 const W: u32 = 96;
 const H: u32 = 64;
@@ -364,11 +364,6 @@ fn compare(name: &str, b: &Both) {
 
 const R: f64 = 6_371_000.0;
 
-/// Ground height (m) under (lat, lon) as the finest Earth level holds it.
-fn ground_at(lat: f64, lon: f64) -> f64 {
-    engine::ground::height_at_latlon(&earth_source().oracle, lat, lon, 9).height_m
-}
-
 #[test]
 fn two_metres_above_the_ground_compute_publish_equals_hardware() {
     let mut gpu = Gpu::new();
@@ -378,7 +373,7 @@ fn two_metres_above_the_ground_compute_publish_equals_hardware() {
         ("khumbu 2 m, level", 27.90, 86.83, 10.0, 0.0),
         ("hawaii 2 m, −30°", 19.64, -156.0, 270.0, -30.0),
     ] {
-        let eye = R + ground_at(lat, lon) + 2.0;
+        let eye = R + earth_ground(lat, lon) + 2.0;
         let cam = ViewCamera::geo(lat, lon, eye, heading, pitch, 60.0, W, H);
         compare(name, &publish_both(&mut gpu, cam, 30));
     }
