@@ -3,7 +3,7 @@
 // near plane, or with a bounding box over MAX_BOX px), so the publish needs no hardware raster.
 // One workgroup per RASTER_TILE² tile of a leaf's pixel box, so one leaf that covers the
 // screen is spread over many workgroups rather than serialised on one; the tile's leaf is
-// found by binary search over the hand-over list, whose first tiles grow with the slot.
+// found by a 64-way search over the hand-over list, whose first tiles grow with the slot.
 // The leaf is clipped against the near plane in clip space (≤ 4 corners, fanned into ≤ 2
 // triangles) and rasterised with raster.compute's coverage, depth and key (common/raster.glsl).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
@@ -19,26 +19,40 @@ layout(std430, set = 0, binding = 0) readonly buffer Pool { Bisector b[]; } pool
 layout(std430, set = 0, binding = 2) readonly buffer Dispatch { uint args[4]; } dispatch;
 layout(std430, set = 0, binding = 4) buffer Vis { uint64_t v[]; } vis;
 
-shared uint s_slot;
+shared uint s_lo, s_hi, s_best;
+
+// The slot of `tile`: the last slot whose first tile is ≤ tile (every slot has ≥ 1 tile, slot 0
+// starts at tile 0). A 64-way search: each round the workgroup probes 64 evenly spaced slots
+// at once, so 500k slots take 4 rounds of one load each rather than 19 dependent loads.
+uint find_slot(uint tile) {
+    uint lid = gl_LocalInvocationIndex;
+    if (lid == 0u) {
+        s_lo = 0u;
+        s_hi = uint(big.tally >> 32) - 1u;
+    }
+    barrier();
+    while (s_lo < s_hi) { // the same for the whole workgroup
+        uint lo = s_lo, hi = s_hi;
+        uint step = (hi - lo) / 64u + 1u;
+        barrier();
+        if (lid == 0u) s_best = 0u;
+        barrier();
+        uint probe = lo + lid * step;
+        if (probe <= hi && big.leaves[probe].y <= tile) atomicMax(s_best, lid);
+        barrier();
+        if (lid == 0u) {
+            s_lo = lo + s_best * step;
+            s_hi = min(s_lo + step - 1u, hi);
+        }
+        barrier();
+    }
+    return s_lo;
+}
 
 void main() {
     uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     if (tile >= dispatch.args[3]) return; // the same for the whole workgroup
-    if (gl_LocalInvocationIndex == 0u) {
-        // Last slot whose first tile is ≤ tile (every slot has ≥ 1 tile).
-        uint lo = 0u, hi = uint(big.tally >> 32) - 1u;
-        while (lo < hi) {
-            uint mid = (lo + hi + 1u) / 2u;
-            if (big.leaves[mid].y <= tile) {
-                lo = mid;
-            } else {
-                hi = mid - 1u;
-            }
-        }
-        s_slot = lo;
-    }
-    barrier();
-    uvec2 entry = big.leaves[s_slot];
+    uvec2 entry = big.leaves[find_slot(tile)];
     uint leaf = entry.x;
     vec4 c[3];
     for (uint k = 0u; k < 3u; ++k) {

@@ -61,7 +61,7 @@ void main() {
         return;
     }
     // Tiled compute path: reserve this leaf's slot and its run of tiles in one 64-bit add, so
-    // first tiles grow with the slot (raster.compute.big finds a tile's leaf by binary search).
+    // first tiles grow with the slot (raster.compute.big finds a tile's leaf by searching them).
     RasterPoly r;
     if (!raster_poly(c, vp, r)) return; // behind the near plane or off screen
     uvec2 n = raster_tiles(r.lo, r.hi);

@@ -239,6 +239,21 @@ fn compute_publish_clips_at_the_near_plane_like_the_hardware() {
     assert!(check(&mut gpu, "in front, big and small", &front) > 1024);
     let g = ground(&cam);
     assert!(check(&mut gpu, "wavy ground", &g) > (W * H / 3) as usize);
+    // 300 overlapping triangles at 5–12 m, most of them over MAX_BOX px: a long hand-over list
+    // (the search for a tile's leaf takes several rounds).
+    let stack: Vec<[DVec3; 3]> = (0..300)
+        .map(|i| {
+            let cx = ((i * 37) % 50) as f64 / 50.0 * 6.0 - 3.0;
+            let cy = ((i * 53) % 40) as f64 / 40.0 * 4.0 - 2.0;
+            let z = 5.0 + (i % 17) as f64 * 0.4 + i as f64 * 0.001;
+            [
+                p(cx - 2.0, cy - 1.5, z),
+                p(cx + 2.0, cy - 1.5, z + 0.3),
+                p(cx, cy + 2.0, z + 0.1),
+            ]
+        })
+        .collect();
+    assert!(check(&mut gpu, "a stack of big triangles", &stack) > (W * H / 2) as usize);
 }
 
 /// The renderer runs a concrete mode: the one asked for, or auto's choice for the device.
