@@ -61,11 +61,12 @@ impl PublishMode {
         }
     }
 
-    /// The mode a frame on `device` runs. The rule: `Auto` is `Compute` on every device. Why:
-    /// on the H200 `raster.hardware` costs ~0.15 ms whatever it draws (2k or 493k leaves)
-    /// while the leaves it takes are a small share of the compute rasteriser's work; the H200
-    /// comparison of both paths (`bench --per-node --publish hw|compute`) is pending, and a
-    /// device kind or size where the hardware path measures faster belongs here.
+    /// The mode a frame on `device` runs. The rule: `Auto` is `Compute` on every device,
+    /// because on the H200 `raster.hardware` costs a near-constant ~0.15 ms per frame whatever
+    /// it draws (docs/bench.md, per node: 0.154–0.277 ms at 2k–493k drawn leaves), a floor the
+    /// compute path does not have. The H200 comparison of both paths
+    /// (`bench --per-node --publish hw|compute`) is pending; a device kind, size or threshold
+    /// where the hardware path measures faster belongs here.
     pub fn resolve(self, _device: &framegraph::context::DeviceInfo) -> PublishMode {
         match self {
             PublishMode::Auto => PublishMode::Compute,
