@@ -1,9 +1,13 @@
 //! The publish (TERRAIN.md §4): the CBT's leaves into a 64-bit visibility buffer (depth | leaf,
 //! by atomicMin), then one hit record per pixel. `publish.clear` → `raster.args` (splits the
-//! draw list) → `raster.compute` (compute rasteriser: small leaves) → `raster.hardware` (the
-//! hardware raster of the leaves `raster.compute` hands over: near-plane crossers, big
-//! footprints; same buffer, same key) → `publish.resolve` (surface-following hit, or the ocean
-//! surface at the datum). The shading that reads the hits is `crate::shade`.
+//! draw list) → `raster.compute` (compute rasteriser: small leaves) → the leaves it hands over
+//! (near-plane crossers, big footprints; same buffer, same key), either
+//! - [`PublishMode::Hardware`]: `raster.hardware` (an indirect draw), or
+//! - [`PublishMode::Compute`]: `raster.big.args` → `raster.compute.big` (clipped at the near
+//!   plane in compute, one workgroup per screen tile of each leaf),
+//!
+//! → `publish.resolve` (surface-following hit, or the ocean surface at the datum). The shading
+//! that reads the hits is `crate::shade`.
 
 use crate::atlas::SurfaceBindings;
 use ash::vk;
@@ -24,11 +28,60 @@ pub struct MeshBindings {
     pub capacity: u32,
 }
 
+/// Who rasterises the leaves `raster.compute` hands over (near-plane crossers, big footprints).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PublishMode {
+    /// The hardware raster, `raster.hardware` (an indirect draw).
+    Hardware,
+    /// Compute only, `raster.compute.big`: no hardware raster in the frame.
+    Compute,
+    /// Chosen per device by [`PublishMode::resolve`].
+    #[default]
+    Auto,
+}
+
+impl PublishMode {
+    pub const NAMES: [&'static str; 3] = ["hw", "compute", "auto"];
+
+    /// `hw`, `compute` or `auto` (the CLI's `--publish`).
+    pub fn parse(s: &str) -> Option<PublishMode> {
+        match s {
+            "hw" | "hardware" => Some(PublishMode::Hardware),
+            "compute" => Some(PublishMode::Compute),
+            "auto" => Some(PublishMode::Auto),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            PublishMode::Hardware => "hw",
+            PublishMode::Compute => "compute",
+            PublishMode::Auto => "auto",
+        }
+    }
+
+    /// The mode a frame on `device` runs. The rule: `Auto` is `Compute` on every device,
+    /// because on the H200 `raster.hardware` costs a near-constant ~0.15 ms per frame whatever
+    /// it draws (docs/bench.md, per node: 0.154–0.277 ms at 2k–493k drawn leaves), a floor the
+    /// compute path does not have. The H200 comparison of both paths
+    /// (`bench --per-node --publish hw|compute`) is pending; a device kind, size or threshold
+    /// where the hardware path measures faster belongs here.
+    pub fn resolve(self, _device: &framegraph::context::DeviceInfo) -> PublishMode {
+        match self {
+            PublishMode::Auto => PublishMode::Compute,
+            m => m,
+        }
+    }
+}
+
 /// Publish options.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PublishOptions {
     /// Keep the chord (no surface-following correction) — for comparisons.
     pub no_correction: bool,
+    /// Who rasterises the handed-over leaves; resolved (never `Auto`) by the renderer.
+    pub mode: PublishMode,
 }
 
 /// What the publish leaves for later passes.
@@ -36,44 +89,107 @@ pub struct PublishOptions {
 pub struct Published {
     /// Hit records (`shaders/common/hit.glsl`).
     pub hits: ImageRef,
-    /// The raster's depth (reverse-Z, chords), for overlays that must be depth-tested.
-    pub depth: ImageRef,
+    /// The raster's depth (reverse-Z, chords), for overlays that must be depth-tested: the
+    /// hardware raster's attachment, or in compute mode `publish.depth` made from the
+    /// visibility buffer, only when asked for (`want_depth`).
+    pub depth: Option<ImageRef>,
 }
 
-/// Declare the publish, `publish.clear` … `publish.resolve`.
+/// Declare the publish, `publish.clear` … `publish.resolve`; `opts.mode` must be resolved.
 pub fn declare_publish(
     g: &mut Graph<'_>,
     extent: [u32; 2],
     mesh: MeshBindings,
     surface: SurfaceBindings,
     opts: PublishOptions,
+    want_depth: bool,
 ) -> Published {
     let [w, h] = extent;
-    let mut vis = g.create_buffer("publish.vis", BufferDesc::gpu(8 * w as u64 * h as u64));
-    let mut depth = g.create_image("publish.depth", ImageDesc::d2(w, h, vk::Format::D32_SFLOAT));
+    let r = declare_raster(g, extent, mesh, surface.frame, opts.mode, want_depth);
     let mut hits = g.create_image(
         "publish.hits",
         ImageDesc::d2(w, h, vk::Format::R32G32B32A32_UINT),
     );
+    g.compute("publish.resolve", &shaders::PUBLISH_RESOLVE)
+        .read("frame", surface.frame)
+        .read("slots", surface.slots)
+        .read("tile_lookup", surface.lookup)
+        .read("tile_heights", surface.heights)
+        .read("pool", mesh.pool)
+        .read("vis", r.vis)
+        .write("hits", &mut hits)
+        .push(&(opts.no_correction as u32))
+        .dispatch_threads([w, h, 1]);
+    Published {
+        hits,
+        depth: r.depth,
+    }
+}
+
+/// The visibility buffer the raster leaves (and its depth, see [`Published::depth`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Rasterised {
+    /// `publish.vis`: per pixel (bits of 1 / z_ndc) << 32 | leaf, `u64::MAX` where nothing was
+    /// drawn (`shaders/common/raster.glsl`).
+    pub vis: BufferRef,
+    pub depth: Option<ImageRef>,
+}
+
+/// Declare the raster half of the publish, `publish.clear` … `raster.hardware` or
+/// `raster.compute.big` (and `publish.depth` when asked for in compute mode); `frame` holds
+/// the frame constants (`shaders/common/frame.glsl`). `mode` must be resolved.
+pub fn declare_raster(
+    g: &mut Graph<'_>,
+    extent: [u32; 2],
+    mesh: MeshBindings,
+    frame: BufferRef,
+    mode: PublishMode,
+    want_depth: bool,
+) -> Rasterised {
+    debug_assert_ne!(mode, PublishMode::Auto, "resolve the publish mode first");
+    let compute = mode != PublishMode::Hardware;
+    let [w, h] = extent;
+    let mut vis = g.create_buffer("publish.vis", BufferDesc::gpu(8 * w as u64 * h as u64));
     g.transfer("publish.clear")
         .fill(&mut vis, 0, vk::WHOLE_SIZE, u32::MAX);
     // Compute rasteriser first; what it cannot take (near-plane crossers, big footprints) goes
-    // to the hardware raster through `raster.big`'s indirect draw.
+    // through `raster.big` (`shaders/common/raster_big.glsl`: a 32-byte header, then a
+    // (leaf, first tile) pair per leaf) to the hardware raster or to `raster.compute.big`.
     let mut dispatch = g.create_buffer("raster.dispatch", BufferDesc::indirect(1));
-    let mut big = g.create_buffer("raster.big", BufferDesc::gpu(16 + 4 * mesh.capacity as u64));
+    let mut big = g.create_buffer("raster.big", BufferDesc::gpu(32 + 8 * mesh.capacity as u64));
     g.compute("raster.args", &shaders::RASTER_ARGS)
         .read("control", mesh.draw_args)
         .write("dispatch", &mut dispatch)
         .write("big", &mut big)
         .dispatch([1, 1, 1]);
     g.compute("raster.compute", &shaders::RASTER_COMPUTE)
-        .read("frame", surface.frame)
+        .read("frame", frame)
         .read("pool", mesh.pool)
         .read("draw_list", mesh.draw_list)
         .read("dispatch", dispatch)
         .write("big", &mut big)
         .write("vis", &mut vis)
+        .push(&(compute as u32))
         .dispatch_indirect(dispatch, 0);
+    let depth = if compute {
+        declare_big_compute(g, mesh, frame, big, &mut vis);
+        want_depth.then(|| declare_depth(g, extent, frame, vis))
+    } else {
+        Some(declare_big_hardware(g, extent, mesh, frame, big, &mut vis))
+    };
+    Rasterised { vis, depth }
+}
+
+/// `raster.hardware`: the handed-over leaves as an indirect draw; returns its depth attachment.
+fn declare_big_hardware(
+    g: &mut Graph<'_>,
+    [w, h]: [u32; 2],
+    mesh: MeshBindings,
+    frame: BufferRef,
+    big: BufferRef,
+    vis: &mut BufferRef,
+) -> ImageRef {
+    let mut depth = g.create_image("publish.depth", ImageDesc::d2(w, h, vk::Format::D32_SFLOAT));
     let state = RasterState {
         depth_test: true,
         depth_write: true,
@@ -85,22 +201,63 @@ pub fn declare_publish(
         &shaders::RASTER_HARDWARE_VERT,
         &shaders::RASTER_HARDWARE_FRAG,
     )
-    .read("frame", surface.frame)
+    .read("frame", frame)
     .read("pool", mesh.pool)
     .read("big", big)
-    .write("vis", &mut vis)
+    .write("vis", vis)
     .state(state)
     .depth(&mut depth, LoadOp::Clear([0.0; 4]))
     .draw_indirect(big, 0, 1, 16);
-    g.compute("publish.resolve", &shaders::PUBLISH_RESOLVE)
-        .read("frame", surface.frame)
-        .read("slots", surface.slots)
-        .read("tile_lookup", surface.lookup)
-        .read("tile_heights", surface.heights)
+    depth
+}
+
+/// `raster.big.args` → `raster.compute.big`: the handed-over leaves in compute, one workgroup
+/// per screen tile of each.
+fn declare_big_compute(
+    g: &mut Graph<'_>,
+    mesh: MeshBindings,
+    frame: BufferRef,
+    big: BufferRef,
+    vis: &mut BufferRef,
+) {
+    let mut dispatch = g.create_buffer("raster.big.dispatch", BufferDesc::indirect(1));
+    g.compute("raster.big.args", &shaders::RASTER_BIG_ARGS)
+        .read("big", big)
+        .write("dispatch", &mut dispatch)
+        .dispatch([1, 1, 1]);
+    g.compute("raster.compute.big", &shaders::RASTER_COMPUTE_BIG)
+        .read("frame", frame)
         .read("pool", mesh.pool)
-        .read("vis", vis)
-        .write("hits", &mut hits)
-        .push(&(opts.no_correction as u32))
-        .dispatch_threads([w, h, 1]);
-    Published { hits, depth }
+        .read("big", big)
+        .read("dispatch", dispatch)
+        .write("vis", vis)
+        .dispatch_indirect(dispatch, 0);
+}
+
+/// `publish.depth`: the raster depth from the visibility buffer, for an overlay (compute mode
+/// draws no depth attachment; normal frames do not declare this).
+fn declare_depth(
+    g: &mut Graph<'_>,
+    [w, h]: [u32; 2],
+    frame: BufferRef,
+    vis: BufferRef,
+) -> ImageRef {
+    let mut depth = g.create_image("publish.depth", ImageDesc::d2(w, h, vk::Format::D32_SFLOAT));
+    let state = RasterState {
+        depth_test: true,
+        depth_write: true,
+        depth_compare: vk::CompareOp::ALWAYS,
+        ..Default::default()
+    };
+    g.raster(
+        "publish.depth",
+        &shaders::PUBLISH_DEPTH_VERT,
+        &shaders::PUBLISH_DEPTH_FRAG,
+    )
+    .read("frame", frame)
+    .read("vis", vis)
+    .state(state)
+    .depth(&mut depth, LoadOp::Clear([0.0; 4]))
+    .draw(3, 1);
+    depth
 }

@@ -19,7 +19,7 @@ use crate::debug_view::DebugView;
 use crate::earth::gpu_feed::GpuTileMaker;
 use crate::frame_constants::{FrameConstantBuffers, FrameConstants};
 use crate::planet::{Body, TileId};
-use crate::publish::{declare_publish, PublishOptions};
+use crate::publish::{declare_publish, PublishMode, PublishOptions};
 use crate::shade::{declare_aov, declare_terrain};
 use crate::source::TileSource;
 use crate::stream::envelope::{FeedMeter, LocalFetch};
@@ -181,10 +181,11 @@ impl PlanetRenderer {
     pub fn new(
         ctx: &Context,
         source: Arc<dyn TileSource>,
-        opts: RendererOptions,
+        mut opts: RendererOptions,
         frames_in_flight: usize,
     ) -> Result<PlanetRenderer> {
         let body = source.body();
+        opts.publish.mode = opts.publish.mode.resolve(&ctx.info);
         let gpu_tiles = match source.earth() {
             Some(src) if !opts.wait_for_tiles && opts.gpu_tiles_per_frame > 0 => {
                 let (per, ms) = (opts.gpu_tiles_per_frame, opts.gpu_tile_budget_ms);
@@ -447,11 +448,12 @@ impl PlanetRenderer {
             self.atmosphere.declare(g, frame);
             return Ok(None);
         }
-        let mut p = declare_publish(g, extent, mesh.mesh(), surface, self.opts.publish);
+        let edges = req.view == DebugView::Wireframe;
+        let p = declare_publish(g, extent, mesh.mesh(), surface, self.opts.publish, edges);
         let atmos = self.atmosphere.declare(g, frame);
         declare_terrain(g, extent, p.hits, surface, atmos, target, req.view);
-        if req.view == DebugView::Wireframe {
-            declare_debug_edges(g, &mesh, &surface, target, &mut p.depth);
+        if let (true, Some(mut depth)) = (edges, p.depth) {
+            declare_debug_edges(g, &mesh, &surface, target, &mut depth);
         }
         Ok(req.aov.then(|| declare_aov(g, extent, p.hits, surface)))
     }
@@ -476,6 +478,19 @@ impl PlanetRenderer {
     /// Tiles a frame makes on the GPU, or None when the source's CPU workers make them.
     pub fn gpu_tiles_per_frame(&self) -> Option<usize> {
         self.gpu_tiles.as_ref().map(|m| m.per_frame())
+    }
+
+    /// Who rasterises the leaves `raster.compute` hands over in this renderer's frames
+    /// (resolved for the device: never `Auto`).
+    pub fn publish_mode(&self) -> PublishMode {
+        self.opts.publish.mode
+    }
+
+    /// Rasterise the handed-over leaves with `mode` (resolved for `ctx`'s device) from the
+    /// next declared frame on; the mesh and tiles are untouched, so a settled view can be
+    /// drawn both ways.
+    pub fn set_publish_mode(&mut self, ctx: &Context, mode: PublishMode) {
+        self.opts.publish.mode = mode.resolve(&ctx.info);
     }
 
     pub fn destroy(self, ctx: &Context) {

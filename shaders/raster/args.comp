@@ -1,14 +1,16 @@
 #version 460
 // raster.args: from the CBT's drawn-leaf count, the compute rasteriser's dispatch (groups of
-// 64 triangles, count in w for the guard) and an empty indirect draw for the big triangles it
-// hands to the hardware raster.
+// 64 triangles, count in w for the guard) and an empty hand-over list for the big triangles:
+// an empty indirect draw (raster.hardware) and a zero tally (raster.compute.big).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 layout(local_size_x = 1) in;
 #include "common/bisector.glsl"
+#define RASTER_BIG_BINDING 2
+#define RASTER_BIG_ACCESS writeonly
+#include "common/raster_big.glsl"
 
 layout(std430, set = 0, binding = 0) readonly buffer Control { CbtControl c; } control;
 layout(std430, set = 0, binding = 1) writeonly buffer Dispatch { uint args[4]; } dispatch;
-layout(std430, set = 0, binding = 2) writeonly buffer Big { uint draw_args[4]; uint leaves[]; } big;
 
 void main() {
     uint n = control.c.draw_args[0] / 3u;
@@ -20,4 +22,5 @@ void main() {
     big.draw_args[1] = 1u;
     big.draw_args[2] = 0u;
     big.draw_args[3] = 0u;
+    big.tally = 0ul;
 }

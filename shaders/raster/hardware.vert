@@ -4,14 +4,15 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #include "common/bisector.glsl"
 #include "common/frame.glsl"
-
 layout(std430, set = 0, binding = 0) readonly buffer Pool { Bisector b[]; } pool;
-layout(std430, set = 0, binding = 1) readonly buffer Big { uint draw_args[4]; uint leaves[]; } big;
+#define RASTER_BIG_BINDING 1
+#define RASTER_BIG_ACCESS readonly
+#include "common/raster_big.glsl"
 
 layout(location = 0) flat out uint v_leaf;
 
 void main() {
-    uint leaf = big.leaves[gl_VertexIndex / 3];
+    uint leaf = big.leaves[gl_VertexIndex / 3].x;
     uint c = uint(gl_VertexIndex) % 3u;
     vec3 p = vec3(pool.b[leaf].positions[3u * c], pool.b[leaf].positions[3u * c + 1u], pool.b[leaf].positions[3u * c + 2u]);
     gl_Position = frame.view_proj * vec4(p, 1.0);

@@ -93,6 +93,11 @@ pub fn earth_source() -> std::sync::Arc<engine::source::EarthSource> {
         .clone()
 }
 
+/// Ground height (m) under (lat, lon) as the finest Earth level holds it.
+pub fn earth_ground(lat: f64, lon: f64) -> f64 {
+    engine::ground::height_at_latlon(&earth_source().oracle, lat, lon, 9).height_m
+}
+
 /// Renderer options for a test frame on lavapipe: 256 tile slots and a 2¹⁶-entry bisector
 /// pool, ample for the small images the tests render.
 pub fn test_renderer_options(ctx: &framegraph::Context) -> engine::renderer::RendererOptions {

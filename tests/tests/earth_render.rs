@@ -7,7 +7,9 @@ use engine::renderer::PlanetRenderer;
 use engine::shade::AovPixel;
 use engine::source::TileSource;
 use glam::DVec3;
-use planetfall_tests::{earth_source, planet_frame, test_renderer_options, write_png, Gpu};
+use planetfall_tests::{
+    earth_ground, earth_source, planet_frame, test_renderer_options, write_png, Gpu,
+};
 
 const R: f64 = 6_371_000.0;
 
@@ -146,11 +148,6 @@ fn nadir_latlon_at_the_centre_pixel() {
     gpu.assert_clean();
 }
 
-/// Ground height (m) under (lat, lon) as the finest Earth level holds it.
-fn ground(lat: f64, lon: f64) -> f64 {
-    engine::ground::height_at_latlon(&earth_source().oracle, lat, lon, 9).height_m
-}
-
 #[test]
 fn two_metres_in_the_himalaya_has_no_holes() {
     let mut gpu = Gpu::new();
@@ -165,7 +162,16 @@ fn two_metres_in_the_himalaya_has_no_holes() {
     // Khumbu valley, looking north towards Everest, level.
     let (lat, lon) = (27.90, 86.83);
     let (w, h) = (96u32, 64u32);
-    let cam = ViewCamera::geo(lat, lon, R + ground(lat, lon) + 2.0, 10.0, 0.0, 60.0, w, h);
+    let cam = ViewCamera::geo(
+        lat,
+        lon,
+        R + earth_ground(lat, lon) + 2.0,
+        10.0,
+        0.0,
+        60.0,
+        w,
+        h,
+    );
     let mut f = render(&mut gpu, &mut r, &cam);
     for _ in 0..30 {
         f = render(&mut gpu, &mut r, &cam);
@@ -231,7 +237,7 @@ fn descent_from_orbit_to_two_metres_is_finite_and_clean() {
     )
     .unwrap();
     let (lat, lon) = (27.90, 86.83);
-    let top = ground(lat, lon);
+    let top = earth_ground(lat, lon);
     let frames = 60;
     for i in 0..frames {
         // Altitude above ground falls geometrically from 20,000 km to 2 m; the view tilts up.

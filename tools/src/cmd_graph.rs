@@ -29,6 +29,10 @@ pub struct Args {
     /// Print frame N of a fresh renderer (frame 0 holds one-time nodes such as `cbt.init`).
     #[arg(long = "frame", value_name = "N", default_value_t = 0)]
     frame_index: u64,
+    /// Who rasterises the leaves the compute rasteriser hands over: hw, compute or auto
+    /// (as `render --publish`).
+    #[arg(long, env = "PLANETFALL_PUBLISH", default_value = "auto", value_parser = crate::device::parse_publish)]
+    publish: engine::publish::PublishMode,
     #[command(flatten)]
     frame: FrameArgs,
 }
@@ -45,7 +49,11 @@ pub fn run(a: Args) -> Result<()> {
     };
     // A context of this machine's device holds the renderer's persistent objects; the graph is
     // compiled for `queues`, whatever that device has.
-    let ctx = crate::device::GpuArgs::default().context()?;
+    let gpu = crate::device::GpuArgs {
+        publish: a.publish,
+        ..Default::default()
+    };
+    let ctx = gpu.context()?;
     let mut renderer = scene::make(&ctx, &a.frame.scene, scene::Purpose::Inspect)?;
     let (_, cam) = a.frame.camera(renderer.as_ref())?;
     let result = print_frames(&a, &ctx, renderer.as_mut(), &cam, queues);

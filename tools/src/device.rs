@@ -1,6 +1,7 @@
 //! Options every GPU subcommand shares, and the context they make.
 
 use anyhow::{Context as _, Result};
+use engine::publish::PublishMode;
 use framegraph::{Context, ContextOptions};
 
 #[derive(clap::Args, Clone, Debug, Default)]
@@ -19,18 +20,41 @@ pub struct GpuArgs {
     /// per tile [default: 2].
     #[arg(long, env = "PLANETFALL_GPU_TILE_BUDGET_MS")]
     pub gpu_tile_budget_ms: Option<f64>,
+    /// Who rasterises the leaves the compute rasteriser hands over (near-plane crossers, big
+    /// footprints): hw (`raster.hardware`), compute (`raster.compute.big`, no hardware raster)
+    /// or auto (the device's rule, `engine::publish::PublishMode::resolve`).
+    #[arg(long, env = "PLANETFALL_PUBLISH", default_value = "auto", value_parser = parse_publish)]
+    pub publish: PublishMode,
+}
+
+pub fn parse_publish(s: &str) -> Result<PublishMode, String> {
+    PublishMode::parse(s).ok_or_else(|| {
+        format!(
+            "unknown --publish {s:?}; known: {}",
+            PublishMode::NAMES.join(", ")
+        )
+    })
 }
 
 /// `--gpu-tiles` and `--gpu-tile-budget-ms` as the last context was made with them.
 static GPU_TILES: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
 static GPU_TILE_BUDGET: std::sync::OnceLock<Option<f64>> = std::sync::OnceLock::new();
+/// `--publish` as the last context was made with it.
+static PUBLISH: std::sync::OnceLock<PublishMode> = std::sync::OnceLock::new();
 
-/// Sets the options' GPU tile feed from `--gpu-tiles` and `--gpu-tile-budget-ms`.
-pub fn gpu_tile_options(ctx: &Context, o: &mut engine::renderer::RendererOptions) {
+/// Sets the options' GPU tile feed from `--gpu-tiles` and `--gpu-tile-budget-ms`, and the
+/// publish mode from `--publish`.
+pub fn frame_options(ctx: &Context, o: &mut engine::renderer::RendererOptions) {
     o.gpu_tiles_per_frame = gpu_tiles_per_frame(ctx);
     if let Some(ms) = GPU_TILE_BUDGET.get().copied().flatten() {
         o.gpu_tile_budget_ms = ms;
     }
+    publish_options(o);
+}
+
+/// Sets the options' publish mode from `--publish` (for frames that make no GPU tiles).
+pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
+    o.publish.mode = PUBLISH.get().copied().unwrap_or_default();
 }
 
 /// Tiles a non-waiting frame makes on the GPU on `ctx`: `--gpu-tiles`, or the device default.
@@ -53,6 +77,7 @@ impl GpuArgs {
             }
         }
         let _ = GPU_TILE_BUDGET.set(self.gpu_tile_budget_ms);
+        let _ = PUBLISH.set(self.publish);
         let opts = ContextOptions {
             validation: self.validation,
             device: self.device.clone(),

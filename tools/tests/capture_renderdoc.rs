@@ -65,14 +65,24 @@ fn check_regions(nodes: &[(String, String)], tree: &str, rows: &[(usize, String,
 #[test]
 fn capture_opens_in_renderdoc_with_every_node_label() {
     // The default scene's frame (test scene: raster.test, test.sweep; the planet: raster.hardware,
-    // cbt.decide, …): at least one raster and one compute node to look inside.
-    let nodes = graph_nodes(&["--frame", "1"]);
+    // cbt.decide, …): at least one raster and one compute node to look inside. The publish in
+    // compute mode has no raster node: the hardware path is asked for.
+    let nodes = graph_nodes(&["--frame", "1", "--publish", "hw"]);
     assert!(nodes.iter().any(|(_, k)| k == "Raster"), "{nodes:?}");
     assert!(nodes.iter().any(|(_, k)| k == "Compute"), "{nodes:?}");
     let dir = scratch("capture");
     let mut c = Command::new(BIN);
     c.args([
-        "capture", "--frame", "1", "--width", "64", "--height", "64", "--dir",
+        "capture",
+        "--frame",
+        "1",
+        "--publish",
+        "hw",
+        "--width",
+        "64",
+        "--height",
+        "64",
+        "--dir",
     ])
     .arg(&dir)
     .current_dir(root());

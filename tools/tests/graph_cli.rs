@@ -102,3 +102,41 @@ fn a_still_frame_records_no_update_and_at_most_30_nodes() {
         "the first frame records every iteration"
     );
 }
+
+/// `--publish` picks who rasterises the leaves `raster.compute` hands over: compute mode has no
+/// hardware raster and makes `publish.depth` only for the wireframe overlay that reads it.
+#[test]
+fn publish_compute_has_no_hardware_raster() {
+    let names = |args: &[&str]| -> Vec<String> {
+        common::graph_nodes(args)
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect()
+    };
+    let has = |v: &[String], n: &str| v.iter().any(|x| x == n);
+    let compute = names(&["--frame", "5", "--publish", "compute"]);
+    assert!(!has(&compute, "raster.hardware"), "{compute:?}");
+    assert!(!has(&compute, "publish.depth"), "{compute:?}");
+    for n in [
+        "raster.compute",
+        "raster.big.args",
+        "raster.compute.big",
+        "publish.resolve",
+    ] {
+        assert!(has(&compute, n), "{n}: {compute:?}");
+    }
+    let hw = names(&["--frame", "5", "--publish", "hw"]);
+    assert!(has(&hw, "raster.hardware"), "{hw:?}");
+    assert!(!has(&hw, "raster.compute.big"), "{hw:?}");
+    let wire = names(&["--publish", "compute", "--debug", "wireframe"]);
+    assert!(
+        has(&wire, "publish.depth") && has(&wire, "raster.cbt_debug"),
+        "{wire:?}"
+    );
+    assert!(!has(&wire, "raster.hardware"), "{wire:?}");
+    assert_eq!(
+        names(&["--frame", "5"]),
+        compute,
+        "auto is compute until the H200 says otherwise"
+    );
+}

@@ -143,7 +143,7 @@ fn tile_gpu_ms(f: &super::frame::Frame) -> f64 {
 fn flight_renderer(gpu: &Gpu, feed: &Feed) -> Result<PlanetRenderer> {
     let mut opts = RendererOptions::for_device(&gpu.ctx);
     opts.wait_for_tiles = false;
-    crate::device::gpu_tile_options(&gpu.ctx, &mut opts);
+    crate::device::frame_options(&gpu.ctx, &mut opts);
     Ok(PlanetRenderer::new(
         &gpu.ctx,
         feed.source.clone(),

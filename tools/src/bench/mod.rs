@@ -143,6 +143,7 @@ pub fn run(gpu_args: &crate::device::GpuArgs, o: &Options) -> Result<(Report, Ve
         width: o.width,
         height: o.height,
         quick: o.quick,
+        publish: gpu_args.publish.resolve(info).name().into(),
         validation: report::Validation {
             enabled: gpu.ctx.validation,
             messages: 0,
@@ -151,13 +152,14 @@ pub fn run(gpu_args: &crate::device::GpuArgs, o: &Options) -> Result<(Report, Ve
         ..Default::default()
     };
     println!(
-        "bench on {} ({}), {} views at {}×{}, scene {}",
+        "bench on {} ({}), {} views at {}×{}, scene {}, publish {}",
         r.device,
         r.driver,
         o.views.len(),
         o.width,
         o.height,
-        r.scene
+        r.scene,
+        r.publish
     );
     r.limits = limits::measure(&mut gpu, o.copy_bytes, o.upload_bytes)?;
     println!(

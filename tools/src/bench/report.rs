@@ -18,6 +18,10 @@ pub struct Report {
     pub width: u32,
     pub height: u32,
     pub quick: bool,
+    /// Who rasterised the leaves the compute rasteriser hands over: `hw` or `compute`
+    /// (`--publish`, resolved for the device).
+    #[serde(default)]
+    pub publish: String,
     #[serde(default)]
     pub validation: Validation,
     /// Timed frames per view.

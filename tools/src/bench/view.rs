@@ -26,7 +26,8 @@ pub const STILL_PX: f64 = 0.1;
 const CONFIRM_FRAMES: u32 = 2;
 
 pub fn renderer(gpu: &Gpu, scene: &Scene) -> Result<PlanetRenderer> {
-    let opts = RendererOptions::for_device(&gpu.ctx);
+    let mut opts = RendererOptions::for_device(&gpu.ctx);
+    crate::device::publish_options(&mut opts);
     Ok(PlanetRenderer::new(
         &gpu.ctx,
         scene.source(),

@@ -192,7 +192,7 @@ impl PlanetScene {
         source: Option<Arc<dyn TileSource>>,
     ) -> Result<PlanetScene> {
         let mut opts = RendererOptions::for_device(ctx);
-        crate::device::gpu_tile_options(ctx, &mut opts);
+        crate::device::frame_options(ctx, &mut opts);
         match purpose {
             Purpose::Inspect => (opts.wait_for_tiles, opts.fetch_per_frame) = (false, 0),
             Purpose::Fly => opts.wait_for_tiles = false,
