@@ -211,7 +211,14 @@ impl PlanetScene {
             }
             None => source_of(name, purpose)?,
         };
-        let renderer = PlanetRenderer::new(ctx, source, opts, MAX_FRAMES_IN_FLIGHT)?;
+        let mut renderer = PlanetRenderer::new(ctx, source, opts, MAX_FRAMES_IN_FLIGHT)?;
+        if purpose == Purpose::Inspect {
+            // Inspected frames are declared, not shown: each advances the clock by the longest
+            // fade, so frame N's nodes do not depend on how fast this machine declares frames
+            // (a fading surface records the mesh update, a still one does not).
+            let fades = engine::params::STREAM_FADE_S.max(engine::params::STREAM_XFADE_S);
+            renderer.set_frame_period(Some(fades));
+        }
         Ok(PlanetScene {
             name: name.to_string(),
             renderer: Some(renderer),
