@@ -141,12 +141,14 @@ impl GpuMesh {
     /// of the control block the next [`GpuMesh::prepare`] of this slot reads.
     pub fn declare(&self, g: &mut Graph<'_>, surface: &SurfaceBindings) -> CbtHandles {
         let mut h = self.cbt.import(g);
-        if self.iterations > 0 || self.cbt.init_this_frame() {
+        // A frame that starts with `cbt.init` has read nothing back, so it records all
+        // iterations: `iterations` is 0 only in a still frame.
+        if self.iterations > 0 {
             nodes::declare_update(
                 g,
                 &mut h,
                 surface,
-                CbtPush::new(&self.cbt.params, self.cbt.capacity, self.iterations.max(1)),
+                CbtPush::new(&self.cbt.params, self.cbt.capacity, self.iterations),
             );
         }
         let mut dst = g.import_buffer(&self.counters[self.slot]);
