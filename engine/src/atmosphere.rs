@@ -7,7 +7,8 @@
 //! height and sun angle, and the sky's irradiance on level ground) — both persistent, computed
 //! only when the parameters change — then, per frame, `atmos.skyview` (sky luminance around
 //! the camera, horizon-weighted) and `atmos.aerial` (in-scattering and transmittance in 32³
-//! froxels over the frustum). `shade.terrain` reads all four.
+//! froxels over the frustum). `atmos.sealevel` (the sky seen from the sea for any sun angle,
+//! which the ocean reflects) is persistent like the first two. `shade.terrain` reads them all.
 
 use crate::planet::Body;
 use bytemuck::{Pod, Zeroable};
@@ -21,6 +22,11 @@ pub const MULTISCATTER_SIZE: [u32; 2] = [32, 32];
 pub const SKYVIEW_SIZE: [u32; 2] = [192, 108];
 /// Aerial-perspective volume: froxels per side (screen x, screen y, depth): Hillaire's 32³.
 pub const AERIAL_SIZE: u32 = 32;
+/// Sky seen from the sea, texels (view zenith, azimuth to the sun, sun zenith): what the ocean
+/// reflects, looked up instead of marched per pixel. 64 zenith texels, denser toward the
+/// horizon; 32 in azimuth, denser toward the sun; 64 sun elevations from 90° to −20°, denser
+/// about the horizon (0.05° apart there, 4° at the zenith).
+pub const SEALEVEL_SIZE: [u32; 3] = [64, 32, 64];
 
 /// A planet's air. Lengths in kilometres, coefficients per kilometre (at the ground, or at the
 /// ozone peak), as Hillaire's paper and Bruneton's model give them.
@@ -142,6 +148,7 @@ impl AtmosphereParams {
             skyview_size: SKYVIEW_SIZE,
             aerial_steps: AERIAL_STEPS,
             sky_steps: SKY_STEPS,
+            sealevel_size: SEALEVEL_SIZE,
         }
     }
 }
@@ -177,6 +184,7 @@ pub struct AtmosphereGpu {
     pub skyview_size: [u32; 2],
     pub aerial_steps: u32,
     pub sky_steps: u32,
+    pub sealevel_size: [u32; 3],
 }
 
 /// The LUTs of one frame, as graph handles.
@@ -191,6 +199,8 @@ pub struct AtmosphereLuts {
     pub skyview: BufferRef,
     /// Two vec4 per froxel: in-scattered luminance (rgb), transmittance (rgb).
     pub aerial: BufferRef,
+    /// vec4 per texel, rgb sky luminance seen from the sea.
+    pub sealevel: BufferRef,
 }
 
 /// The atmosphere's persistent state: its parameters (one host-visible copy per frame slot),
@@ -200,6 +210,7 @@ pub struct Atmosphere {
     params_bufs: Vec<GpuBuffer>,
     transmittance: GpuBuffer,
     multiscatter: GpuBuffer,
+    sealevel: GpuBuffer,
     /// The air the persistent LUTs were last declared for ([`AtmosphereParams::air`]).
     computed: Option<AtmosphereParams>,
     /// Whether the prepared frame recomputes the persistent LUTs.
@@ -234,6 +245,11 @@ impl Atmosphere {
                 "atmos.multiscatter",
                 BufferDesc::gpu(2 * VEC4 * (mw * mh) as u64),
             )?,
+            sealevel: GpuBuffer::new(
+                ctx,
+                "atmos.sealevel",
+                BufferDesc::gpu(VEC4 * SEALEVEL_SIZE.iter().map(|&n| n as u64).product::<u64>()),
+            )?,
             computed: None,
             recompute: false,
             frame_slot: 0,
@@ -257,12 +273,13 @@ impl Atmosphere {
         self.recompute
     }
 
-    /// Declare the prepared frame's atmosphere: `atmos.transmittance` → `atmos.multiscatter`
-    /// when the parameters changed, then `atmos.skyview` and `atmos.aerial` for `frame`.
+    /// Declare the prepared frame's atmosphere: `atmos.transmittance` → `atmos.multiscatter` →
+    /// `atmos.sealevel` when the parameters changed, then `atmos.skyview` and `atmos.aerial` for `frame`.
     pub fn declare(&self, g: &mut Graph<'_>, frame: BufferRef) -> AtmosphereLuts {
         let params = g.import_buffer(&self.params_bufs[self.frame_slot]);
         let mut transmittance = g.import_buffer(&self.transmittance);
         let mut multiscatter = g.import_buffer(&self.multiscatter);
+        let mut sealevel = g.import_buffer(&self.sealevel);
         if self.recompute {
             let [tw, th] = TRANSMITTANCE_SIZE;
             g.compute("atmos.transmittance", &shaders::ATMOS_TRANSMITTANCE)
@@ -275,6 +292,12 @@ impl Atmosphere {
                 .read("transmittance", transmittance)
                 .write("multiscatter", &mut multiscatter)
                 .dispatch_threads([mw, mh, 1]);
+            g.compute("atmos.sealevel", &shaders::ATMOS_SEALEVEL)
+                .read("atmos", params)
+                .read("transmittance", transmittance)
+                .read("multiscatter", multiscatter)
+                .write("sealevel", &mut sealevel)
+                .dispatch_threads(SEALEVEL_SIZE);
         }
         let [sw, sh] = SKYVIEW_SIZE;
         let mut skyview =
@@ -304,6 +327,7 @@ impl Atmosphere {
             multiscatter,
             skyview,
             aerial,
+            sealevel,
         }
     }
 
@@ -313,6 +337,7 @@ impl Atmosphere {
         }
         self.transmittance.destroy(ctx);
         self.multiscatter.destroy(ctx);
+        self.sealevel.destroy(ctx);
     }
 }
 
@@ -349,12 +374,13 @@ mod tests {
             multiscatter_size,
             skyview_size,
             aerial_steps,
-            sky_steps
+            sky_steps,
+            sealevel_size
         );
         let words = shaders::SHADE_TERRAIN.words();
         let glsl = crate::frame_constants::tests::block_members(&words, "AtmosphereBlock");
         assert_eq!(glsl, rust);
-        assert_eq!(std::mem::size_of::<AtmosphereGpu>(), 144);
+        assert_eq!(std::mem::size_of::<AtmosphereGpu>(), 156);
     }
 
     /// Earth's vertical optical depth at 550 nm: Rayleigh ≈ 0.108 (Bucholtz 1995 gives

@@ -28,6 +28,7 @@ pub fn declare_terrain(
         .read("multiscatter", atmos.multiscatter)
         .read("skyview", atmos.skyview)
         .read("aerial", atmos.aerial)
+        .read("sealevel", atmos.sealevel)
         .write("color", target)
         .push(&view.shade_mode())
         .dispatch_threads([extent[0], extent[1], 1]);

@@ -39,6 +39,7 @@ layout(std430, set = 0, binding = 20) readonly buffer AtmosphereBlock {
     uvec2 skyview_size;         // texels (azimuth to the sun, zenith angle)
     uint aerial_steps;          // march steps per aerial slice
     uint sky_steps;             // march steps per sky ray
+    uvec3 sealevel_size;        // texels (view zenith, azimuth to the sun, sun zenith)
 } atmos;
 
 // ---------------------------------------------------------------------------------------
@@ -197,6 +198,42 @@ vec2 skyview_params(float r, vec2 u) {
     return vec2(cos(theta), cos(u.x * u.x * PI));
 }
 
+// The sky seen from the sea (atmos.sealevel), from 10 m above the datum: the height the
+// shading lifts the water to, so that the planet's-shadow test does not catch the water itself.
+#define SEALEVEL_HEIGHT_KM 0.01
+// The sun's elevation axis spans 90° (zenith) to −20° (below astronomical twilight's −18°
+// the sky is dark), with a square law about the horizon on each side, where the sky changes
+// fastest with the sun; the horizon sits at SEALEVEL_SUN_Z0 so both sides have the same
+// density per square-root degree.
+#define SEALEVEL_SUN_UP (0.5 * PI)
+#define SEALEVEL_SUN_DOWN (PI * 20.0 / 180.0)
+#define SEALEVEL_SUN_Z0 0.679623   // sqrt(90) / (sqrt(90) + sqrt(20))
+
+// Unit coordinates of the sea-level sky: x packs the view's zenith angle θ ∈ [0, π/2] as
+// 1 − sqrt(1 − θ/(π/2)), denser toward the horizon, where the sky changes fastest; y is the
+// square root of the angle to the sun's azimuth over π, denser toward the sun (the Mie peak);
+// z is the sun's elevation on the square law above.
+vec3 sealevel_unit(float mu, float cos_az, float mu_s) {
+    float theta = acos(clamp(mu, 0.0, 1.0));
+    float x = 1.0 - sqrt(max(1.0 - theta / (0.5 * PI), 0.0));
+    float y = sqrt(acos(clamp(cos_az, -1.0, 1.0)) / PI);
+    float el = asin(clamp(mu_s, -1.0, 1.0));
+    float z = el >= 0.0
+        ? SEALEVEL_SUN_Z0 * (1.0 - sqrt(el / SEALEVEL_SUN_UP))
+        : SEALEVEL_SUN_Z0 + (1.0 - SEALEVEL_SUN_Z0) * sqrt(min(-el / SEALEVEL_SUN_DOWN, 1.0));
+    return vec3(x, y, z);
+}
+
+// (μ, cos azimuth to the sun, μ_sun) of sea-level unit coordinates `u`.
+vec3 sealevel_params(vec3 u) {
+    float k = 1.0 - u.x;
+    float theta = 0.5 * PI * (1.0 - k * k);
+    float a = 1.0 - u.z / SEALEVEL_SUN_Z0;
+    float b = (u.z - SEALEVEL_SUN_Z0) / (1.0 - SEALEVEL_SUN_Z0);
+    float el = u.z <= SEALEVEL_SUN_Z0 ? SEALEVEL_SUN_UP * a * a : -SEALEVEL_SUN_DOWN * b * b;
+    return vec3(cos(theta), cos(u.y * u.y * PI), sin(el));
+}
+
 // ---------------------------------------------------------------------------------------
 // Lookups (for shaders that bind the LUTs)
 
@@ -267,6 +304,33 @@ vec3 atmos_integrate(vec3 p, vec3 d, vec3 sun, float t0, float t1, uint steps, o
     trans = T;
     return lum;
 }
+
+#ifdef ATMOS_SEALEVEL
+layout(std430, set = 0, binding = 25) readonly buffer Sealevel { vec4 s[]; } sealevel;
+
+// The sky's luminance along unit `d` seen from the sea surface at `p` (km), for the sun's
+// illuminance (as atmos.skyview holds it): trilinear in atmos.sealevel, in the frame of the
+// point's own zenith.
+vec3 atmos_sealevel_sky(vec3 p, vec3 d, vec3 sun) {
+    vec3 up = normalize(p);
+    float mu = dot(d, up), mu_s = dot(sun, up);
+    vec3 dh = d - up * mu;
+    vec3 sh = sun - up * mu_s;
+    float cos_az = length(dh) > 1e-6 && length(sh) > 1e-6 ? dot(normalize(dh), normalize(sh)) : 1.0;
+    uvec3 size = atmos.sealevel_size;
+    vec3 x = sealevel_unit(mu, cos_az, mu_s) * vec3(size - 1u);
+    uvec3 a = min(uvec3(x), size - 1u);
+    uvec3 b = min(a + 1u, size - 1u);
+    vec3 f = x - vec3(a);
+    vec3 lum = vec3(0.0);
+    for (uint j = 0u; j < 8u; j++) {
+        uvec3 c = uvec3((j & 1u) == 0u ? a.x : b.x, (j & 2u) == 0u ? a.y : b.y, (j & 4u) == 0u ? a.z : b.z);
+        vec3 w3 = vec3((j & 1u) == 0u ? 1.0 - f.x : f.x, (j & 2u) == 0u ? 1.0 - f.y : f.y, (j & 4u) == 0u ? 1.0 - f.z : f.z);
+        lum += w3.x * w3.y * w3.z * sealevel.s[(c.z * size.y + c.y) * size.x + c.x].rgb;
+    }
+    return lum;
+}
+#endif
 
 // The span [t0, t1] km of the ray from `p` along `d` inside the atmosphere, ending at the
 // ground if it meets it; false where the ray misses the atmosphere.

@@ -11,12 +11,11 @@ layout(local_size_x = 8, local_size_y = 8) in;
 #include "common/hit.glsl"
 #define ATMOS_TRANSMITTANCE
 #define ATMOS_MULTISCATTER
+#define ATMOS_SEALEVEL
 #include "common/atmosphere.glsl"
 #include "common/material.glsl"
 #include "common/ocean.glsl"
 
-// Steps of the sky's integral along the ray reflected off the water.
-#define REFLECTED_SKY_STEPS 16u
 // Reflectance at normal incidence of the ground's specular lobe (dielectrics, 4 %).
 #define GROUND_F0 0.04
 
@@ -112,13 +111,11 @@ vec3 tonemap(vec3 lum) {
 }
 
 // The sky's luminance along `d` from the surface point `p` (km), without the sun's disk (the
-// glint is the sun's reflection): a march from the point itself, so that water seen from orbit
-// reflects the sky above it, not the black of space around the camera.
+// glint is the sun's reflection): the sky over the point itself from the sea-level LUT, so
+// that water seen from orbit reflects the sky above it, not the black of space around the
+// camera.
 vec3 reflected_sky(vec3 p, vec3 d) {
-    float t0, t1;
-    vec3 trans;
-    if (!atmos_span(p, d, t0, t1)) return vec3(0.0);
-    return atmos_integrate(p, d, frame.sun_dir, t0, t1, REFLECTED_SKY_STEPS, trans) * atmos.sun_illuminance;
+    return atmos_sealevel_sky(p, d, frame.sun_dir);
 }
 
 // Light leaving the ocean's surface toward the eye along −d: the sky's reflection (Fresnel),

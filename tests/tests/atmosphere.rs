@@ -3,7 +3,8 @@
 //! planet checked for the sky's colour (issue "The look", "Must show").
 
 use engine::atmosphere::{
-    Atmosphere, AtmosphereParams, AERIAL_SIZE, MULTISCATTER_SIZE, SKYVIEW_SIZE, TRANSMITTANCE_SIZE,
+    Atmosphere, AtmosphereParams, AERIAL_SIZE, MULTISCATTER_SIZE, SEALEVEL_SIZE, SKYVIEW_SIZE,
+    TRANSMITTANCE_SIZE,
 };
 use engine::camera::ViewCamera;
 use engine::frame_constants::{FrameConstantBuffers, FrameConstants};
@@ -21,6 +22,7 @@ struct Luts {
     multiscatter: Vec<[f32; 3]>,
     skyview: Vec<[f32; 3]>,
     aerial: Vec<[f32; 3]>,
+    sealevel: Vec<[f32; 3]>,
 }
 
 fn rgb(bytes: &[u8]) -> Vec<[f32; 3]> {
@@ -60,6 +62,7 @@ impl Lab {
         g.readback("multiscatter", l.multiscatter);
         g.readback("skyview", l.skyview);
         g.readback("aerial", l.aerial);
+        g.readback("sealevel", l.sealevel);
         let compiled = g.compile(gpu.ctx.queue_setup()).unwrap();
         let out = gpu.exec.run(&gpu.ctx, compiled).unwrap();
         let get = |n: &str| rgb(out.readback(n).unwrap());
@@ -68,6 +71,7 @@ impl Lab {
             multiscatter: get("multiscatter"),
             skyview: get("skyview"),
             aerial: get("aerial"),
+            sealevel: get("sealevel"),
         }
     }
 
@@ -140,6 +144,7 @@ fn luts_are_finite_and_transmittance_matches_an_f64_integration() {
         ("atmos.multiscatter", &l.multiscatter),
         ("atmos.skyview", &l.skyview),
         ("atmos.aerial", &l.aerial),
+        ("atmos.sealevel", &l.sealevel),
     ] {
         all_finite(name, v);
     }
@@ -203,6 +208,94 @@ fn luts_are_finite_and_transmittance_matches_an_f64_integration() {
     // The top row sees no air above it toward the zenith.
     let top_zenith = l.transmittance[((th - 1) * tw) as usize];
     assert!(top_zenith.iter().all(|&t| t > 0.999), "{top_zenith:?}");
+    lab.finish();
+}
+
+/// The sea-level LUT (what the ocean reflects, for any sun angle) against the sky-view LUT of
+/// a camera 10 m over the sea, for sun angles on its layers and halfway between: every sky-view
+/// texel above the horizon, located in the sea-level LUT through the parameterisations as
+/// docs/atmosphere.md gives them (written out here in f64) and interpolated bilinearly there.
+/// Both march the same air, so what differs is the interpolation: a wrong axis, order or
+/// mapping shows as tens of per cent.
+#[test]
+fn the_sea_level_sky_is_the_sky_seen_from_the_sea() {
+    use std::f64::consts::PI;
+    let params = AtmosphereParams::earth(Body::EARTH);
+    let mut lab = Lab::new(params);
+    let [sw, sh] = SKYVIEW_SIZE;
+    let [nx, ny, nz] = SEALEVEL_SIZE;
+    // The sun's layers: elevation 90° → 0° → −20° on a square law about the horizon.
+    let z0 = 90f64.sqrt() / (90f64.sqrt() + 20f64.sqrt());
+    let elevation = |z: f64| {
+        if z <= z0 {
+            90.0 * (1.0 - z / z0).powi(2)
+        } else {
+            -20.0 * ((z - z0) / (1.0 - z0)).powi(2)
+        }
+    };
+    let at = |l: &[[f32; 3]], x: u32, y: u32, z: u32| l[((z * ny + y) * nx + x) as usize];
+    // (layer, bound on the median, bound on p95): between layers the sun's angle is
+    // interpolated too, and near sunset the sky's colour moves fastest with it.
+    for (k, p50, p95) in [
+        (16.0, 0.01, 0.05),
+        (40.0, 0.01, 0.05),
+        (16.5, 0.02, 0.08),
+        (30.5, 0.02, 0.08),
+        (41.5, 0.02, 0.08),
+    ] {
+        let zenith = (90.0 - elevation(k / (nz - 1) as f64)).to_radians();
+        let (z0, fz) = (k.floor() as u32, k - k.floor());
+        let l = lab.luts(&sea_level_camera(), 90.0 - zenith.to_degrees());
+        all_finite("atmos.sealevel", &l.sealevel);
+        let mut errs = Vec::new();
+        // Rows above the horizon: v = row/(h−1) < 0.5 (the sky-view's square law above it).
+        for row in 0..sh {
+            let v = row as f64 / (sh - 1) as f64;
+            if v >= 0.5 {
+                break;
+            }
+            // The sky-view's horizon from 10 m is 0.1° below level: the upper side spans
+            // zenith angles [0, π/2 + 0.1°]; keep the rows up to level.
+            let r = params.bottom_radius_km + 0.01;
+            let beta = ((r * r - params.bottom_radius_km.powi(2)).sqrt() / r).acos();
+            let q = 1.0 - 2.0 * v;
+            let theta = (PI - beta) * (1.0 - q * q);
+            if theta > 0.5 * PI {
+                continue;
+            }
+            for col in 0..sw {
+                let u = col as f64 / (sw - 1) as f64;
+                let az = u * u * PI;
+                let x = (1.0 - (1.0 - theta / (0.5 * PI)).max(0.0).sqrt()) * (nx - 1) as f64;
+                let y = (az / PI).sqrt() * (ny - 1) as f64;
+                let (x0, y0) = (x.floor() as u32, y.floor() as u32);
+                let (x1, y1) = ((x0 + 1).min(nx - 1), (y0 + 1).min(ny - 1));
+                let (fx, fy) = (x - x0 as f64, y - y0 as f64);
+                let want = l.skyview[(row * sw + col) as usize];
+                for c in 0..3 {
+                    let g = |x, y| {
+                        (1.0 - fz) * at(&l.sealevel, x, y, z0)[c] as f64
+                            + fz * at(&l.sealevel, x, y, (z0 + 1).min(nz - 1))[c] as f64
+                    };
+                    let got = (1.0 - fy) * ((1.0 - fx) * g(x0, y0) + fx * g(x1, y0))
+                        + fy * ((1.0 - fx) * g(x0, y1) + fx * g(x1, y1));
+                    errs.push((got - want[c] as f64).abs() / (want[c] as f64).max(1e-6));
+                }
+            }
+        }
+        errs.sort_by(f64::total_cmp);
+        let pick = |p: f64| errs[((errs.len() - 1) as f64 * p) as usize];
+        println!(
+            "sun zenith {:.1}°: sea-level LUT vs sky view from 10 m over {} values: median {:.3} %, p95 {:.3} %, max {:.3} %",
+            zenith.to_degrees(),
+            errs.len(),
+            100.0 * pick(0.5),
+            100.0 * pick(0.95),
+            100.0 * pick(1.0)
+        );
+        assert!(pick(0.5) < p50, "median relative difference {}", pick(0.5));
+        assert!(pick(0.95) < p95, "p95 relative difference {}", pick(0.95));
+    }
     lab.finish();
 }
 
