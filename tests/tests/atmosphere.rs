@@ -272,14 +272,14 @@ fn the_sea_level_sky_is_the_sky_seen_from_the_sea() {
                 let (x1, y1) = ((x0 + 1).min(nx - 1), (y0 + 1).min(ny - 1));
                 let (fx, fy) = (x - x0 as f64, y - y0 as f64);
                 let want = l.skyview[(row * sw + col) as usize];
-                for c in 0..3 {
+                for (c, &want) in want.iter().enumerate() {
                     let g = |x, y| {
                         (1.0 - fz) * at(&l.sealevel, x, y, z0)[c] as f64
                             + fz * at(&l.sealevel, x, y, (z0 + 1).min(nz - 1))[c] as f64
                     };
                     let got = (1.0 - fy) * ((1.0 - fx) * g(x0, y0) + fx * g(x1, y0))
                         + fy * ((1.0 - fx) * g(x0, y1) + fx * g(x1, y1));
-                    errs.push((got - want[c] as f64).abs() / (want[c] as f64).max(1e-6));
+                    errs.push((got - want as f64).abs() / (want as f64).max(1e-6));
                 }
             }
         }
