@@ -61,12 +61,14 @@ impl PublishMode {
         }
     }
 
-    /// The mode a frame on `device` runs. The rule: `Auto` is `Compute` on every device,
-    /// because on the H200 `raster.hardware` costs a near-constant ~0.15 ms per frame whatever
-    /// it draws (docs/bench.md, per node: 0.154–0.277 ms at 2k–493k drawn leaves), a floor the
-    /// compute path does not have. The H200 comparison of both paths
-    /// (`bench --per-node --publish hw|compute`) is pending; a device kind, size or threshold
-    /// where the hardware path measures faster belongs here.
+    /// The mode a frame on `device` runs. The rule: `Auto` is `Compute` on every device.
+    /// On the H200 the compute path's frame is 0.15–0.26 ms faster in all five views compared
+    /// (docs/bench.md, "Hardware or compute publish": 0.134 against 0.286 ms with no leaf
+    /// drawn, 0.568 against 0.715 ms at 501k leaves), because `raster.hardware` costs a
+    /// near-constant ~0.15 ms whatever it draws and `raster.compute.big` took 0.002–0.022 ms
+    /// for the same hand-overs. On lavapipe both paths give the same pixels and the compute
+    /// one needs no graphics pipeline. A device kind, size or threshold where the hardware
+    /// path measures faster belongs here.
     pub fn resolve(self, _device: &framegraph::context::DeviceInfo) -> PublishMode {
         match self {
             PublishMode::Auto => PublishMode::Compute,
