@@ -135,7 +135,10 @@ bool correct_along_ray(vec3 d, uint face, ivec2 X, float trigger, inout RayPoint
         RayPoint c = ray_point(d, tc, face, X);
         float fc = c.f;
         if (abs(fc) < abs(best.f)) best = c;
-        if (abs(fc) < 1e-3 * max(1.0, 1e-4 * tc)) break;
+        // Close enough at a quarter of the trigger: an error δ along the ray moves the surface
+        // point by at most δ/(2·t·pixel angle) pixels, 0.05 px for the trigger at 1080p and
+        // 60°, so a quarter is 0.013 px; and never finer than float distances resolve.
+        if (abs(fc) < max(0.25 * trigger, 1e-3 * max(1.0, 1e-4 * tc))) break;
         if (!bracketed && fc * f_a > 0.0) {
             // Same side: secant through the last two points (Newton's rate if flat).
             float den = fc - f_a;
