@@ -77,13 +77,29 @@ impl PublishMode {
     }
 }
 
+/// The largest pixel box `raster.compute` rasterises in one thread; bigger leaves are handed
+/// over. One thread loops over its leaf's rows, so this bounds the longest loop in a warp.
+pub const RASTER_MAX_BOX_PX: u32 = 1024;
+
 /// Publish options.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct PublishOptions {
     /// Keep the chord (no surface-following correction) — for comparisons.
     pub no_correction: bool,
     /// Who rasterises the handed-over leaves; resolved (never `Auto`) by the renderer.
     pub mode: PublishMode,
+    /// The largest pixel box one `raster.compute` thread takes ([`RASTER_MAX_BOX_PX`]).
+    pub max_box_px: u32,
+}
+
+impl Default for PublishOptions {
+    fn default() -> Self {
+        PublishOptions {
+            no_correction: false,
+            mode: PublishMode::default(),
+            max_box_px: RASTER_MAX_BOX_PX,
+        }
+    }
 }
 
 /// What the publish leaves for later passes.
@@ -107,7 +123,7 @@ pub fn declare_publish(
     want_depth: bool,
 ) -> Published {
     let [w, h] = extent;
-    let r = declare_raster(g, extent, mesh, surface.frame, opts.mode, want_depth);
+    let r = declare_raster(g, extent, mesh, surface.frame, opts, want_depth);
     let mut hits = g.create_image(
         "publish.hits",
         ImageDesc::d2(w, h, vk::Format::R32G32B32A32_UINT),
@@ -139,15 +155,16 @@ pub struct Rasterised {
 
 /// Declare the raster half of the publish, `publish.clear` … `raster.hardware` or
 /// `raster.compute.big` (and `publish.depth` when asked for in compute mode); `frame` holds
-/// the frame constants (`shaders/common/frame.glsl`). `mode` must be resolved.
+/// the frame constants (`shaders/common/frame.glsl`). `opts.mode` must be resolved.
 pub fn declare_raster(
     g: &mut Graph<'_>,
     extent: [u32; 2],
     mesh: MeshBindings,
     frame: BufferRef,
-    mode: PublishMode,
+    opts: PublishOptions,
     want_depth: bool,
 ) -> Rasterised {
+    let mode = opts.mode;
     debug_assert_ne!(mode, PublishMode::Auto, "resolve the publish mode first");
     let compute = mode != PublishMode::Hardware;
     let [w, h] = extent;
@@ -171,7 +188,7 @@ pub fn declare_raster(
         .read("dispatch", dispatch)
         .write("big", &mut big)
         .write("vis", &mut vis)
-        .push(&(compute as u32))
+        .push(&[compute as u32, (opts.max_box_px as f32).to_bits()])
         .dispatch_indirect(dispatch, 0);
     let depth = if compute {
         declare_big_compute(g, mesh, frame, big, &mut vis);

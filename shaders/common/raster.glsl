@@ -15,8 +15,6 @@
 // Near plane of the reverse-Z projection, m (engine/src/frame_constants.rs NEAR_M); z_clip is
 // NEAR at every vertex, w_clip the view depth.
 #define NEAR 0.05
-// Largest bounding box raster.compute rasterises in one thread, px (bigger ones are handed over).
-#define MAX_BOX 1024.0
 // px: above the f32 error of the edge functions at the coordinates of a clipped 4K leaf
 // (~1e5 px × 6e-8) and below the 0.004 px of an 8-bit sub-pixel grid.
 #define RASTER_EPS_PX 1e-3
@@ -61,6 +59,27 @@ bool raster_covers(RasterTri t, vec2 q, out float z) {
     vec3 w = vec3(cross2(t.s1 - q, t.s2 - q), cross2(t.s2 - q, t.s0 - q), cross2(t.s0 - q, t.s1 - q)) * t.inv;
     z = dot(w, t.z);
     return all(greaterThanEqual(w, -t.eps)) && z > 0.0;
+}
+
+// The pixel columns [x0, x1] of row `y` (within [lo, hi]) whose centres can be covered: each
+// edge's weight is affine along the row, so each bounds the span from one side; widened by a
+// pixel against rounding, then every pixel in it is still tested with raster_covers, so the
+// coverage is exactly the box loop's. False when the row is empty.
+bool raster_row_span(RasterTri t, float y, float lo, float hi, out float x0, out float x1) {
+    vec2 q = vec2(lo, y) + 0.5;
+    vec3 w = vec3(cross2(t.s1 - q, t.s2 - q), cross2(t.s2 - q, t.s0 - q), cross2(t.s0 - q, t.s1 - q)) * t.inv;
+    // d w / d q.x of each edge.
+    vec3 slope = vec3(t.s1.y - t.s2.y, t.s2.y - t.s0.y, t.s0.y - t.s1.y) * t.inv;
+    float a = 0.0, b = hi - lo;   // offsets from lo
+    for (int i = 0; i < 3; ++i) {
+        float need = -t.eps[i] - w[i];   // slope · dx ≥ need
+        if (slope[i] > 0.0) a = max(a, floor(need / slope[i]) - 1.0);
+        else if (slope[i] < 0.0) b = min(b, ceil(need / slope[i]) + 1.0);
+        else if (need > 0.0) return false;
+    }
+    x0 = lo + max(a, 0.0);
+    x1 = lo + min(b, hi - lo);
+    return x0 <= x1;
 }
 
 // The visibility key raster.hardware writes too: view depth bits (1 / z_ndc, positive, so the

@@ -1,6 +1,6 @@
 #version 460
 // raster.compute.big: the compute raster of the leaves raster.compute hands over (crossing the
-// near plane, or with a bounding box over MAX_BOX px), so the publish needs no hardware raster.
+// near plane, or with a bounding box over the largest one thread takes), so the publish needs no hardware raster.
 // One workgroup per RASTER_TILE² tile of a leaf's pixel box, so one leaf that covers the
 // screen is spread over many workgroups rather than serialised on one; the tile's leaf is
 // found by a 64-way search over the hand-over list, whose first tiles grow with the slot.

@@ -20,8 +20,9 @@ layout(std430, set = 0, binding = 1) readonly buffer DrawList { uint leaves[]; }
 layout(std430, set = 0, binding = 2) readonly buffer Dispatch { uint args[4]; } dispatch;
 layout(std430, set = 0, binding = 4) buffer Vis { uint64_t v[]; } vis;
 
-// 0: hand over to raster.hardware, 1: to raster.compute.big (engine/src/publish.rs).
-layout(push_constant) uniform Handover { uint mode; } handover;
+// mode 0: hand over to raster.hardware, 1: to raster.compute.big; max_box: the largest pixel
+// box one thread rasterises (engine/src/publish.rs RASTER_MAX_BOX_PX).
+layout(push_constant) uniform Handover { uint mode; float max_box; } handover;
 
 void main() {
     uint i = gl_GlobalInvocationID.x;
@@ -40,12 +41,14 @@ void main() {
         vec2 lo, hi;
         if (!raster_box(min(min(s0, s1), s2), max(max(s0, s1), s2), vp, lo, hi)) return; // off screen
         vec2 box = hi - lo + 1.0;
-        if (box.x * box.y <= MAX_BOX) {
+        if (box.x * box.y <= handover.max_box) {
             RasterTri t;
             if (!raster_setup(s0, s1, s2, vec3(c[0].z / c[0].w, c[1].z / c[1].w, c[2].z / c[2].w), t)) return;
             uint W = uint(vp.x);
             for (float y = lo.y; y <= hi.y; y += 1.0) {
-                for (float x = lo.x; x <= hi.x; x += 1.0) {
+                float x0, x1;
+                if (!raster_row_span(t, y, lo.x, hi.x, x0, x1)) continue;
+                for (float x = x0; x <= x1; x += 1.0) {
                     float z;
                     if (raster_covers(t, vec2(x, y) + 0.5, z)) {
                         atomicMin(vis.v[uint(y) * W + uint(x)], raster_key(z, leaf));

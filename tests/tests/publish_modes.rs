@@ -7,7 +7,7 @@
 use engine::camera::ViewCamera;
 use engine::cbt::bisector::Bisector;
 use engine::frame_constants::{view_proj, FrameConstants, NEAR_M};
-use engine::publish::{declare_raster, MeshBindings, PublishMode};
+use engine::publish::{declare_raster, MeshBindings, PublishMode, PublishOptions};
 use engine::renderer::PlanetRenderer;
 use engine::shade::AovPixel;
 use engine::source::TileSource;
@@ -32,8 +32,13 @@ fn at(cam: &ViewCamera, x: f64, y: f64, z: f64) -> DVec3 {
     p.as_vec3().as_dvec3()
 }
 
-/// The visibility buffer after rasterising `tris` (leaf i = triangle i) in `mode`.
-fn rasterise(gpu: &mut Gpu, cam: &ViewCamera, tris: &[[DVec3; 3]], mode: PublishMode) -> Vec<u64> {
+/// The visibility buffer after rasterising `tris` (leaf i = triangle i) with `opts`.
+fn rasterise(
+    gpu: &mut Gpu,
+    cam: &ViewCamera,
+    tris: &[[DVec3; 3]],
+    opts: PublishOptions,
+) -> Vec<u64> {
     let ctx = &gpu.ctx;
     let mut fc: FrameConstants = bytemuck::Zeroable::zeroed();
     fc.view_proj = view_proj(cam).to_cols_array_2d();
@@ -73,7 +78,7 @@ fn rasterise(gpu: &mut Gpu, cam: &ViewCamera, tris: &[[DVec3; 3]], mode: Publish
         draw_args_offset: DRAW_ARGS_OFFSET as u64,
         capacity: n,
     };
-    let r = declare_raster(&mut g, [W, H], mesh, frame, mode, false);
+    let r = declare_raster(&mut g, [W, H], mesh, frame, opts, false);
     g.readback("vis", r.vis);
     let compiled = g.compile(gpu.ctx.queue_setup()).unwrap();
     let out = gpu.exec.run(&gpu.ctx, compiled).unwrap();
@@ -136,8 +141,28 @@ fn key_of(v: u64) -> Option<(u32, f64)> {
 /// all pixels. Returns the number of covered pixels.
 fn check(gpu: &mut Gpu, name: &str, tris: &[[DVec3; 3]]) -> usize {
     let cam = camera();
-    let hw = rasterise(gpu, &cam, tris, PublishMode::Hardware);
-    let cs = rasterise(gpu, &cam, tris, PublishMode::Compute);
+    let mode = |mode| PublishOptions {
+        mode,
+        ..Default::default()
+    };
+    let hw = rasterise(gpu, &cam, tris, mode(PublishMode::Hardware));
+    let cs = rasterise(gpu, &cam, tris, mode(PublishMode::Compute));
+    // Every leaf through raster.compute.big: the one-thread path (row spans) and the tiled
+    // path share the coverage rule, so the keys are the same bits in every pixel.
+    let all_big = rasterise(
+        gpu,
+        &cam,
+        tris,
+        PublishOptions {
+            max_box_px: 0,
+            ..mode(PublishMode::Compute)
+        },
+    );
+    let differ = (0..cs.len()).filter(|&i| cs[i] != all_big[i]).count();
+    assert_eq!(
+        differ, 0,
+        "{name}: one thread per leaf vs all tiled: {differ} px differ"
+    );
     let (mut covered, mut certain, mut agree, mut worst_rel) = (0, 0, 0, 0.0f64);
     for y in 0..H {
         for x in 0..W {

@@ -25,6 +25,10 @@ pub struct GpuArgs {
     /// or auto (the device's rule, `engine::publish::PublishMode::resolve`).
     #[arg(long, env = "PLANETFALL_PUBLISH", default_value = "auto", value_parser = parse_publish)]
     pub publish: PublishMode,
+    /// The largest pixel box one `raster.compute` thread rasterises; bigger leaves are handed
+    /// over (a tuning knob: 0 hands every leaf over) [default: engine::publish::RASTER_MAX_BOX_PX].
+    #[arg(long, env = "PLANETFALL_RASTER_MAX_BOX")]
+    pub raster_max_box: Option<u32>,
 }
 
 pub fn parse_publish(s: &str) -> Result<PublishMode, String> {
@@ -41,6 +45,8 @@ static GPU_TILES: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new(
 static GPU_TILE_BUDGET: std::sync::OnceLock<Option<f64>> = std::sync::OnceLock::new();
 /// `--publish` as the last context was made with it.
 static PUBLISH: std::sync::OnceLock<PublishMode> = std::sync::OnceLock::new();
+/// `--raster-max-box` as the last context was made with it.
+static RASTER_MAX_BOX: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
 
 /// Sets the options' GPU tile feed from `--gpu-tiles` and `--gpu-tile-budget-ms`, and the
 /// publish mode from `--publish`.
@@ -52,9 +58,13 @@ pub fn frame_options(ctx: &Context, o: &mut engine::renderer::RendererOptions) {
     publish_options(o);
 }
 
-/// Sets the options' publish mode from `--publish` (for frames that make no GPU tiles).
+/// Sets the options' publish mode from `--publish` and the compute raster's hand-over box
+/// from `--raster-max-box` (for frames that make no GPU tiles).
 pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     o.publish.mode = PUBLISH.get().copied().unwrap_or_default();
+    if let Some(px) = RASTER_MAX_BOX.get().copied().flatten() {
+        o.publish.max_box_px = px;
+    }
 }
 
 /// Tiles a non-waiting frame makes on the GPU on `ctx`: `--gpu-tiles`, or the device default.
@@ -78,6 +88,7 @@ impl GpuArgs {
         }
         let _ = GPU_TILE_BUDGET.set(self.gpu_tile_budget_ms);
         let _ = PUBLISH.set(self.publish);
+        let _ = RASTER_MAX_BOX.set(self.raster_max_box);
         let opts = ContextOptions {
             validation: self.validation,
             device: self.device.clone(),
