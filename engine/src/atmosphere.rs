@@ -21,6 +21,7 @@ pub const MULTISCATTER_SIZE: [u32; 2] = [32, 32];
 /// Sky-view LUT, texels (azimuth to the sun, zenith angle): Hillaire's 192×108.
 pub const SKYVIEW_SIZE: [u32; 2] = [192, 108];
 /// Aerial-perspective volume: froxels per side (screen x, screen y, depth): Hillaire's 32³.
+/// `atmos.aerial` runs a workgroup of this many threads (one per depth slice) per column.
 pub const AERIAL_SIZE: u32 = 32;
 /// Sky seen from the sea, texels (view zenith, azimuth to the sun, sun zenith): what the ocean
 /// reflects, looked up instead of marched per pixel. 64 zenith texels, denser toward the
@@ -320,7 +321,7 @@ impl Atmosphere {
             .read("transmittance", transmittance)
             .read("multiscatter", multiscatter)
             .write("aerial", &mut aerial)
-            .dispatch_threads([a, a, 1]);
+            .dispatch_threads([a, a, a]);
         AtmosphereLuts {
             params,
             transmittance,

@@ -211,6 +211,62 @@ fn luts_are_finite_and_transmittance_matches_an_f64_integration() {
     lab.finish();
 }
 
+/// The aerial volume's transmittance at the far end of each froxel column that looks up from
+/// 10 m over the sea, against an f64 integration of the extinction along the same ray to the
+/// top of the atmosphere (the column's span): the slices, integrated one per thread, must
+/// compose front to back into the whole ray's transmittance.
+#[test]
+fn aerial_columns_compose_to_the_transmittance_of_their_rays() {
+    let params = AtmosphereParams::earth(Body::EARTH);
+    let mut lab = Lab::new(params);
+    let cam = sea_level_camera();
+    let l = lab.luts(&cam, 30.0);
+    let n = AERIAL_SIZE;
+    let (b, top) = (
+        params.bottom_radius_km,
+        params.bottom_radius_km + params.thickness_km,
+    );
+    let r0 = b + 0.01; // the camera's 10 m (atmos_eye)
+    let t = (0.5 * cam.vfov).tan();
+    let aspect = cam.width as f64 / cam.height as f64;
+    let up = cam.eye.normalize();
+    let (mut worst, mut checked): (f64, usize) = (0.0, 0);
+    for cy in 0..n / 2 - 1 {
+        for cx in (0..n).step_by(3) {
+            let ndc = |c: u32| (c as f64 + 0.5) / n as f64 * 2.0 - 1.0;
+            let d = (cam.forward + ndc(cx) * t * aspect * cam.right - ndc(cy) * t * cam.up)
+                .normalize();
+            let mu = d.dot(up);
+            if mu <= 0.02 {
+                continue;
+            }
+            // From radius r0 along zenith cosine mu to the top, midpoint sum in f64.
+            let len = -r0 * mu + (r0 * r0 * (mu * mu - 1.0) + top * top).sqrt();
+            let steps = 20_000;
+            let dt = len / steps as f64;
+            let mut tau = [0.0f64; 3];
+            for i in 0..steps {
+                let s = (i as f64 + 0.5) * dt;
+                let h = (r0 * r0 + s * s + 2.0 * r0 * s * mu).sqrt() - b;
+                let e = params.extinction(h);
+                for c in 0..3 {
+                    tau[c] += e[c] * dt;
+                }
+            }
+            let got = l.aerial[(2 * (((n - 1) * n + cy) * n + cx) + 1) as usize];
+            for c in 0..3 {
+                let rel = (-(got[c] as f64).ln() - tau[c]).abs() / tau[c];
+                worst = worst.max(rel);
+            }
+            checked += 1;
+        }
+    }
+    println!("aerial: {checked} upward columns, worst optical-depth error {:.3} %", 100.0 * worst);
+    assert!(checked > 20, "{checked} columns checked");
+    assert!(worst < 0.03, "optical depth to the end of a column off by {worst}");
+    lab.finish();
+}
+
 /// The sea-level LUT (what the ocean reflects, for any sun angle) against the sky-view LUT of
 /// a camera 10 m over the sea, for sun angles on its layers and halfway between: every sky-view
 /// texel above the horizon, located in the sea-level LUT through the parameterisations as
