@@ -3,7 +3,7 @@
 # Safe to run again: it installs only what is missing. Needs root (or sudo) for apt-get.
 set -eu
 
-PKGS="libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers libshaderc-dev glslc xvfb ferret-datasets renderdoc python3-renderdoc xauth"
+PKGS="libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers libshaderc-dev glslc xvfb ferret-datasets gmt gmt-gshhg-full renderdoc python3-renderdoc xauth"
 
 missing=""
 for p in $PKGS; do
@@ -13,7 +13,7 @@ done
 if [ -n "$missing" ]; then
     if [ ! -f /etc/debian_version ]; then
         echo "planetfall setup: this is not Debian; install the equivalents of:$missing" >&2
-        echo "(Vulkan loader + headers, Mesa's lavapipe, the Khronos validation layer, glslc, Xvfb, NOAA ETOPO5 relief, RenderDoc)" >&2
+        echo "(Vulkan loader + headers, Mesa's lavapipe, the Khronos validation layer, glslc, Xvfb, NOAA ETOPO5 relief, GMT with the GSHHG full-resolution shorelines, RenderDoc)" >&2
         exit 1
     fi
     if [ "$(id -u)" -eq 0 ]; then SUDO=""; elif command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else

@@ -35,18 +35,32 @@ impl StoreArgs {
     /// Loads the source and opens the oracle. `memory_fallback`: an unwritable data
     /// directory degrades to in-memory tiles (logged) instead of failing.
     pub fn oracle(&self, memory_fallback: bool) -> Result<Oracle> {
+        self.oracle_over(self.source()?, memory_fallback)
+    }
+
+    /// The ETOPO source.
+    pub fn source(&self) -> Result<Arc<Source>> {
         let path = etopo_path(self.etopo.as_deref());
-        let source = Source::open(&path, Body::EARTH)?;
+        Ok(Arc::new(Source::open(&path, Body::EARTH)?))
+    }
+
+    /// The oracle over a loaded source (see [`StoreArgs::oracle`]).
+    pub fn oracle_over(&self, source: Arc<Source>, memory_fallback: bool) -> Result<Oracle> {
         let oracle = Oracle::new(
-            Arc::new(source),
+            source,
             OracleConfig {
-                data_dir: Some(data_dir(self.data.as_deref())),
+                data_dir: Some(self.data_dir()),
                 memory_fallback,
                 threads: self.threads,
                 cache_bytes: self.cache_mb << 20,
             },
         )?;
         Ok(oracle)
+    }
+
+    /// The data directory: `--data`, else `PLANETFALL_DATA`, else the user's cache.
+    pub fn data_dir(&self) -> PathBuf {
+        data_dir(self.data.as_deref())
     }
 }
 

@@ -1,11 +1,15 @@
-//! `planetfall height --lat DEG --lon DEG [--level L] [--data DIR]`: the ground the tiles hold
-//! at a point (engine::ground), read from the pyramid or derived on the spot.
+//! `planetfall height --lat DEG --lon DEG [--level L] [--data DIR] [--water FILE]`: the ground
+//! the tiles hold at a point (engine::ground), read from the pyramid or derived on the spot,
+//! and what the water mask says is there (engine::earth::water).
 
 use crate::cmd_bake::StoreArgs;
 use anyhow::{bail, Result};
+use engine::earth::lakes::LakeLevel;
+use engine::earth::water::{mask_path, Water, WaterMap};
 use engine::ground::{height_at_latlon, locate};
 use engine::params::MAX_LEVEL;
 use engine::planet::latlon_to_dir;
+use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -21,6 +25,10 @@ pub struct Args {
     pub level: u8,
     #[command(flatten)]
     pub store: StoreArgs,
+    /// Water mask file, rasterised from GSHHG by `gmt grdlandmask` the first time [env:
+    /// PLANETFALL_WATER; default DATA/water/gshhg-f-2m-v1.bb].
+    #[arg(long)]
+    pub water: Option<PathBuf>,
 }
 
 pub fn run(a: Args) -> Result<()> {
@@ -34,16 +42,37 @@ pub fn run(a: Args) -> Result<()> {
     if a.level > MAX_LEVEL {
         bail!("--level {}: levels run 0–{MAX_LEVEL}", a.level);
     }
-    let oracle = a.store.oracle(true)?;
+    let source = a.store.source()?;
+    let oracle = a.store.oracle_over(source.clone(), true)?;
     let g = height_at_latlon(&oracle, a.lat, a.lon, a.level);
     let (tile, s, t) = locate(latlon_to_dir(a.lat, a.lon), a.level);
+    let water = WaterMap::open(
+        &mask_path(a.water.as_deref(), &a.store.data_dir()),
+        &source.etopo,
+    );
+    let mask = match (&water, water.water_at(&source.etopo, a.lat, a.lon)) {
+        (WaterMap::BelowDatum, Water::Land) => "land (no mask: the below-datum rule)".to_string(),
+        (WaterMap::BelowDatum, _) => "ocean (no mask: the below-datum rule)".to_string(),
+        (WaterMap::Mask(_), Water::Lake { level_m }) => format!("lake at {level_m:.1} m"),
+        (WaterMap::Mask(_), Water::Ocean) => "ocean".to_string(),
+        (WaterMap::Mask(_), Water::Land) => "land".to_string(),
+    };
+    let name = match &water {
+        WaterMap::Mask(m) => m.lake_at(a.lat, a.lon).map(|l| match l.source {
+            LakeLevel::Named(n) => format!(" ({n})"),
+            LakeLevel::Shore => " (level from its shore)".to_string(),
+        }),
+        WaterMap::BelowDatum => None,
+    };
     println!(
-        "lat {:.6} lon {:.6} level {}: {:.2} m {} (tile {tile}, texel {s:.2},{t:.2})",
+        "lat {:.6} lon {:.6} level {}: {:.2} m {} (tile {tile}, texel {s:.2},{t:.2}); \
+         water mask: {mask}{}",
         a.lat,
         a.lon,
         a.level,
         g.height_m,
-        if g.water { "water" } else { "land" }
+        if g.water { "water" } else { "land" },
+        name.unwrap_or_default()
     );
     Ok(())
 }

@@ -217,8 +217,12 @@ fn flight_stays_above_the_ground() {
     let (lat, lon, alt): (String, String, f64) =
         (arg("--lat"), arg("--lon"), arg("--alt").parse().unwrap());
     let mut h = std::process::Command::new(BIN);
+    // The water mask of the default data directory, not one built into this test's own.
+    let water = engine::earth::water::mask_path(None, &engine::store::data_dir(None));
     h.args(["height", "--lat", &lat, "--lon", &lon, "--data"])
-        .arg(&data);
+        .arg(&data)
+        .arg("--water")
+        .arg(water);
     let hout = ok(h);
     let ground: f64 = hout
         .split(": ")

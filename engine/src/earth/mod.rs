@@ -11,11 +11,14 @@ pub mod fmath;
 pub mod gpu;
 pub mod gpu_amplify;
 pub mod gpu_feed;
+pub mod lakes;
 pub mod netcdf;
 #[cfg(test)]
 mod netcdf_fuzz;
 pub mod tile;
+pub mod water;
 
 pub use derive::Source;
 pub use etopo::{etopo_path, Etopo, EtopoError};
 pub use tile::Tile;
+pub use water::{Water, WaterMap, WaterMask};

@@ -1,0 +1,60 @@
+//! `planetfall height` reports the water mask (docs/earth.md "Water") at the points:
+//! land below the datum is land, lakes carry their own levels, and without `gmt` the command
+//! warns and falls back to the below-datum rule.
+
+mod common;
+
+use common::{ok, scratch, text, BIN};
+use std::process::Command;
+
+/// The "water mask: …" part of `planetfall height` at a point (level 2: one small tile).
+fn mask_at(lat: f64, lon: f64) -> String {
+    let mut c = Command::new(BIN);
+    c.args(["height", "--level", "2", "--lat", &lat.to_string()])
+        .args(["--lon", &lon.to_string()]);
+    let out = ok(c);
+    out.split("water mask: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no water mask in {out}"))
+        .trim()
+        .to_string()
+}
+
+#[test]
+fn height_reports_land_ocean_and_lakes_at_their_levels() {
+    assert_eq!(mask_at(29.5, 27.0), "land", "Qattara Depression");
+    assert_eq!(mask_at(36.25, -116.82), "land", "Death Valley");
+    assert_eq!(mask_at(52.45, 4.95), "land", "Amsterdam");
+    assert_eq!(mask_at(30.0, -40.0), "ocean", "mid-Atlantic");
+    assert_eq!(mask_at(42.0, 50.5), "lake at -28.0 m (Caspian Sea)");
+    let dead = mask_at(31.5, 35.5);
+    let level: f64 = dead
+        .strip_prefix("lake at ")
+        .and_then(|s| s.split(' ').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("Dead Sea: {dead}"));
+    // −430 m in 2016, ≈ −435 m lately.
+    assert!((level + 432.0).abs() <= 5.0, "Dead Sea: {dead}");
+}
+
+#[test]
+fn without_gmt_height_warns_and_uses_the_below_datum_rule() {
+    let dir = scratch("height-nogmt");
+    let o = Command::new(BIN)
+        .args([
+            "height", "--level", "2", "--lat", "29.5", "--lon", "27.0", "--water",
+        ])
+        .arg(dir.join("absent.bb"))
+        .env("PLANETFALL_GMT", dir.join("no-gmt"))
+        .output()
+        .expect("runs");
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    assert!(
+        out.contains("water mask: ocean (no mask: the below-datum rule)"),
+        "Qattara floods by the old rule: {out}"
+    );
+    assert!(err.contains("apt-get install gmt gmt-gshhg-full"), "{err}");
+    assert_eq!(err.matches("water mask unavailable").count(), 1, "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
