@@ -336,24 +336,29 @@ pub fn render(r: &Report) -> String {
     s
 }
 
+fn steps(s: &super::rings::Steps) -> String {
+    format!("{:.3} ({:.3}, {:.3})", s.max, s.p95, s.median)
+}
+
 /// The view the HORIZ-01 target is judged in: 2 m over a salt flat, looking at the horizon.
 pub const RING_VIEW: &str = "uyuni-2m-p0";
 
 /// The "## Level rings" section: per view and ring, where it lies and its steps against the
-/// surface's own away from rings (rings.rs).
+/// surface's own across control crossings without a level change (rings.rs).
 fn rings(r: &Report) -> String {
-    let mut s = String::from("\n## Level rings (HORIZ-01)\n\nAlong image columns: the depth step (px the surface's image moves) and the normal step (degrees) across each ring, against the same between neighbouring pixels away from rings at either level; ratio = ring max / away max.\n\n");
-    let _ = writeln!(s, "| view | ring (levels) | columns | rows median (min–max) | depth px max (p95) | away depth px max (p99) | ratio | normal ° max (p95) | away normal ° max (p99) | ratio |");
+    let mut s = String::from("\n## Level rings (HORIZ-01)\n\nAlong image columns: the depth step (px the surface's image moves) and the normal step (degrees) across each ring, against the same of control pairs (no level change, distance crossing lc = k ± ¼, ½, ¾ within a level of the ring); ratio = ring max / control max, ≤ 1 within the surface's own variation.\n\n");
+    let _ = writeln!(s, "| view | ring (levels) | columns | rows median (min–max) | depth px max (p95, median) | control depth px max (p95, median) | ratio | normal ° max (p95, median) | control normal ° max (p95, median) | ratio |");
     let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
     for v in r.views.iter().filter(|v| !v.rings.rings.is_empty()) {
         for g in &v.rings.rings {
             let cols = g.rows.iter().filter(|r| r.is_some()).count();
-            let _ = writeln!(
+            let _ =
+                writeln!(
                 s,
-                "| {} | {}\\|{} | {} | {:.1} ({:.1}–{:.1}) | {:.3} ({:.3}) | {:.3} ({:.3}) | {:.2} | {:.3} ({:.3}) | {:.3} ({:.3}) | {:.2} |",
+                "| {} | {}\\|{} | {} | {:.1} ({:.1}–{:.1}) | {} | {} | {:.2} | {} | {} | {:.2} |",
                 v.name, g.coarse, g.fine, cols, g.row_median, g.row_min, g.row_max,
-                g.depth_px.max, g.depth_px.p95, g.away_depth_px.max, g.away_depth_px.p99, g.depth_ratio,
-                g.normal_deg.max, g.normal_deg.p95, g.away_normal_deg.max, g.away_normal_deg.p99, g.normal_ratio
+                steps(&g.depth_px), steps(&g.control_depth_px), g.depth_ratio,
+                steps(&g.normal_deg), steps(&g.control_normal_deg), g.normal_ratio
             );
         }
     }

@@ -9,20 +9,20 @@
 //!   image moves at the pair (a height step dh at distance t moves it by dh/(t·pixel angle));
 //! - a normal step: the same stencil on the unit normal, |K| in degrees.
 //!
-//! A pair whose two levels differ is a ring pair; a pair whose four stencil rows share one
-//! level is away from rings. Each ring (a pair of levels) is compared with the pairs away from
-//! rings at its two levels, widened to the next finer levels (then coarser) until there are
-//! `AWAY_PER_RING` times as many as ring pairs — near the horizon a level spans too few rows
-//! to hold a stencil, and a larger sample keeps a step-free ring from failing by chance (its
-//! max exceeds the away max with probability 1/(1 + AWAY_PER_RING) where ring and away steps
-//! are alike). The blend is continuous when the largest ring step is no larger than the
-//! largest step of the surface's own between neighbouring pixels there.
+//! A pair whose two levels differ is a ring pair. Which pairs a ring picks is not random: the
+//! distance must cross the ring's between them, and a large jump of distance (the silhouette
+//! of a rock against ground farther away) crosses more often than a small one, so on rough
+//! ground ring pairs gather silhouettes. The surface's own variation is therefore measured on
+//! pairs picked the same way where there is no ring: control pairs, with one level, whose
+//! distance crosses lc = k ± ¼, ½ or ¾ (lc the design's continuous level of a distance, the
+//! ring between levels k and k+1 at lc = k). The blend is continuous when the largest ring
+//! step is no larger than the largest control step within a level of it. (Where ring and
+//! control steps are alike, the ring's max exceeds the controls' with probability
+//! n_ring / (n_ring + n_control), about 1/7 with six crossings per ring: a ratio just over 1
+//! is noise; a step shows as a ratio of several.)
 
 use super::stats::quantile;
 use serde::{Deserialize, Serialize};
-
-/// Away pairs wanted per ring pair (see the module's doc).
-pub const AWAY_PER_RING: usize = 8;
 
 /// One pixel as the metric reads it.
 #[derive(Clone, Copy, Debug, Default)]
@@ -53,12 +53,12 @@ pub struct Ring {
     pub depth_px: Steps,
     /// Normal step of the ring pairs, degrees.
     pub normal_deg: Steps,
-    /// The same of the pairs away from rings at levels `away_levels` (inclusive).
-    pub away_levels: (i32, i32),
-    pub away_pairs: usize,
-    pub away_depth_px: Steps,
-    pub away_normal_deg: Steps,
-    /// Ring max over away max, depth and normal (≤ 1: within the surface's own variation).
+    /// The same of the control pairs: no level change, crossing a quarter-level distance
+    /// (lc = k ± ¼, ½, ¾) within a level of the ring on either side.
+    pub control_pairs: usize,
+    pub control_depth_px: Steps,
+    pub control_normal_deg: Steps,
+    /// Ring max over control max, depth and normal (≤ 1: within the surface's own variation).
     pub depth_ratio: f64,
     pub normal_ratio: f64,
 }
@@ -86,13 +86,13 @@ impl Steps {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Rings {
     pub rings: Vec<Ring>,
-    /// The largest ring/away ratio over all rings, depth and normal.
+    /// The largest ring/control ratio over all rings, depth and normal.
     pub worst_depth_ratio: f64,
     pub worst_normal_ratio: f64,
 }
 
 impl Rings {
-    /// Every ring's largest step within the surface's own largest step away from rings.
+    /// Every ring's largest step within the surface's own largest step across its controls.
     pub fn continuous(&self) -> bool {
         self.worst_depth_ratio <= 1.0 && self.worst_normal_ratio <= 1.0
     }
@@ -140,8 +140,10 @@ fn pair_steps(px: &[Sample], w: usize, x: usize, y: usize) -> Option<(f64, f64)>
     Some((depth_px, k2.sqrt().to_degrees()))
 }
 
-/// The rings of a `w`×`h` frame (row-major, y down).
-pub fn measure(px: &[Sample], w: usize, h: usize) -> Rings {
+/// The rings of a `w`×`h` frame (row-major, y down); `lod` is the design's continuous level
+/// for a ray distance (TERRAIN.md §2: lc = log2(texel0 / (t·pixel angle)); a ring between
+/// levels L and L+1 lies at lc = L), used only to place the control crossings.
+pub fn measure(px: &[Sample], w: usize, h: usize, lod: &dyn Fn(f64) -> f64) -> Rings {
     assert_eq!(px.len(), w * h, "{w}×{h} frame");
     struct Acc {
         rows: Vec<Option<f32>>,
@@ -149,17 +151,18 @@ pub fn measure(px: &[Sample], w: usize, h: usize) -> Rings {
         normal: Vec<f64>,
     }
     let mut rings: Vec<((i32, i32), Acc)> = Vec::new();
-    // Away from rings, per level.
-    let mut away: Vec<(i32, Vec<f64>, Vec<f64>)> = Vec::new();
+    // Pairs without a level change, each with the control crossings (quarter lods, in
+    // quarters) between its two pixels.
+    let mut controls: Vec<(i32, f64, f64)> = Vec::new();
     for x in 0..w {
         for y in 1..h.saturating_sub(2) {
             let Some((dp, nd)) = pair_steps(px, w, x, y) else {
                 continue;
             };
-            let lv = |r: usize| px[r * w + x].level;
-            let (a, b) = (lv(y), lv(y + 1));
-            if a != b {
-                let key = (a.min(b), a.max(b));
+            let at = |r: usize| px[r * w + x];
+            let (a, b) = (at(y), at(y + 1));
+            if a.level != b.level {
+                let key = (a.level.min(b.level), a.level.max(b.level));
                 let i = match rings.iter().position(|r| r.0 == key) {
                     Some(i) => i,
                     None => {
@@ -176,13 +179,14 @@ pub fn measure(px: &[Sample], w: usize, h: usize) -> Rings {
                 acc.rows[x].get_or_insert(y as f32 + 0.5);
                 acc.depth.push(dp);
                 acc.normal.push(nd);
-            } else if lv(y - 1) == a && lv(y + 2) == a {
-                match away.iter_mut().find(|e| e.0 == a) {
-                    Some(e) => {
-                        e.1.push(dp);
-                        e.2.push(nd);
-                    }
-                    None => away.push((a, vec![dp], vec![nd])),
+            } else {
+                let (la, lb) = (lod(a.dist.unwrap_or(0.0)), lod(b.dist.unwrap_or(0.0)));
+                let (lo, hi) = (la.min(lb), la.max(lb));
+                // Quarter points q/4 with lo < q/4 ≤ hi, integers (ring lods) left out.
+                let first = (4.0 * lo).floor() as i32 + 1;
+                let last = (4.0 * hi).floor() as i32;
+                for q in (first..=last).filter(|q| q.rem_euclid(4) != 0) {
+                    controls.push((q, dp, nd));
                 }
             }
         }
@@ -190,32 +194,16 @@ pub fn measure(px: &[Sample], w: usize, h: usize) -> Rings {
     rings.sort_by_key(|r| std::cmp::Reverse(r.0 .1));
     let mut out = Rings::default();
     for ((coarse, fine), acc) in rings {
-        let want = AWAY_PER_RING * acc.depth.len();
-        let count = |lo: i32, hi: i32| -> usize {
-            away.iter()
-                .filter(|e| (lo..=hi).contains(&e.0))
-                .map(|e| e.1.len())
-                .sum()
-        };
-        let (finest, coarsest) = away
-            .iter()
-            .fold((fine, coarse), |(f, c), e| (f.max(e.0), c.min(e.0)));
-        let (mut lo, mut hi) = (coarse, fine);
-        while count(lo, hi) < want && (hi < finest || lo > coarsest) {
-            if hi < finest {
-                hi += 1;
-            } else {
-                lo -= 1;
-            }
-        }
-        let (mut ad, mut an) = (Vec::new(), Vec::new());
-        for e in away.iter().filter(|e| (lo..=hi).contains(&e.0)) {
-            ad.extend_from_slice(&e.1);
-            an.extend_from_slice(&e.2);
+        // Crossings within a level of the ring on either side: lc in (coarse − 1, fine).
+        let (qlo, qhi) = (4 * (coarse - 1), 4 * fine);
+        let (mut cd, mut cn) = (Vec::new(), Vec::new());
+        for c in controls.iter().filter(|c| qlo < c.0 && c.0 < qhi) {
+            cd.push(c.1);
+            cn.push(c.2);
         }
         let rows: Vec<f64> = acc.rows.iter().flatten().map(|r| *r as f64).collect();
         let (depth_px, normal_deg) = (Steps::of(&acc.depth), Steps::of(&acc.normal));
-        let (away_depth_px, away_normal_deg) = (Steps::of(&ad), Steps::of(&an));
+        let (control_depth_px, control_normal_deg) = (Steps::of(&cd), Steps::of(&cn));
         let ratio = |r: f64, a: f64| {
             if r == 0.0 {
                 0.0
@@ -233,14 +221,13 @@ pub fn measure(px: &[Sample], w: usize, h: usize) -> Rings {
             row_median: quantile(&rows, 0.5) as f32,
             row_max: rows.iter().copied().fold(0.0, f64::max) as f32,
             rows: acc.rows,
-            depth_ratio: ratio(depth_px.max, away_depth_px.max),
-            normal_ratio: ratio(normal_deg.max, away_normal_deg.max),
+            depth_ratio: ratio(depth_px.max, control_depth_px.max),
+            normal_ratio: ratio(normal_deg.max, control_normal_deg.max),
             depth_px,
             normal_deg,
-            away_levels: (lo, hi),
-            away_pairs: ad.len(),
-            away_depth_px,
-            away_normal_deg,
+            control_pairs: cd.len(),
+            control_depth_px,
+            control_normal_deg,
         };
         out.worst_depth_ratio = out.worst_depth_ratio.max(ring.depth_ratio);
         out.worst_normal_ratio = out.worst_normal_ratio.max(ring.normal_ratio);
@@ -318,8 +305,13 @@ mod tests {
         surface(w, h, step, rough, |_| 0.0)
     }
 
+    /// The plane's levels: L = ⌈lc⌉ with lc = 20 − log2(t).
+    fn lod(t: f64) -> f64 {
+        20.0 - t.log2()
+    }
+
     fn rings_of(px: &[Sample]) -> Rings {
-        measure(px, 8, 400)
+        measure(px, 8, 400, &lod)
     }
 
     #[test]
@@ -343,10 +335,15 @@ mod tests {
     }
 
     #[test]
-    fn a_rough_surface_without_steps_is_continuous() {
+    fn a_rough_surface_without_steps_stays_near_its_controls() {
         let r = rings_of(&plane(8, 400, |_| 0.0, 0.01));
-        assert!(r.continuous(), "{r:?}");
-        assert!(r.rings.iter().all(|g| g.away_depth_px.max > 0.0));
+        // Max against max of alike steps: near 1 either side (module doc), far below a step's.
+        assert!(r.worst_depth_ratio < 1.5, "{r:?}");
+        assert!(r.worst_normal_ratio < 1.5, "{r:?}");
+        assert!(r
+            .rings
+            .iter()
+            .all(|g| g.control_depth_px.max > 0.0 && g.control_pairs >= g.pairs));
     }
 
     #[test]
@@ -376,7 +373,7 @@ mod tests {
     fn pairs_next_to_sky_are_not_measured() {
         let mut px = plane(1, 10, |_| 0.0, 0.0);
         px[5].dist = None;
-        let r = measure(&px, 1, 10);
+        let r = measure(&px, 1, 10, &lod);
         assert!(r.rings.is_empty() || r.rings.iter().all(|g| g.pairs <= 1));
     }
 }

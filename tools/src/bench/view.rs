@@ -150,7 +150,7 @@ fn measure(
     v.reference_ms = t.elapsed().as_secs_f64() * 1e3;
     let ring_px = f.aov.as_deref().map(rings::samples).unwrap_or_default();
     if ring_px.len() == w * h {
-        v.rings = rings::measure(&ring_px, w, h);
+        v.rings = rings::measure(&ring_px, w, h, &|t| lod.lod(t));
     }
     let st = &r.stats;
     v.mesh = st.mesh;
