@@ -346,17 +346,17 @@ pub const RING_VIEW: &str = "uyuni-2m-p0";
 /// The "## Level rings" section: per view and ring, where it lies and its steps against the
 /// surface's own across control crossings without a level change (rings.rs).
 fn rings(r: &Report) -> String {
-    let mut s = String::from("\n## Level rings (HORIZ-01)\n\nAlong image columns: the depth step (px the surface's image moves) and the normal step (degrees) across each ring, against the same of control pairs (no level change, distance crossing lc = k ± ¼, ½, ¾ within a level of the ring); ratio = ring max / control max, ≤ 1 within the surface's own variation.\n\n");
-    let _ = writeln!(s, "| view | ring (levels) | columns | rows median (min–max) | depth px max (p95, median) | control depth px max (p95, median) | ratio | normal ° max (p95, median) | control normal ° max (p95, median) | ratio |");
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
+    let mut s = String::from("\n## Level rings (HORIZ-01)\n\nAlong image columns: the depth step (px the surface's image moves) and the normal step (degrees) across each ring, against the same of control pairs (no level change, distance crossing lc = k ± ¼, ½, ¾ within a level of the ring), both over pairs whose distances lie within a quarter level; ratio = ring max / control max, ≤ 1 within the surface's own variation. Large: the share of pairs over a quarter level at the ring and at its control points.\n\n");
+    let _ = writeln!(s, "| view | ring (levels) | columns | rows median (min–max) | large ring / control | depth px max (p95, median) | control depth px max (p95, median) | ratio | normal ° max (p95, median) | control normal ° max (p95, median) | ratio |");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
     for v in r.views.iter().filter(|v| !v.rings.rings.is_empty()) {
         for g in &v.rings.rings {
             let cols = g.rows.iter().filter(|r| r.is_some()).count();
             let _ =
                 writeln!(
                 s,
-                "| {} | {}\\|{} | {} | {:.1} ({:.1}–{:.1}) | {} | {} | {:.2} | {} | {} | {:.2} |",
-                v.name, g.coarse, g.fine, cols, g.row_median, g.row_min, g.row_max,
+                "| {} | {}\\|{} | {} | {:.1} ({:.1}–{:.1}) | {:.2} / {:.2} | {} | {} | {:.2} | {} | {} | {:.2} |",
+                v.name, g.coarse, g.fine, cols, g.row_median, g.row_min, g.row_max, g.large_share, g.control_large_share,
                 steps(&g.depth_px), steps(&g.control_depth_px), g.depth_ratio,
                 steps(&g.normal_deg), steps(&g.control_normal_deg), g.normal_ratio
             );

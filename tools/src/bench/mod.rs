@@ -204,8 +204,8 @@ pub fn run(gpu_args: &crate::device::GpuArgs, o: &Options) -> Result<(Report, Ve
         );
         for g in &v.rings.rings {
             println!(
-                "         ring {:>2}|{:<2} rows {:.1} ({:.1}–{:.1}): depth step max {:.3} px (controls {:.3}), normal step max {:.3}° (controls {:.3}°)",
-                g.coarse, g.fine, g.row_median, g.row_min, g.row_max, g.depth_px.max, g.control_depth_px.max, g.normal_deg.max, g.control_normal_deg.max
+                "         ring {:>2}|{:<2} rows {:.1} ({:.1}–{:.1}): large {:.2} (controls {:.2}), depth step max {:.3} px (controls {:.3}), normal step max {:.3}° (controls {:.3}°)",
+                g.coarse, g.fine, g.row_median, g.row_min, g.row_max, g.large_share, g.control_large_share, g.depth_px.max, g.control_depth_px.max, g.normal_deg.max, g.control_normal_deg.max
             );
         }
         frames.push((v.name.clone(), color));

@@ -15,7 +15,8 @@
 //! ground ring pairs gather silhouettes. The surface's own variation is therefore measured on
 //! pairs picked the same way where there is no ring: control pairs, with one level, whose
 //! distance crosses lc = k ± ¼, ½ or ¾ (lc the design's continuous level of a distance, the
-//! ring between levels k and k+1 at lc = k). The blend is continuous when the largest ring
+//! ring between levels k and k+1 at lc = k), both kinds only where the pair's distances lie
+//! within `MATCHED_SPAN` levels of each other. The blend is continuous when the largest ring
 //! step is no larger than the largest control step within a level of it. (Where ring and
 //! control steps are alike, the ring's max exceeds the controls' with probability
 //! n_ring / (n_ring + n_control), about 1/7 with six crossings per ring: a ratio just over 1
@@ -23,6 +24,14 @@
 
 use super::stats::quantile;
 use serde::{Deserialize, Serialize};
+
+/// Pairs whose distances differ by this many levels (lc) or more are left out of the step
+/// comparison, rings and controls alike: under a quarter level a pair crosses at most one
+/// quarter point, so ring and control pairs are picked the same way whatever their jump (a
+/// longer pair crosses an integer lc — a ring — more often than a quarter point without one).
+/// Over flat ground seen from height h a quarter level is a height step of 0.19·h; the share
+/// of large pairs at the ring against its controls' shows a step beyond that.
+pub const MATCHED_SPAN: f64 = 0.25;
 
 /// One pixel as the metric reads it.
 #[derive(Clone, Copy, Debug, Default)]
@@ -41,20 +50,26 @@ pub struct Ring {
     /// The coarser and the finer level.
     pub coarse: i32,
     pub fine: i32,
-    /// Ring pairs found (one per column where the ring is crossed once).
+    /// Ring pairs found (one per column where the ring is crossed once), and those whose two
+    /// distances differ by `MATCHED_SPAN` levels or more (left out of the steps below).
     pub pairs: usize,
+    pub large_pairs: usize,
+    /// Share of large pairs among the ring's, and among all pairs crossing its control
+    /// points (a step at the ring too large to be matched shows as an excess here).
+    pub large_share: f64,
+    pub control_large_share: f64,
     /// Where the ring is: per image column, the row between the pair (y + 0.5; the first
     /// crossing from the top), `None` where the column does not cross it.
     pub rows: Vec<Option<f32>>,
     pub row_min: f32,
     pub row_median: f32,
     pub row_max: f32,
-    /// Depth step of the ring pairs, px.
+    /// Depth step of the ring pairs under `MATCHED_SPAN`, px.
     pub depth_px: Steps,
     /// Normal step of the ring pairs, degrees.
     pub normal_deg: Steps,
-    /// The same of the control pairs: no level change, crossing a quarter-level distance
-    /// (lc = k ± ¼, ½, ¾) within a level of the ring on either side.
+    /// The same of the control pairs: no level change, under `MATCHED_SPAN`, crossing a
+    /// quarter-level distance (lc = k ± ¼, ½, ¾) within a level of the ring on either side.
     pub control_pairs: usize,
     pub control_depth_px: Steps,
     pub control_normal_deg: Steps,
@@ -149,11 +164,14 @@ pub fn measure(px: &[Sample], w: usize, h: usize, lod: &dyn Fn(f64) -> f64) -> R
         rows: Vec<Option<f32>>,
         depth: Vec<f64>,
         normal: Vec<f64>,
+        large: usize,
     }
     let mut rings: Vec<((i32, i32), Acc)> = Vec::new();
     // Pairs without a level change, each with the control crossings (quarter lods, in
     // quarters) between its two pixels.
     let mut controls: Vec<(i32, f64, f64)> = Vec::new();
+    // Every pair crossing a non-integer quarter point (ring or not): (q, large).
+    let mut crossings: Vec<(i32, bool)> = Vec::new();
     for x in 0..w {
         for y in 1..h.saturating_sub(2) {
             let Some((dp, nd)) = pair_steps(px, w, x, y) else {
@@ -161,6 +179,13 @@ pub fn measure(px: &[Sample], w: usize, h: usize, lod: &dyn Fn(f64) -> f64) -> R
             };
             let at = |r: usize| px[r * w + x];
             let (a, b) = (at(y), at(y + 1));
+            let (la, lb) = (lod(a.dist.unwrap_or(0.0)), lod(b.dist.unwrap_or(0.0)));
+            let (lo, hi) = (la.min(lb), la.max(lb));
+            let large = hi - lo >= MATCHED_SPAN;
+            // Quarter points q/4 with lo < q/4 ≤ hi, integers (ring lods) left out.
+            let quarters = ((4.0 * lo).floor() as i32 + 1..=(4.0 * hi).floor() as i32)
+                .filter(|q| q.rem_euclid(4) != 0);
+            crossings.extend(quarters.clone().map(|q| (q, large)));
             if a.level != b.level {
                 let key = (a.level.min(b.level), a.level.max(b.level));
                 let i = match rings.iter().position(|r| r.0 == key) {
@@ -170,6 +195,7 @@ pub fn measure(px: &[Sample], w: usize, h: usize, lod: &dyn Fn(f64) -> f64) -> R
                             rows: vec![None; w],
                             depth: Vec::new(),
                             normal: Vec::new(),
+                            large: 0,
                         };
                         rings.push((key, acc));
                         rings.len() - 1
@@ -177,17 +203,14 @@ pub fn measure(px: &[Sample], w: usize, h: usize, lod: &dyn Fn(f64) -> f64) -> R
                 };
                 let acc = &mut rings[i].1;
                 acc.rows[x].get_or_insert(y as f32 + 0.5);
-                acc.depth.push(dp);
-                acc.normal.push(nd);
-            } else {
-                let (la, lb) = (lod(a.dist.unwrap_or(0.0)), lod(b.dist.unwrap_or(0.0)));
-                let (lo, hi) = (la.min(lb), la.max(lb));
-                // Quarter points q/4 with lo < q/4 ≤ hi, integers (ring lods) left out.
-                let first = (4.0 * lo).floor() as i32 + 1;
-                let last = (4.0 * hi).floor() as i32;
-                for q in (first..=last).filter(|q| q.rem_euclid(4) != 0) {
-                    controls.push((q, dp, nd));
+                if large {
+                    acc.large += 1;
+                } else {
+                    acc.depth.push(dp);
+                    acc.normal.push(nd);
                 }
+            } else if !large {
+                controls.extend(quarters.map(|q| (q, dp, nd)));
             }
         }
     }
@@ -201,6 +224,12 @@ pub fn measure(px: &[Sample], w: usize, h: usize, lod: &dyn Fn(f64) -> f64) -> R
             cd.push(c.1);
             cn.push(c.2);
         }
+        let near: Vec<bool> = crossings
+            .iter()
+            .filter(|c| qlo < c.0 && c.0 < qhi)
+            .map(|c| c.1)
+            .collect();
+        let share = |n: usize, of: usize| if of == 0 { 0.0 } else { n as f64 / of as f64 };
         let rows: Vec<f64> = acc.rows.iter().flatten().map(|r| *r as f64).collect();
         let (depth_px, normal_deg) = (Steps::of(&acc.depth), Steps::of(&acc.normal));
         let (control_depth_px, control_normal_deg) = (Steps::of(&cd), Steps::of(&cn));
@@ -216,7 +245,10 @@ pub fn measure(px: &[Sample], w: usize, h: usize, lod: &dyn Fn(f64) -> f64) -> R
         let ring = Ring {
             coarse,
             fine,
-            pairs: acc.depth.len(),
+            pairs: acc.depth.len() + acc.large,
+            large_pairs: acc.large,
+            large_share: share(acc.large, acc.depth.len() + acc.large),
+            control_large_share: share(near.iter().filter(|l| **l).count(), near.len()),
             row_min: rows.iter().copied().fold(f64::INFINITY, f64::min) as f32,
             row_median: quantile(&rows, 0.5) as f32,
             row_max: rows.iter().copied().fold(0.0, f64::max) as f32,
@@ -354,8 +386,23 @@ mod tests {
         assert!(r.worst_depth_ratio > 2.0, "{r:?}");
         // On a smooth surface the same step stands out by orders of magnitude.
         let r = rings_of(&plane(8, 400, |l| 0.05 * (l % 2) as f64, 0.0));
-        assert!(r.rings.iter().all(|g| g.depth_px.max > 1e-3), "{r:?}");
+        let matched: Vec<&Ring> = r.rings.iter().filter(|g| g.pairs > g.large_pairs).collect();
+        assert!(matched.len() >= 4, "{r:?}");
+        assert!(matched.iter().all(|g| g.depth_px.max > 1e-3), "{r:?}");
         assert!(r.worst_depth_ratio > 1e3, "{r:?}");
+    }
+
+    #[test]
+    fn a_step_too_large_to_match_shows_in_the_large_share() {
+        // 0.6 m between levels from 2 m: the distance jumps 30 %, over a quarter level.
+        let r = rings_of(&plane(8, 400, |l| 0.6 * (l % 2) as f64, 0.0));
+        let g = r.rings.iter().find(|g| g.fine == 17).unwrap();
+        assert_eq!(g.large_pairs, g.pairs, "{g:?}");
+        assert!(g.large_share > 2.0 * g.control_large_share, "{g:?}");
+        // Without the step the ring's share is its controls'.
+        let r = rings_of(&plane(8, 400, |_| 0.0, 0.0));
+        let g = r.rings.iter().find(|g| g.fine == 17).unwrap();
+        assert_eq!((g.large_share, g.control_large_share), (0.0, 0.0), "{g:?}");
     }
 
     #[test]
@@ -364,7 +411,7 @@ mod tests {
         let r = rings_of(&surface(8, 400, |_| 0.0, 0.01, |l| two * (l % 2) as f64));
         assert!(!r.continuous(), "{r:?}");
         assert!(r.worst_normal_ratio > 3.0, "{r:?}");
-        for ring in &r.rings {
+        for ring in r.rings.iter().filter(|g| g.pairs > g.large_pairs) {
             assert!((ring.normal_deg.max - 2.0).abs() < 0.5, "{ring:?}");
         }
     }
