@@ -34,7 +34,7 @@ pub fn declare_terrain(
         .dispatch_threads([extent[0], extent[1], 1]);
 }
 
-/// One pixel of `shade.aov` (two vec4, `shaders/shade/aov.comp`).
+/// One pixel of `shade.aov` (three vec4, `shaders/shade/aov.comp`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct AovPixel {
@@ -49,6 +49,10 @@ pub struct AovPixel {
     pub slot: f32,
     /// 1 where the surface-following correction moved the hit.
     pub corrected: f32,
+    /// The published shading normal, unit, planet axes (as the hit record's octahedral
+    /// 2×16-bit encoding gives it back); 0 where no terrain.
+    pub normal: [f32; 3],
+    pub unused: f32,
 }
 
 impl AovPixel {
@@ -74,7 +78,9 @@ pub fn declare_aov(
 ) -> BufferRef {
     let mut aov = g.create_buffer(
         "shade.aov",
-        BufferDesc::gpu(32 * extent[0] as u64 * extent[1] as u64),
+        BufferDesc::gpu(
+            std::mem::size_of::<AovPixel>() as u64 * extent[0] as u64 * extent[1] as u64,
+        ),
     );
     g.compute("shade.aov", &shaders::SHADE_AOV)
         .read("frame", surface.frame)

@@ -75,7 +75,8 @@ pub struct Args {
     #[arg(long)]
     no_flights: bool,
     /// Write a picture of where each flight frame pops over 1 px (and each flight's worst
-    /// frame) into this directory: pop-<flight>-<frame>.png.
+    /// frame) into this directory: pop-<flight>-<frame>.png; and each view's scored frame
+    /// with its level rings marked: rings-<view>.png.
     #[arg(long, value_name = "DIR")]
     pop_maps: Option<PathBuf>,
     #[command(flatten)]

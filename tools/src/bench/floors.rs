@@ -142,10 +142,10 @@ pub fn basis(node: &str) -> (Basis, &'static str) {
         "shade.aov" => (
             Device {
                 per_entry: 0,
-                per_pixel: 48,
+                per_pixel: 64,
                 per_drawn: 0,
             },
-            "16 B hit read + 32 B AOV written per pixel",
+            "16 B hit read + 48 B AOV written per pixel",
         ),
         "raster.hardware" => (
             Raster,

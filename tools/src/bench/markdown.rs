@@ -97,6 +97,10 @@ fn targets(r: &Report) -> String {
         "| p95 silhouette error ≤ 1 px | worst {sil:.2} px | {} |",
         yes(sil <= 1.0)
     );
+    if let Some(v) = r.views.iter().find(|v| v.name == RING_VIEW) {
+        let g = &v.rings;
+        let _ = writeln!(s, "| HORIZ-01: largest step across a level ring ≤ the surface's own largest step between neighbouring pixels ({RING_VIEW}) | depth {:.2}×, normal {:.2}× over {} rings | {} |", g.worst_depth_ratio, g.worst_normal_ratio, g.rings.len(), yes(g.continuous()));
+    }
     if let Some(d) = r.flights.iter().find(|f| f.name == "descent") {
         let _ = writeln!(s, "| pop max ≤ 1 px per frame during the descent | max {:.2} px ({} of {} frames over 1 px) | {} |", d.max_px, d.frames_over_1px, d.frames, yes(d.max_px <= 1.0));
     }
@@ -294,6 +298,8 @@ pub fn render(r: &Report) -> String {
         );
     }
 
+    s += &rings(r);
+
     let _ = writeln!(s, "\n## Pop and settling\n");
     let _ = writeln!(s, "| flight | frames | max px | worst frame | max p99 px | median frame max px | frames > 1 px | most points > 1 px in a frame | coverage changes | wall s |");
     let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
@@ -326,6 +332,35 @@ pub fn render(r: &Report) -> String {
     }
     if let Some(rd) = &r.readiness {
         s += &readiness(rd);
+    }
+    s
+}
+
+fn steps(s: &super::rings::Steps) -> String {
+    format!("{:.3} ({:.3}, {:.3})", s.max, s.p95, s.median)
+}
+
+/// The view the HORIZ-01 target is judged in: 2 m over a salt flat, looking at the horizon.
+pub const RING_VIEW: &str = "uyuni-2m-p0";
+
+/// The "## Level rings" section: per view and ring, where it lies and its steps against the
+/// surface's own across control crossings without a level change (rings.rs).
+fn rings(r: &Report) -> String {
+    let mut s = String::from("\n## Level rings (HORIZ-01)\n\nAlong image columns: the depth step (px the surface's image moves) and the normal step (degrees) across each ring, against the same of control pairs (no level change, distance crossing lc = k ± ¼, ½, ¾ within a level of the ring), both over pairs whose distances lie within a quarter level; ratio = ring max / control max, ≤ 1 within the surface's own variation. Large: the share of pairs over a quarter level at the ring and at its control points.\n\n");
+    let _ = writeln!(s, "| view | ring (levels) | columns | rows median (min–max) | large ring / control | depth px max (p95, median) | control depth px max (p95, median) | ratio | normal ° max (p95, median) | control normal ° max (p95, median) | ratio |");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
+    for v in r.views.iter().filter(|v| !v.rings.rings.is_empty()) {
+        for g in &v.rings.rings {
+            let cols = g.rows.iter().filter(|r| r.is_some()).count();
+            let _ =
+                writeln!(
+                s,
+                "| {} | {}\\|{} | {} | {:.1} ({:.1}–{:.1}) | {:.2} / {:.2} | {} | {} | {:.2} | {} | {} | {:.2} |",
+                v.name, g.coarse, g.fine, cols, g.row_median, g.row_min, g.row_max, g.large_share, g.control_large_share,
+                steps(&g.depth_px), steps(&g.control_depth_px), g.depth_ratio,
+                steps(&g.normal_deg), steps(&g.control_normal_deg), g.normal_ratio
+            );
+        }
     }
     s
 }

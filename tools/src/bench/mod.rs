@@ -15,6 +15,7 @@ pub mod pop;
 pub mod prefetch;
 pub mod readiness;
 pub mod report;
+pub mod rings;
 pub mod scene;
 pub mod sheet;
 pub mod stats;
@@ -47,7 +48,8 @@ pub struct Options {
     /// Pixels scored against the reference at most (accuracy.rs windows).
     pub score_pixels: usize,
     pub flights: bool,
-    /// Write a pop map (pop.rs `map_rgba`) of every flight frame over 1 px here.
+    /// Write a pop map (pop.rs `map_rgba`) of every flight frame over 1 px here, and each
+    /// view's scored frame with its level rings marked (rings.rs `mark`).
     pub pop_maps: Option<PathBuf>,
     /// Derive every tile the views want on all cores first.
     pub prefetch: bool,
@@ -200,6 +202,12 @@ pub fn run(gpu_args: &crate::device::GpuArgs, o: &Options) -> Result<(Report, Ve
             100.0 * v.score.terrain, if v.score.measured_nothing { " (MEASURED NOTHING)" } else { "" },
             100.0 * v.score.see_through, 100.0 * v.score.covers_sky, v.score.silhouette_px_p95, v.mesh.leaves
         );
+        for g in &v.rings.rings {
+            println!(
+                "         ring {:>2}|{:<2} rows {:.1} ({:.1}–{:.1}): large {:.2} (controls {:.2}), depth step max {:.3} px (controls {:.3}), normal step max {:.3}° (controls {:.3}°)",
+                g.coarse, g.fine, g.row_median, g.row_min, g.row_max, g.large_share, g.control_large_share, g.depth_px.max, g.control_depth_px.max, g.normal_deg.max, g.control_normal_deg.max
+            );
+        }
         frames.push((v.name.clone(), color));
         r.views.push(v);
         r.validation.messages = gpu.ctx.messages.count();
@@ -269,7 +277,7 @@ mod tests {
     use crate::bookmarks::{self, Height};
 
     #[test]
-    fn the_view_file_holds_every_altitude_at_every_pitch() {
+    fn the_view_file_holds_every_altitude_at_every_pitch_and_the_salt_flat() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../captures/views.txt");
         let views = bookmarks::load(&path).unwrap();
         let m = |h: &Height| match h {
@@ -281,9 +289,13 @@ mod tests {
                     .iter()
                     .filter(|v| m(&v.height) == alt && v.pitch == pitch)
                     .count();
-                assert_eq!(n, 1, "{alt} m at {pitch}°");
+                // Two at 2 m and 0°: the grid's and the salt flat's (HORIZ-01).
+                let want = if alt == 2.0 && pitch == 0.0 { 2 } else { 1 };
+                assert_eq!(n, want, "{alt} m at {pitch}°");
             }
         }
+        assert_eq!(views.len(), 25);
+        assert!(views.iter().any(|v| v.name == "uyuni-2m-p0"));
         assert!(views.iter().filter(|v| v.has_tag("quick")).count() >= 3);
     }
 

@@ -100,6 +100,10 @@ pub struct ViewResult {
     pub raster_floor: RasterFloor,
     /// CPU reference ray cast of the scored frame, ms.
     pub reference_ms: f64,
+    /// Level rings of the scored frame: where they lie and how far the surface steps across
+    /// them (rings.rs, HORIZ-01).
+    #[serde(default)]
+    pub rings: super::rings::Rings,
 }
 
 /// How long a fresh camera takes to stop changing.

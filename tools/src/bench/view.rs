@@ -8,6 +8,7 @@ use super::floors::{self, FrameShape};
 use super::frame::{Gpu, FRAMES_IN_FLIGHT};
 use super::pop;
 use super::report::{Limits, NodeStat, PerNodePass, Settle, Tiles, Timed, ViewResult};
+use super::rings;
 use super::scene::Scene;
 use super::stats::{frame_span, median, per_node, quantile};
 use super::Options;
@@ -103,7 +104,7 @@ pub fn run(
     let cam = scene.camera(b, o.width, o.height);
     r.sun = o.sun.direction(cam.eye);
     let alt = cam.eye.length() - r.body.radius;
-    let result = measure(gpu, scene, &mut r, &cam, o, limits, clock);
+    let result = measure(gpu, scene, &mut r, &cam, &b.name, o, limits, clock);
     r.destroy(&gpu.ctx);
     let (mut v, color) = result?;
     v.name = b.name.clone();
@@ -113,11 +114,13 @@ pub fn run(
     Ok((v, color))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn measure(
     gpu: &mut Gpu,
     scene: &Scene,
     r: &mut PlanetRenderer,
     cam: &ViewCamera,
+    name: &str,
     o: &Options,
     limits: &Limits,
     clock: &ClockSampler,
@@ -145,6 +148,10 @@ fn measure(
     v.score.reference_sees_terrain = coarse.any_terrain();
     v.score.measured_nothing = coarse.any_terrain() && v.score.terrain == 0.0;
     v.reference_ms = t.elapsed().as_secs_f64() * 1e3;
+    let ring_px = f.aov.as_deref().map(rings::samples).unwrap_or_default();
+    if ring_px.len() == w * h {
+        v.rings = rings::measure(&ring_px, w, h, &|t| lod.lod(t));
+    }
     let st = &r.stats;
     v.mesh = st.mesh;
     let rr = &st.residency;
@@ -156,6 +163,13 @@ fn measure(
         trimmed: rr.trimmed,
     };
     let color = f.color.unwrap_or_default();
+    if let (Some(dir), false) = (&o.pop_maps, v.rings.rings.is_empty()) {
+        let img = rings::mark(&color, w, h, &ring_px);
+        let path = dir.join(format!("rings-{name}.png"));
+        std::fs::create_dir_all(dir)?;
+        crate::image_out::write_rgba8(&path, cam.width, cam.height, &img)?;
+        println!("wrote {}", path.display());
+    }
 
     // Timed frames: the product frame only (no AOV, no readback), frames in flight, one pair
     // of timestamps per frame so that nodes overlap as they would untimed.
