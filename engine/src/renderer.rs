@@ -282,6 +282,16 @@ impl PlanetRenderer {
         self.clock.now
     }
 
+    /// The fine-detail gain the next frame's mesh update runs with (TERRAIN.md §6).
+    pub fn fine_detail_gain(&self) -> f64 {
+        self.mesh.gain.value()
+    }
+
+    /// Restores the fine-detail gain to 1: it never rises by itself (`cbt::gain`).
+    pub fn reset_fine_detail_gain(&mut self) {
+        self.mesh.gain.reset();
+    }
+
     /// The feed's supply per class (tiles/s) as of the last prepared frame.
     pub fn feed_meter(&self) -> &FeedMeter {
         &self.feed
@@ -423,7 +433,7 @@ impl PlanetRenderer {
             mesh_inputs(&consts, self.surface_generation),
         );
         self.stats.uploaded_tiles = self.atlas.uploaded_tiles();
-        self.stats.mesh = self.mesh.stats.summary();
+        self.stats.mesh = self.mesh.stats.summary(self.mesh.gain.value());
         self.prepared = Some(req);
         Ok(())
     }
