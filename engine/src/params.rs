@@ -80,3 +80,15 @@ pub const STREAM_PROVISIONAL_MAX_LEVEL: u8 = 2;
 /// tile bounding volumes and distances (both, the ground shell of TERRAIN §7b).
 pub const STREAM_MAX_HEIGHT_M: f64 = 9_300.0;
 pub const STREAM_MIN_HEIGHT_M: f64 = -11_300.0;
+
+// The fine-detail gain (TERRAIN.md §6, `engine::cbt::gain`, docs/earth.md "Fine-detail gain").
+
+/// Coarsest level whose depth cap the mesh always honours. Splits that only a finer level's
+/// cap allows (L15+: legs under a quarter of L14's 1.2 m texel on Earth) are counted, and the
+/// gain moves the cap back towards this level's.
+pub const FINE_DETAIL_LEVEL: u8 = 14;
+/// Each frame with any such split wish multiplies the gain by this (§6: attenuates by 20 %).
+pub const FINE_GAIN_DECAY: f64 = 0.8;
+/// Below this the gain snaps to 0 (ours: 1 % is 21 attenuations from 1; the cap is then within
+/// 0.04 levels of L14's on an L18 tile, and snapping makes the end state exact).
+pub const FINE_GAIN_SNAP: f64 = 0.01;

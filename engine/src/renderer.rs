@@ -18,6 +18,7 @@ use crate::cbt::update::MeshStats;
 use crate::debug_view::DebugView;
 use crate::earth::gpu_feed::GpuTileMaker;
 use crate::frame_constants::{FrameConstantBuffers, FrameConstants};
+use crate::params::{LAST_STORED_LEVEL, MAX_LEVEL};
 use crate::planet::{Body, TileId};
 use crate::publish::{declare_publish, PublishMode, PublishOptions};
 use crate::shade::{declare_aov, declare_terrain};
@@ -242,6 +243,7 @@ impl PlanetRenderer {
         self.stats.mesh.quiet
             && self.stats.residency.pending == 0
             && self.stats.residency.provisional == 0
+            && self.stats.residency.stale == 0
             && self.stats.uploaded_tiles == 0
             && self.stats.fading == 0
     }
@@ -282,6 +284,37 @@ impl PlanetRenderer {
         self.clock.now
     }
 
+    /// The fine-detail gain the next frame's mesh update runs with (TERRAIN.md §6).
+    pub fn fine_detail_gain(&self) -> f64 {
+        self.mesh.gain.value()
+    }
+
+    /// The detail settings of the amplified levels changed: every resident tile above the
+    /// stored levels is made again and replaced in its slot with the 1.5 s cross-fade.
+    /// Returns how many are being remade.
+    pub fn detail_settings_changed(&mut self) -> usize {
+        self.remake_levels(LAST_STORED_LEVEL + 1..=MAX_LEVEL)
+    }
+
+    /// Makes the resident tiles of `levels` again (the source forgets its copies) and replaces
+    /// each in its slot when it arrives, cross-fading. Returns how many.
+    pub fn remake_levels(&mut self, levels: std::ops::RangeInclusive<u8>) -> usize {
+        let ids: Vec<TileId> = self
+            .stream
+            .resident()
+            .into_iter()
+            .map(|e| e.tile)
+            .filter(|id| levels.contains(&id.level))
+            .collect();
+        self.source.invalidate(&ids);
+        self.stream.refresh(&ids)
+    }
+
+    /// Restores the fine-detail gain to 1: it never rises by itself (`cbt::gain`).
+    pub fn reset_fine_detail_gain(&mut self) {
+        self.mesh.gain.reset();
+    }
+
     /// The feed's supply per class (tiles/s) as of the last prepared frame.
     pub fn feed_meter(&self) -> &FeedMeter {
         &self.feed
@@ -309,6 +342,16 @@ impl PlanetRenderer {
     /// replacements); fades from arrival times, cross-fades from replacement times.
     fn update_residency(&mut self, cam: &ViewCamera) {
         let now = self.clock.now;
+        // The store rewritten underneath (a concurrent `planetfall bake`): the source has
+        // forgotten its old copies; the stream asks again and replaces them in their slots.
+        let changed = self.source.updated_underneath();
+        if !changed.is_empty() {
+            let n = self.stream.refresh(&changed);
+            log::info!(
+                "tile store: {} tiles rewritten underneath, {n} resident ones replaced",
+                changed.len()
+            );
+        }
         let fr = self.stream.update(cam, now, self.source.as_ref());
         // Last frame's arrivals are placed by this frame's `stream.place`: drawn from now on.
         let arrived = !self.incoming.is_empty();
@@ -423,7 +466,7 @@ impl PlanetRenderer {
             mesh_inputs(&consts, self.surface_generation),
         );
         self.stats.uploaded_tiles = self.atlas.uploaded_tiles();
-        self.stats.mesh = self.mesh.stats.summary();
+        self.stats.mesh = self.mesh.stats.summary(self.mesh.gain.value());
         self.prepared = Some(req);
         Ok(())
     }

@@ -61,7 +61,21 @@ pub trait TileSource: Send + Sync {
     fn earth(&self) -> Option<Arc<crate::earth::Source>> {
         None
     }
+    /// Tiles whose stored copy changed underneath since the source served them (another
+    /// process writing the store), found with bounded work per call; the source already
+    /// forgot its old copies. Default: a source without a store has none.
+    fn updated_underneath(&self) -> Vec<TileId> {
+        Vec::new()
+    }
+    /// Forget any kept copy of `tiles`, so the next request makes them again (a change of
+    /// the settings they are made with). Default: nothing kept.
+    fn invalidate(&self, _tiles: &[TileId]) {}
 }
+
+/// Stored blocks whose header `EarthSource::updated_underneath` re-reads per call (per frame):
+/// 8 reads of 4 KB (ours: a frame's resident L0–L9 tiles sit in a few dozen blocks, so a
+/// rewritten tile is noticed within a few frames, at well under a millisecond a frame).
+pub const STORE_CHECK_BLOCKS_PER_CALL: usize = 8;
 
 /// The Earth through the DEM oracle.
 pub struct EarthSource {
@@ -107,6 +121,14 @@ impl TileSource for EarthSource {
     }
     fn earth(&self) -> Option<Arc<crate::earth::Source>> {
         Some(self.oracle.cache().source().clone())
+    }
+    fn updated_underneath(&self) -> Vec<TileId> {
+        self.oracle
+            .cache()
+            .changed_on_disk(STORE_CHECK_BLOCKS_PER_CALL)
+    }
+    fn invalidate(&self, tiles: &[TileId]) {
+        self.oracle.cache().forget(tiles);
     }
     /// Derived, stored and amplified tiles from the oracle's counters (stored only with a data
     /// directory: without one nothing is ever read back). The

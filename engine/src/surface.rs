@@ -313,10 +313,14 @@ impl crate::cbt::surface::Surface for TileSurface<'_> {
     }
 
     fn finest_texel(&self, face: Face, u: f64, v: f64) -> f64 {
+        self.body
+            .texel(crate::cbt::surface::Surface::finest_level(self, face, u, v))
+    }
+
+    fn finest_level(&self, face: Face, u: f64, v: f64) -> u8 {
         let fx = |w: f64| ((w + 1.0) * (1u64 << 29) as f64).round() as u64;
         let (face, x, y) = canonical_vertex(face, fx(u), fx(v));
-        self.body
-            .texel(self.res.finest(face, x, y, self.lod.max_level).id.level)
+        self.res.finest(face, x, y, self.lod.max_level).id.level
     }
 }
 

@@ -34,6 +34,7 @@ void main() {
         push_twin_chain(i);
         pool.b[i].wish = CBT_WISH_SPLIT;
         atomicAdd(control.c.stats[stat_index(CBT_STAT_SPLIT_WISHES)], 1u);
+        if ((pool.b[i].flags & CBT_FLAG_FINE) != 0u) atomicAdd(control.c.fine_split_wishes, 1u);
         return;
     }
     uint s = leaf_sibling(i);

@@ -17,6 +17,7 @@
 #define CBT_FLAG_OFFSCREEN (1u<<2)
 #define CBT_FLAG_CAPPED (1u<<3)
 #define CBT_FLAG_DIRTY (1u<<4)
+#define CBT_FLAG_FINE (1u<<5)
 
 // wish (DECIDE)
 #define CBT_WISH_KEEP 0u
@@ -81,7 +82,8 @@ struct CbtControl {
     uint culled;                // offset 88  FINISH
     uint offscreen;             // offset 92  FINISH
     uint stats[32];             // offset 96  CBT_MAX_ITERATIONS x 8
-};                              // 224 bytes
+    uint fine_split_wishes;     // offset 224 DECIDE: split wishes of CBT_FLAG_FINE leaves, whole frame
+};                              // 228 bytes
 
 // Side arrays (separate buffers), sized from the capacity N (a multiple of 64):
 //   free bits      uint64_t[N/64]   bit i = 1 <=> entry i is free

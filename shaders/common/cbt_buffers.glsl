@@ -92,7 +92,7 @@ layout(std430, set = 0, binding = 10) buffer DrawList { uint i[]; } draw_list;
 layout(std430, set = 0, binding = 10) readonly buffer DrawList { uint i[]; } draw_list;
 #endif
 
-// Push constants of every cbt.* node (76 bytes): the criterion parameters (engine
+// Push constants of every cbt.* node (84 bytes): the criterion parameters (engine
 // `CbtParams`, as f32) and where in the frame the node runs. Mirror of `gpu::layout::CbtPush`.
 #ifndef CBT_NO_PUSH
 layout(push_constant) uniform CbtPush {
@@ -110,6 +110,8 @@ layout(push_constant) uniform CbtPush {
     float depth_cap_texel_fraction;
     float frustum_inflate;
     uint horizon_cull;      // 0 or 1
+    uint fine_detail_level; // levels finer than this are fine detail (CbtParams)
+    float fine_detail_gain; // g: their depth cap is that of level F + g·(L − F)
     uint iteration;         // 0..iterations-1 (indexes control.stats)
     uint iterations;        // iterations recorded this frame (1..4)
     uint tree_leaves;       // L: leaves of every sum tree (power of two >= capacity / 64)

@@ -30,20 +30,33 @@ void eval_entry(uint i) {
 
     bool culled = pc.horizon_cull != 0u && horizon_culled(p);
     bool off = offscreen(p);
-    // Depth cap: the children's legs (half this hypotenuse) stay >= a quarter of the finest
-    // resident texel at the nearest corner (the first of equals, as the model's min_by).
+    // Depth cap: the children's legs (half this hypotenuse) stay >= a quarter of the
+    // finest resident texel at the nearest corner (the first of equals, as the model's min_by),
+    // or of a coarser level's when the fine-detail gain is below 1 (eval.rs DepthCap): level
+    // L > F caps at texel(F)·2^(−g·(L − F)), and a leaf F's cap would stop is FINE.
     float len[3] = float[3](length(p[0]), length(p[1]), length(p[2]));
     uint near = 0u;
     if (len[1] < len[near]) near = 1u;
     if (len[2] < len[near]) near = 2u;
     float texel = slots.s[slot[near]].texel_m;
+    uint level = slots.s[slot[near]].level;
+    bool fine_level = level > pc.fine_detail_level;
+    float fine_texel = texel;
+    float cap_texel = texel;
+    if (fine_level) {
+        float k = float(level - pc.fine_detail_level);
+        fine_texel = texel * exp2(k);
+        cap_texel = fine_texel * exp2(-pc.fine_detail_gain * k);
+    }
     float child_leg = 0.5 * length(p[2] - p[0]);
-    bool capped = pool.b[i].depth >= CBT_MAX_DEPTH || !midpoint_exact(v[0], v[2]) || child_leg < pc.depth_cap_texel_fraction * texel;
+    bool capped = pool.b[i].depth >= CBT_MAX_DEPTH || !midpoint_exact(v[0], v[2]) || child_leg < pc.depth_cap_texel_fraction * cap_texel;
+    bool fine = fine_level && child_leg < pc.depth_cap_texel_fraction * fine_texel;
 
     uint flags = 0u;
     if (culled) flags |= CBT_FLAG_CULLED;
     if (off) flags |= CBT_FLAG_OFFSCREEN;
     if (capped) flags |= CBT_FLAG_CAPPED;
+    if (fine) flags |= CBT_FLAG_FINE;
     if (!culled && !off) flags |= CBT_FLAG_DRAW;
     for (uint k = 0u; k < 3u; ++k) {
         pool.b[i].positions[3u * k] = p[k].x;

@@ -68,6 +68,9 @@ pub const FLAG_OFFSCREEN: u32 = 1 << 2;
 pub const FLAG_CAPPED: u32 = 1 << 3;
 /// Geometry changed in a COMMIT since the last EVAL: positions and measures are stale.
 pub const FLAG_DIRTY: u32 = 1 << 4;
+/// Splitting would make children finer than the depth cap of `FINE_DETAIL_LEVEL`: only detail
+/// finer than that level asks for this split (the fine-detail gain counts such split wishes).
+pub const FLAG_FINE: u32 = 1 << 5;
 
 /// DECIDE: keep this leaf.
 pub const WISH_KEEP: u32 = 0;
@@ -181,6 +184,9 @@ pub struct Control {
     pub offscreen: u32,
     /// Per-iteration counters of the current frame.
     pub stats: [IterationStats; MAX_ITERATIONS],
+    /// DECIDE: split wishes of `FLAG_FINE` leaves over the frame's iterations (the fine-detail
+    /// gain's input).
+    pub fine_split_wishes: u32,
 }
 
 /// Number of 64-bit words of a bit array over `capacity` entries.
@@ -240,7 +246,7 @@ mod tests {
         }
         assert_eq!(end, 160);
         assert_eq!(offset_of!(Bisector, positions), 88);
-        assert_eq!(size_of::<Control>(), 96 + 32 * MAX_ITERATIONS);
+        assert_eq!(size_of::<Control>(), 96 + 32 * MAX_ITERATIONS + 4);
         assert_eq!(offset_of!(Control, draw), 36);
         assert_eq!(offset_of!(Control, stats), 96);
     }
@@ -321,6 +327,10 @@ mod tests {
         assert_eq!(off("high_water"), Some(offset_of!(Control, high_water)));
         assert_eq!(off("free_count"), Some(offset_of!(Control, free_count)));
         assert_eq!(off("stats"), Some(offset_of!(Control, stats)));
+        assert_eq!(
+            off("fine_split_wishes"),
+            Some(offset_of!(Control, fine_split_wishes))
+        );
         // Constants must agree.
         for (name, value) in [
             ("CBT_FLAG_DRAW", FLAG_DRAW),
@@ -328,6 +338,7 @@ mod tests {
             ("CBT_FLAG_OFFSCREEN", FLAG_OFFSCREEN),
             ("CBT_FLAG_CAPPED", FLAG_CAPPED),
             ("CBT_FLAG_DIRTY", FLAG_DIRTY),
+            ("CBT_FLAG_FINE", FLAG_FINE),
             ("CBT_WISH_SPLIT", WISH_SPLIT),
             ("CBT_WISH_MERGE", WISH_MERGE),
             ("CBT_FATE_CANDIDATE", FATE_CANDIDATE),

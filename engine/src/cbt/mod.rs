@@ -6,6 +6,7 @@
 //! - [`stages`]: EVAL, DECIDE, RESOLVE, RESERVE, NEIGHBOURS, COMMIT, FINISH as per-entry
 //!   kernels; [`sumtree`] is REDUCE.
 //! - [`update`]: the driver (shuffled thread order); [`validate`]: the mesh validator.
+//! - [`gain`]: the fine-detail gain (TERRAIN.md §6) that moves the depth cap of L15+.
 //! - [`criterion`], [`params`], [`surface`]: what the kernels measure against
 //!   (`crate::surface::TileSurface` is the GPU's tile surface in f64); [`oracle`]: the f64
 //!   criterion check of a quiet mesh.
@@ -16,6 +17,7 @@
 pub mod base;
 pub mod bisector;
 pub mod criterion;
+pub mod gain;
 pub mod gpu;
 pub mod leb;
 pub mod oracle;

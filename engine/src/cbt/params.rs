@@ -28,6 +28,13 @@ pub struct CbtParams {
     /// Children never finer than this fraction of the finest available texel at the nearest
     /// corner (a quarter).
     pub depth_cap_texel_fraction: f64,
+    /// Levels finer than this carry fine detail (TERRAIN.md §6: the gain acts on L15+). A leaf
+    /// the cap of this level would stop is `FLAG_FINE`; its split wishes are counted.
+    pub fine_detail_level: u8,
+    /// The fine-detail gain g ∈ [0, 1] (`cbt::gain`): where the finest available level L is
+    /// finer than `fine_detail_level` (F), the depth cap is that of level F + g·(L − F)
+    /// (log-linear in texel size): g = 1 is L's own cap, g = 0 is F's (docs/earth.md).
+    pub fine_detail_gain: f64,
     /// Drop triangles below the datum horizon before they refine.
     pub horizon_cull: bool,
     /// Frustum test: bounding sphere of the corners around their centroid, radius times this.
@@ -61,6 +68,8 @@ impl Default for CbtParams {
             grazing_cos_start: 0.26,
             grazing_cos_full: 0.087,
             depth_cap_texel_fraction: 0.25,
+            fine_detail_level: crate::params::FINE_DETAIL_LEVEL,
+            fine_detail_gain: 1.0,
             horizon_cull: true,
             frustum_inflate: 1.5,
             max_iterations: super::bisector::MAX_ITERATIONS,

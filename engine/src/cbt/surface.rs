@@ -14,6 +14,8 @@ pub trait Surface {
     fn position(&self, face: Face, u: f64, v: f64, eye: DVec3) -> DVec3;
     /// Texel size of the finest level available at (u, v), metres (the depth cap's input).
     fn finest_texel(&self, face: Face, u: f64, v: f64) -> f64;
+    /// The level of that texel.
+    fn finest_level(&self, face: Face, u: f64, v: f64) -> u8;
 }
 
 /// One band-limited plane wave on the sphere: amp·sin(k·R·(dir·axis) + phase).
@@ -118,6 +120,10 @@ impl Surface for AnalyticSurface {
 
     fn finest_texel(&self, _face: Face, _u: f64, _v: f64) -> f64 {
         self.body.texel(self.finest_level)
+    }
+
+    fn finest_level(&self, _face: Face, _u: f64, _v: f64) -> u8 {
+        self.finest_level
     }
 }
 

@@ -11,7 +11,7 @@
 
 use super::bisector::{
     bit_words, Control, DispatchArgs, DrawArgs, IterationStats, FATE_CANDIDATE, FATE_MERGE_KEEP,
-    FATE_SPLIT, FLAG_DIRTY, MAX_ITERATIONS, WISH_MERGE, WISH_SPLIT, WORKGROUP_SIZE,
+    FATE_SPLIT, FLAG_DIRTY, FLAG_FINE, MAX_ITERATIONS, WISH_MERGE, WISH_SPLIT, WORKGROUP_SIZE,
 };
 use super::criterion::View;
 use super::params::CbtParams;
@@ -22,8 +22,8 @@ use super::sumtree::{get_bit, set_bit};
 use super::surface::Surface;
 use crate::camera::ViewCamera;
 
-/// A frame's mesh in six numbers, as the HUD, `render --stats` and the bench's JSON show it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// A frame's mesh in a few numbers, as the HUD, `render --stats` and the bench's JSON show it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MeshStats {
     pub leaves: u32,
     /// Leaves the raster draws (the others are culled or off screen).
@@ -36,6 +36,16 @@ pub struct MeshStats {
     pub quiet: bool,
     /// Splits refused for want of free entries.
     pub saturated: u32,
+    /// Split wishes only levels finer than L14 allowed (`FLAG_FINE`), all iterations.
+    #[serde(default)]
+    pub fine_split_wishes: u32,
+    /// The fine-detail gain after the frame (`cbt::gain`).
+    #[serde(default = "unit_gain")]
+    pub fine_detail_gain: f32,
+}
+
+fn unit_gain() -> f32 {
+    1.0
 }
 
 /// What a frame did (the `--stats` readback).
@@ -51,6 +61,8 @@ pub struct FrameStats {
     pub offscreen: u32,
     pub drawn: u32,
     pub high_water: u32,
+    /// `Control::fine_split_wishes`.
+    pub fine_split_wishes: u32,
 }
 
 impl FrameStats {
@@ -66,10 +78,12 @@ impl FrameStats {
             offscreen: c.offscreen,
             drawn: c.draw.vertex_count / 3,
             high_water: c.high_water,
+            fine_split_wishes: c.fine_split_wishes,
         }
     }
 
-    pub fn summary(&self) -> MeshStats {
+    /// In a few numbers, for a frame that ran with `fine_detail_gain`.
+    pub fn summary(&self, fine_detail_gain: f64) -> MeshStats {
         MeshStats {
             leaves: self.leaves,
             drawn: self.drawn,
@@ -77,6 +91,8 @@ impl FrameStats {
             iterations: self.iterations,
             quiet: self.quiet,
             saturated: self.saturated(),
+            fine_split_wishes: self.fine_split_wishes,
+            fine_detail_gain: fine_detail_gain as f32,
         }
     }
 
@@ -142,6 +158,7 @@ pub fn update_frame<S: Surface + ?Sized>(
 pub fn frame_args(pool: &mut Pool) {
     let c = &mut pool.control;
     c.stats = [IterationStats::default(); MAX_ITERATIONS];
+    c.fine_split_wishes = 0;
     c.entry_sweep = DispatchArgs::covering(c.high_water);
     c.pending = 1;
     c.iteration = 0;
@@ -204,6 +221,8 @@ pub fn eval_decide<S: Surface + ?Sized>(
         let s = &mut pool.control.stats[it];
         s.split_wishes += (out.wish == WISH_SPLIT) as u32;
         s.merge_wishes += (out.wish == WISH_MERGE) as u32;
+        let fine = pool.entries[i as usize].flags & FLAG_FINE != 0;
+        pool.control.fine_split_wishes += (out.wish == WISH_SPLIT && fine) as u32;
     }
 }
 

@@ -157,6 +157,12 @@ impl TileSource for GpuFeed {
     fn provisional(&self, id: TileId) -> Option<Arc<Tile>> {
         self.inner.provisional(id)
     }
+    fn updated_underneath(&self) -> Vec<TileId> {
+        self.inner.updated_underneath()
+    }
+    fn invalidate(&self, tiles: &[TileId]) {
+        self.inner.invalidate(tiles)
+    }
     /// Derived and amplified tiles made on the GPU; nothing is read from a store.
     fn feed(&self) -> Option<FeedSnapshot> {
         let st = self.state.lock();

@@ -224,6 +224,14 @@ impl BlockFile {
         Ok((BlockFile { path, file }, header, problem))
     }
 
+    /// The header as it is on disk now: another process (a concurrent `planetfall bake`) may
+    /// have written slots since the file was opened. None when unreadable.
+    pub fn read_header(&self) -> Option<Header> {
+        let mut hb = vec![0u8; HEADER_USED];
+        self.file.read_exact_at(&mut hb, 0).ok()?;
+        Header::decode(&hb).ok()
+    }
+
     /// Reads and checks the tile in its slot against `header`. A short or failed read (the file
     /// truncated or changed since it was opened, a disk error) is `Corrupt` like a bad checksum:
     /// either way the tile is re-derived.

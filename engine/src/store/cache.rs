@@ -68,6 +68,8 @@ pub struct TileCache {
     /// The data directory was removed while running: no more disk reads or writes.
     lost: AtomicBool,
     faults: Option<Arc<FaultHook>>,
+    /// The last block `changed_on_disk` checked (its round robin resumes after it).
+    scanned: Mutex<Option<BlockId>>,
 }
 
 /// What a thread claimed in a block's state; reset (and the waiters woken) if the thread
@@ -107,6 +109,7 @@ impl TileCache {
             reports: Reports::default(),
             lost: AtomicBool::new(false),
             faults: None,
+            scanned: Mutex::new(None),
         }
     }
 
@@ -192,6 +195,81 @@ impl TileCache {
         });
         e.last_used.store(tick, Ordering::Relaxed);
         e.clone()
+    }
+
+    /// Tiles held in memory whose stored copy another process rewrote since they were read or
+    /// made (a concurrent `planetfall bake`): their slots are forgotten, so the next `get`
+    /// reads the new copy. Checks the on-disk headers of at most `blocks` open stored blocks
+    /// per call, round robin (one 4 KB read each): a slot changed when the disk's header
+    /// holds it and our copy of the header does not, or with another checksum. Our own
+    /// writes update both headers under the block's lock, so they never count.
+    pub fn changed_on_disk(&self, blocks: usize) -> Vec<TileId> {
+        let mut ids: Vec<BlockId> = {
+            let m = self.map.lock();
+            m.entries
+                .keys()
+                .filter(|b| b.level <= LAST_STORED_LEVEL)
+                .copied()
+                .collect()
+        };
+        if ids.is_empty() || self.live_root().is_none() {
+            return Vec::new();
+        }
+        ids.sort();
+        let mut scanned = self.scanned.lock();
+        let start = scanned.map_or(0, |last| ids.partition_point(|b| *b <= last));
+        let mut changed = Vec::new();
+        for k in 0..blocks.min(ids.len()) {
+            let bid = ids[(start + k) % ids.len()];
+            *scanned = Some(bid);
+            let Some(entry) = self.map.lock().entries.get(&bid).cloned() else {
+                continue;
+            };
+            let mut st = entry.state.lock();
+            let (Open::Ready(Some(file)), Some(ours)) = (&st.open, st.header.clone()) else {
+                continue;
+            };
+            let Some(disk) = file.read_header() else {
+                continue;
+            };
+            if disk == ours {
+                continue;
+            }
+            for slot in 0..BLOCK_TILES {
+                let bit = 1u16 << slot;
+                let rewritten = disk.present & bit != 0
+                    && (ours.present & bit == 0 || ours.crc[slot] != disk.crc[slot]);
+                if rewritten && matches!(st.slots[slot], Slot::Ready(_)) {
+                    st.slots[slot] = Slot::Unknown;
+                    entry.bytes.fetch_sub(Tile::MEMORY_BYTES, Ordering::Relaxed);
+                    let (x, y) = (slot as u32 % 4, slot as u32 / 4);
+                    changed.push(TileId::new(
+                        bid.level,
+                        bid.face,
+                        bid.bx * 4 + x,
+                        bid.by * 4 + y,
+                    ));
+                }
+            }
+            st.header = Some(disk);
+        }
+        changed
+    }
+
+    /// Forgets the decoded copies of `tiles` (amplified tiles to be remade with new detail
+    /// settings, for one): the next `get` reads or makes them again.
+    pub fn forget(&self, tiles: &[TileId]) {
+        for &id in tiles {
+            let Some(entry) = self.map.lock().entries.get(&BlockId::of(id)).cloned() else {
+                continue;
+            };
+            let mut st = entry.state.lock();
+            let slot = BlockId::slot(id);
+            if matches!(st.slots[slot], Slot::Ready(_)) {
+                st.slots[slot] = Slot::Unknown;
+                entry.bytes.fetch_sub(Tile::MEMORY_BYTES, Ordering::Relaxed);
+            }
+        }
     }
 
     /// The tile, from memory, disk or derivation, produced once whoever else asks meanwhile.

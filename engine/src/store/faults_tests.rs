@@ -465,3 +465,40 @@ fn a_long_flight_through_every_fault_at_once() {
     assert_eq!(f.reports.len(), 3, "{f:?}");
     assert!(!dir.exists());
 }
+
+/// Another process (a concurrent `planetfall bake`) rewrites a tile this cache holds: the next
+/// header check finds exactly that tile, forgets the old copy, and the next read returns the
+/// new content. Our own writes never count.
+#[test]
+fn a_tile_rewritten_underneath_is_found_and_read_again() {
+    let hook = Arc::new(FaultHook::default());
+    let dir = temp_dir("underneath");
+    let ids: Vec<TileId> = (0..4).map(|x| l2(1, x, 0)).collect();
+    let o = oracle(Some(dir.clone()), &hook);
+    let (got, _) = fly(&o, &ids);
+    assert_exact(&got);
+    assert_eq!(o.counters().tiles_written, 4);
+    assert!(o.cache().changed_on_disk(8).is_empty(), "own writes");
+    // The other writer: the same block file, one slot with new content, then its header.
+    let bid = BlockId::of(ids[1]);
+    let (f, mut h, problem) =
+        super::block::BlockFile::open(&dir, bid, Body::EARTH.radius).expect("block");
+    assert!(problem.is_none());
+    let mut t = (*reference(ids[1])).clone();
+    for k in 0..1000 {
+        t.set(k, t.code(k).saturating_add(16)); // +5 m on land
+    }
+    h.crc[BlockId::slot(ids[1])] = f.write_slot(&t).expect("write");
+    f.write_header(&h).expect("header");
+    drop(f);
+    assert_eq!(o.cache().changed_on_disk(8), vec![ids[1]]);
+    assert!(o.cache().changed_on_disk(8).is_empty(), "reported once");
+    assert!(*o.get(ids[1]) == t, "the new content is read");
+    assert!(*o.get(ids[0]) == *reference(ids[0]), "the others are kept");
+    // Forgetting (a detail-setting change) makes the next read go to the store again.
+    let stored = o.counters().stored.tiles;
+    o.cache().forget(&[ids[2]]);
+    assert!(*o.get(ids[2]) == *reference(ids[2]));
+    assert_eq!(o.counters().stored.tiles, stored + 1);
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -136,6 +136,12 @@ impl TileSource for Pooled {
             q.pending.remove(id);
         }
     }
+    fn updated_underneath(&self) -> Vec<TileId> {
+        self.shared.inner.updated_underneath()
+    }
+    fn invalidate(&self, tiles: &[TileId]) {
+        self.shared.inner.invalidate(tiles)
+    }
     fn poll(&self) -> Vec<Completion> {
         std::mem::take(&mut *self.shared.done.lock())
     }

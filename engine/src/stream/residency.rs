@@ -76,6 +76,8 @@ pub struct ResidencyReport {
     pub waited: bool,
     /// Resident tiles still drawn from a provisional stand-in.
     pub provisional: usize,
+    /// Resident tiles whose changed content is on its way (`TileStream::refresh`).
+    pub stale: usize,
     /// Same-slot replacements begun this frame, and slots cross-fading after it.
     pub replaced_this_frame: usize,
     pub crossfading: usize,
@@ -124,6 +126,10 @@ pub struct TileStream {
     requested: HashMap<TileId, f32>,
     /// Resident tiles drawn from a provisional stand-in.
     provisional: HashSet<TileId>,
+    /// Resident exact tiles whose content changed at the source (the store rewritten
+    /// underneath, the detail settings changed): drawn as they are until the new payload
+    /// replaces them in their slot.
+    stale: HashSet<TileId>,
     failed: HashMap<TileId, Retry>,
     /// Tiles already reported as failed (each is reported once).
     reported: HashSet<TileId>,
@@ -143,6 +149,7 @@ impl TileStream {
             arrived: HashMap::new(),
             requested: HashMap::new(),
             provisional: HashSet::new(),
+            stale: HashSet::new(),
             failed: HashMap::new(),
             reported: HashSet::new(),
             l9_heights: HashMap::new(),
@@ -184,6 +191,29 @@ impl TileStream {
         self.provisional.contains(&tile)
     }
 
+    /// Marks resident tiles among `tiles` whose content changed at the source: each is asked
+    /// for again and, when it arrives, replaces the old payload in the same slot with the
+    /// 1.5 s cross-fade. Tiles not resident (or still stand-ins, which are being replaced
+    /// anyway) are ignored: whatever lands next is the new content. Returns how many were
+    /// marked.
+    pub fn refresh(&mut self, tiles: &[TileId]) -> usize {
+        let mut n = 0;
+        for &id in tiles {
+            if self.table.state_of(id) == SlotState::Resident && !self.provisional.contains(&id) {
+                // A request on its way may carry the old content: ask again.
+                self.requested.remove(&id);
+                self.arrived.remove(&id);
+                n += self.stale.insert(id) as usize;
+            }
+        }
+        n
+    }
+
+    /// Resident tiles waiting for their changed content.
+    pub fn stale(&self) -> usize {
+        self.stale.len()
+    }
+
     /// One frame: want, plan, request, land. `now_s` stamps arrivals (fades start there).
     pub fn update(
         &mut self,
@@ -214,6 +244,7 @@ impl TileStream {
             trimmed: wanted.trimmed,
             waited: out.waited,
             provisional: self.provisional.len(),
+            stale: self.stale.len(),
             replaced_this_frame: out.uploads.iter().filter(|u| u.replaces).count(),
             crossfading: self.table.crossfading(),
             failed: self.failed.len(),
@@ -258,6 +289,7 @@ impl TileStream {
             self.l9_heights.remove(&e.tile);
             self.arrived.remove(&e.tile);
             self.provisional.remove(&e.tile);
+            self.stale.remove(&e.tile);
             self.failed.remove(&e.tile);
             if self.requested.remove(&e.tile).is_some() {
                 cancel.push(e.tile);
@@ -276,7 +308,7 @@ impl TileStream {
             self.requested.remove(&id);
             let in_table = match self.table.state_of(id) {
                 SlotState::Requested => true,
-                SlotState::Resident => self.provisional.contains(&id),
+                SlotState::Resident => self.provisional.contains(&id) || self.stale.contains(&id),
                 SlotState::Empty => false,
             };
             match made {
@@ -324,6 +356,7 @@ impl TileStream {
         let replacing = self
             .provisional
             .iter()
+            .chain(&self.stale)
             .map(|&id| (wanted.get(id).map_or(0.0, |w| w.priority), id));
         let mut send = Vec::new();
         for (p, id) in pending.iter().copied().chain(replacing) {
@@ -393,10 +426,12 @@ impl TileStream {
                 self.land_one(id, t, now_s, false, out);
             }
         }
-        // Exact tiles over their stand-ins, most urgent first, while reserve pages last.
+        // Exact tiles over their stand-ins and changed ones over the old, most urgent first,
+        // while reserve pages last.
         let mut replace: Vec<TileId> = self
             .provisional
             .iter()
+            .chain(&self.stale)
             .copied()
             .filter(|id| self.arrived.contains_key(id))
             .collect();
@@ -405,22 +440,57 @@ impl TileStream {
             if landed_new >= self.max_uploads {
                 break;
             }
-            landed_new += 1;
-            let Some((slot, page)) = self.table.replace(id, now_s) else {
-                break;
-            };
+            // A slot still cross-fading from the last replacement keeps its arrival for a
+            // later frame.
             let data = self.arrived.remove(&id).expect("filtered on arrival");
-            self.provisional.remove(&id);
-            out.uploads.push(Upload {
-                tile: id,
-                slot,
-                page,
-                parent_slot: self.table.parent_slot(id),
-                data,
-                provisional: false,
-                replaces: true,
-            });
+            if let Err(data) = self.replace_one(id, data, now_s, out) {
+                self.arrived.insert(id, data);
+                continue;
+            }
+            landed_new += 1;
         }
+        // A source without workers is asked for changed tiles here, within the fetch budget.
+        if !source.is_async() {
+            let mut stale: Vec<TileId> = self.stale.iter().copied().collect();
+            stale.sort_by_key(|id| (id.level, *id));
+            for id in stale {
+                if fetched >= self.fetch_per_frame || landed_new >= self.max_uploads {
+                    break;
+                }
+                fetched += 1;
+                out.waited = true;
+                if self.replace_one(id, source.tile(id), now_s, out).is_ok() {
+                    landed_new += 1;
+                }
+            }
+        }
+    }
+
+    /// The same-slot replacement of resident `id` by `data`: the old payload cross-fades out
+    /// from a reserve page. Gives `data` back when the slot cannot take it now (still
+    /// cross-fading, or no reserve page free).
+    fn replace_one(
+        &mut self,
+        id: TileId,
+        data: Arc<Tile>,
+        now_s: f64,
+        out: &mut Landing,
+    ) -> Result<(), Arc<Tile>> {
+        let Some((slot, page)) = self.table.replace(id, now_s) else {
+            return Err(data);
+        };
+        self.provisional.remove(&id);
+        self.stale.remove(&id);
+        out.uploads.push(Upload {
+            tile: id,
+            slot,
+            page,
+            parent_slot: self.table.parent_slot(id),
+            data,
+            provisional: false,
+            replaces: true,
+        });
+        Ok(())
     }
 
     /// Waiting landing: every load, parents first, fetched before the frame goes on.
@@ -450,6 +520,16 @@ impl TileStream {
                 }
             };
             self.land_one(id, t, now_s, false, out);
+        }
+        // Changed tiles, fetched now too; they still cross-fade in their slots.
+        let mut stale: Vec<TileId> = self.stale.iter().copied().collect();
+        stale.sort_by_key(|id| (id.level, *id));
+        for id in stale {
+            let t = self.arrived.remove(&id).unwrap_or_else(|| source.tile(id));
+            out.waited = true;
+            if let Err(t) = self.replace_one(id, t, now_s, out) {
+                self.arrived.insert(id, t);
+            }
         }
         // Completions of what this frame fetched itself: the cache keeps the tiles.
         let _ = source.poll();

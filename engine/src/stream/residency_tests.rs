@@ -1,6 +1,7 @@
 //! Tests of `residency.rs`: waiting and non-waiting frames, stand-ins, replacement, priority
 //! order after a turn, fades, failures.
 use super::*;
+use crate::planet::cube::Face;
 use crate::source::Completion;
 use parking_lot::Mutex;
 
@@ -233,6 +234,68 @@ fn the_first_frame_draws_coarse_stand_ins_and_exact_tiles_replace_them_in_place(
         assert!(now < 30.0);
     }
     assert!(r.table().free_pages() >= free_before);
+}
+
+const CHANGED: u16 = 11;
+
+/// A resident exact tile whose content changed at the source (`refresh`) is asked for again and
+/// replaced in its own slot, on a new page, cross-fading over 1.5 s with a weight that rises
+/// monotonically; the old content is drawn meanwhile; a tile not resident is ignored.
+#[test]
+fn a_refreshed_tile_is_replaced_in_its_slot_with_a_rising_cross_fade() {
+    let src = manual();
+    let mut r = TileStream::for_source(&src, 256, false);
+    let c = cam(2_000_000.0, 0.0);
+    let mut now = 0.0;
+    // Settle on exact tiles, every cross-fade done.
+    while now == 0.0 || r.table().crossfading() > 0 || r.stream_has_stand_ins() {
+        src.complete_all(|_| {});
+        r.update(&c, now, &src);
+        now += 0.25;
+        assert!(now < 30.0);
+    }
+    let resident = r.resident();
+    let target = *resident
+        .iter()
+        .find(|e| e.tile.level == 1)
+        .expect("an L1 tile");
+    let absent = TileId::new(12, Face(0), 5, 5);
+    src.requested.lock().clear();
+    assert_eq!(r.refresh(&[target.tile, absent]), 1);
+    assert_eq!(r.stale(), 1);
+    // Asked for again, drawn as it is until the new content arrives.
+    let f = r.update(&c, now, &src);
+    assert_eq!(f.report.stale, 1);
+    assert!(f.uploads.iter().all(|u| u.tile != target.tile));
+    assert!(src.requested.lock().iter().any(|q| q.0 == target.tile));
+    src.requested.lock().clear();
+    src.done
+        .lock()
+        .push((target.tile, Ok(marked(target.tile, CHANGED))));
+    now += 0.1;
+    let g = r.update(&c, now, &src);
+    r.table().validate().expect("invariants");
+    let u = g
+        .uploads
+        .iter()
+        .find(|u| u.tile == target.tile)
+        .expect("replaced");
+    assert!(u.replaces && !u.provisional);
+    assert_eq!(u.slot, target.slot);
+    assert_ne!(u.page, target.page);
+    assert_eq!(u.data.code(0), CHANGED);
+    assert_eq!(r.table().slot(u.slot).from, Some((target.page, now)));
+    assert_eq!((g.report.stale, g.report.replaced_this_frame), (0, 1));
+    let mut last = -1.0;
+    for k in 0..=15 {
+        let w = r.table().xfade(u.slot, now + k as f64 * 0.1);
+        assert!(w > last && (0.0..=1.0).contains(&w), "step {k}: {w}");
+        last = w;
+    }
+    assert!((last - 1.0).abs() < 1e-12);
+    // The old page is freed once the cross-fade ends.
+    r.update(&c, now + 1.6, &src);
+    assert_eq!(r.table().slot(u.slot).from, None);
 }
 
 #[test]

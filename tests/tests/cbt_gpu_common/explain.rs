@@ -5,9 +5,12 @@
 
 use engine::camera::ViewCamera;
 use engine::cbt::base::canonical;
-use engine::cbt::bisector::{Bisector, FLAG_CAPPED, FLAG_CULLED, FLAG_DRAW, FLAG_OFFSCREEN};
+use engine::cbt::bisector::{
+    Bisector, FLAG_CAPPED, FLAG_CULLED, FLAG_DRAW, FLAG_FINE, FLAG_OFFSCREEN,
+};
 use engine::cbt::criterion::{edge_px, residual_px, targets, View};
 use engine::cbt::leb;
+use engine::cbt::stages::eval::DepthCap;
 use engine::cbt::stages::positions;
 use engine::cbt::{Pool, Surface};
 use engine::planet::cube::{fixed_to_unit, Face};
@@ -25,22 +28,26 @@ pub struct Diff {
     pub near: bool,
 }
 
-/// Signed margin of the depth cap, metres: child leg − fraction × finest texel (< 0: capped).
-fn cap_margin(b: &Bisector, s: &dyn Surface, view: &View) -> (f64, f64) {
+/// Signed margins of the depth cap and of the fine-detail cap (L14's), metres: child leg −
+/// fraction × the cap's texel (< 0: capped, or fine), and the tolerance.
+fn cap_margin(b: &Bisector, s: &dyn Surface, view: &View) -> (f64, f64, f64) {
     let p = positions(b);
     let c = leb::unpack(b.corners);
     let near = (0..3)
         .min_by(|&i, &j| p[i].length().total_cmp(&p[j].length()))
         .unwrap_or(0);
     let (f, q) = canonical(leb::face_index(b.path), c[near]);
-    let texel = s.finest_texel(
-        Face(f),
-        fixed_to_unit(q[0] as u64),
-        fixed_to_unit(q[1] as u64),
+    let (u, v) = (fixed_to_unit(q[0] as u64), fixed_to_unit(q[1] as u64));
+    let cap = DepthCap::new(
+        s.finest_texel(Face(f), u, v),
+        s.finest_level(Face(f), u, v),
+        &view.params,
     );
     let leg = 0.5 * (p[2] - p[0]).length();
+    let frac = view.params.depth_cap_texel_fraction;
     (
-        leg - view.params.depth_cap_texel_fraction * texel,
+        leg - frac * cap.texel,
+        leg - frac * cap.fine_texel,
         POS_TOL * p[0].length().max(p[2].length()),
     )
 }
@@ -129,7 +136,7 @@ pub fn decisions(
         let flags = a.flags ^ b.flags;
         let mut flag_near = true;
         if flags & FLAG_CAPPED != 0 {
-            let (m, tol) = cap_margin(b, s, view);
+            let (m, _, tol) = cap_margin(b, s, view);
             flag_near &= m.abs() <= tol;
             out.push(Diff {
                 index: i,
@@ -138,6 +145,15 @@ pub fn decisions(
                     a.flags & FLAG_CAPPED != 0,
                     b.flags & FLAG_CAPPED != 0
                 ),
+                near: m.abs() <= tol,
+            });
+        }
+        if flags & FLAG_FINE != 0 {
+            let (_, m, tol) = cap_margin(b, s, view);
+            flag_near &= m.abs() <= tol;
+            out.push(Diff {
+                index: i,
+                what: format!("entry {i} fine differs (margin {m:.2e} m, tol {tol:.1e})"),
                 near: m.abs() <= tol,
             });
         }

@@ -142,7 +142,8 @@ fn write_stats(
     out: &FrameOutput,
 ) -> Result<()> {
     let st = readback::frame_stats(c);
-    let mesh = st.summary();
+    // The cbt scene has no gain loop: its update runs at the default gain.
+    let mesh = st.summary(engine::cbt::CbtParams::default().fine_detail_gain);
     let stats = SceneStats {
         mesh: Some(mesh),
         ..Default::default()

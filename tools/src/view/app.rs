@@ -136,6 +136,7 @@ impl App {
             KeyCode::Escape => el.exit(),
             KeyCode::KeyH | KeyCode::F1 => v.show_help = !v.show_help,
             KeyCode::KeyF => v.toggle_bounded(),
+            KeyCode::KeyX => v.reset_fine_detail_gain(),
             KeyCode::Comma => v.move_sun(-5.0, 0.0),
             KeyCode::Period => v.move_sun(5.0, 0.0),
             KeyCode::BracketLeft => v.move_sun(0.0, -1.0),

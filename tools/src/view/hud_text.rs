@@ -159,6 +159,7 @@ pub fn help() -> Vec<Line> {
         "F2          screenshot to captures/out",
         "F12         RenderDoc capture (--renderdoc)",
         "F           bounded flight (75% of sustainable)",
+        "X           reset the fine-detail gain to 1",
         ", .         sun azimuth -/+ 5 deg",
         "[ ]         sun elevation -/+ 1 deg",
         "G           hide/show HUD",

@@ -127,6 +127,10 @@ pub trait SceneRenderer {
         None
     }
 
+    /// Restore the fine-detail gain to 1 (it never rises by itself, TERRAIN.md §6). Default:
+    /// the scene has none.
+    fn reset_fine_detail_gain(&mut self) {}
+
     /// Free every GPU resource the renderer owns (the viewer checks for leaks after this).
     fn destroy(&mut self, _ctx: &Context) {}
 }

@@ -315,6 +315,12 @@ impl SceneRenderer for PlanetScene {
         self.renderer.as_ref().map(|r| r.settled()).unwrap_or(true)
     }
 
+    fn reset_fine_detail_gain(&mut self) {
+        if let Some(r) = &mut self.renderer {
+            r.reset_fine_detail_gain();
+        }
+    }
+
     fn request_depth(&mut self, on: bool) {
         self.want_depth = on;
     }

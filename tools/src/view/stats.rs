@@ -76,6 +76,16 @@ impl SceneStats {
                 if m.quiet { ", quiet" } else { "" },
                 if m.saturated > 0 { ", SATURATED" } else { "" }
             ));
+            // The gain only falls; "attenuating" while the frame read had L15+ split wishes.
+            v.push(format!(
+                "fine-detail gain {:.2}{}",
+                m.fine_detail_gain,
+                if m.fine_split_wishes > 0 {
+                    format!(" (attenuating: {} L15+ splits)", m.fine_split_wishes)
+                } else {
+                    String::new()
+                }
+            ));
         }
         if let Some(t) = &self.tiles {
             v.push(format!(
@@ -125,6 +135,8 @@ mod tests {
                 iterations: 1,
                 quiet: true,
                 saturated: 0,
+                fine_split_wishes: 3,
+                fine_detail_gain: 0.5,
             }),
             tiles: Some(TileStats {
                 resident: 6,
@@ -141,10 +153,14 @@ mod tests {
             v,
             serde_json::json!({
                 "leaves": 10, "drawn": 7, "high_water": 12, "iterations": 1, "quiet": true,
-                "saturated": 0, "tiles": {"resident": 6, "pending": 0, "wanted": 6, "provisional": 0,
+                "saturated": 0, "fine_split_wishes": 3, "fine_detail_gain": 0.5, "tiles": {"resident": 6, "pending": 0, "wanted": 6, "provisional": 0,
                 "crossfading": 0, "failed": 0, "waited": false}, "blue": 0.5
             })
         );
-        assert_eq!(s.lines().len(), 5);
+        assert_eq!(s.lines().len(), 6);
+        assert_eq!(
+            s.lines()[2],
+            "fine-detail gain 0.50 (attenuating: 3 L15+ splits)"
+        );
     }
 }

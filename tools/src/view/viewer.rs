@@ -124,6 +124,12 @@ impl Viewer {
         self.say(format!("bounded flight {state}"));
     }
 
+    /// Restore the fine-detail gain (X): the one way it rises again.
+    pub fn reset_fine_detail_gain(&mut self) {
+        self.renderer.reset_fine_detail_gain();
+        self.say("fine-detail gain reset to 1".to_string());
+    }
+
     /// The envelope for the camera about to be drawn, from the supply the renderer has
     /// metered so far; bounded flight's cap follows it.
     fn update_envelope(&mut self, cam: &engine::camera::ViewCamera) {

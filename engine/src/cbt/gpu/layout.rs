@@ -72,6 +72,8 @@ pub struct CbtPush {
     pub depth_cap_texel_fraction: f32,
     pub frustum_inflate: f32,
     pub horizon_cull: u32,
+    pub fine_detail_level: u32,
+    pub fine_detail_gain: f32,
     /// Iteration of this node (indexes `Control::stats`).
     pub iteration: u32,
     /// Iterations recorded this frame.
@@ -101,6 +103,8 @@ impl CbtPush {
             depth_cap_texel_fraction: p.depth_cap_texel_fraction as f32,
             frustum_inflate: p.frustum_inflate as f32,
             horizon_cull: p.horizon_cull as u32,
+            fine_detail_level: p.fine_detail_level as u32,
+            fine_detail_gain: p.fine_detail_gain as f32,
             iteration: 0,
             iterations,
             tree_leaves: leaves as u32,

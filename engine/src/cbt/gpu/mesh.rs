@@ -11,6 +11,7 @@ use super::record::{iterations_to_record, still, Seen, ViewPose};
 use super::{CbtGpu, CbtGpuError};
 use crate::atlas::SurfaceBindings;
 use crate::cbt::bisector::Control;
+use crate::cbt::gain::FineDetailGain;
 use crate::cbt::params::CbtParams;
 use crate::cbt::update::FrameStats;
 use crate::publish::MeshBindings;
@@ -39,9 +40,9 @@ pub struct GpuMesh {
     declared: Vec<Option<(ViewPose, u64, u64)>>,
     /// Frames prepared so far.
     frames: u64,
-    /// The update's inputs as last prepared (the view, and a key of the rest), and the first
-    /// frame prepared with them.
-    inputs: Option<(ViewPose, u64)>,
+    /// The update's inputs as last prepared (the view, a key of the rest and the gain's bits),
+    /// and the first frame prepared with them.
+    inputs: Option<(ViewPose, (u64, u64))>,
     inputs_since: u64,
     /// Counts `cbt.init`s: counters of a frame before the latest one describe another pool.
     epoch: u64,
@@ -54,6 +55,9 @@ pub struct GpuMesh {
     /// The last completed frame's counters (frames in flight old).
     pub stats: FrameStats,
     pub control: Control,
+    /// The fine-detail gain: each frame read back with fine split wishes attenuates it; the
+    /// next frame's update runs with its value (`cbt.params.fine_detail_gain`).
+    pub gain: FineDetailGain,
 }
 
 impl GpuMesh {
@@ -93,6 +97,7 @@ impl GpuMesh {
             iterations: 0,
             stats: FrameStats::default(),
             control: Control::default(),
+            gain: FineDetailGain::default(),
         })
     }
 
@@ -101,18 +106,17 @@ impl GpuMesh {
     /// frame starts with `cbt.init` and how many iterations it records — none when nothing
     /// the update reads changed since a quiet frame (`record::still`). `inputs` keys the rest of
     /// what the update reads (frame constants, the resident surface): equal keys, equal inputs.
+    /// The gain is attenuated here, by the counters read, and is part of the update's inputs.
     pub fn prepare(&mut self, frame_slot: usize, view: ViewPose, inputs: u64) {
         let slot = frame_slot % self.counters.len();
         let frame = self.frames;
         self.frames += 1;
-        if self.inputs != Some((view, inputs)) {
-            self.inputs = Some((view, inputs));
-            self.inputs_since = frame;
-        }
+        let mut counted = None;
         if let Some((then, epoch, then_frame)) = self.declared[slot].take() {
             if let Some(bytes) = self.counters[slot].mapped() {
                 self.control = bytemuck::pod_read_unaligned(&bytes[..size_of::<Control>()]);
                 self.stats = frame_stats(&self.control);
+                counted = Some(self.control.fine_split_wishes);
                 if epoch == self.epoch {
                     self.seen = Some(Seen {
                         quiet: self.stats.quiet,
@@ -121,6 +125,15 @@ impl GpuMesh {
                     });
                 }
             }
+        }
+        if let Some(n) = counted {
+            self.gain.observe(n);
+        }
+        self.cbt.params.fine_detail_gain = self.gain.value();
+        let inputs = (inputs, self.gain.value().to_bits());
+        if self.inputs != Some((view, inputs)) {
+            self.inputs = Some((view, inputs));
+            self.inputs_since = frame;
         }
         self.cbt.prepare();
         if self.cbt.init_this_frame() {

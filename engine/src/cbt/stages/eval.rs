@@ -5,9 +5,12 @@
 //! Writes: own positions, r_hyp, r_leg, flags (clears `FLAG_DIRTY`).
 
 use super::super::base::canonical;
-use super::super::bisector::{Bisector, FLAG_CAPPED, FLAG_CULLED, FLAG_DRAW, FLAG_OFFSCREEN};
+use super::super::bisector::{
+    Bisector, FLAG_CAPPED, FLAG_CULLED, FLAG_DRAW, FLAG_FINE, FLAG_OFFSCREEN,
+};
 use super::super::criterion::{horizon_culled, offscreen, residual_px, store3, View};
 use super::super::leb::{self, Corner, MAX_DEPTH};
+use super::super::params::CbtParams;
 use super::super::surface::Surface;
 use crate::planet::cube::{fixed_to_unit, Face};
 use glam::DVec3;
@@ -54,20 +57,23 @@ pub fn eval_kernel<S: Surface + ?Sized>(b: &Bisector, surface: &S, view: &View) 
     let culled = view.params.horizon_cull && horizon_culled(&p, view);
     let off = offscreen(&p, view);
     // Depth cap: the children's legs (half this hypotenuse) must stay ≥ a quarter of the
-    // finest available texel at the nearest corner.
+    // finest available texel at the nearest corner — of a coarser level's when the fine-detail
+    // gain is below 1.
     let near = (0..3)
         .min_by(|&i, &j| p[i].length().total_cmp(&p[j].length()))
         .unwrap_or(0);
     let (nf, nq) = canonical(face, c[near]);
-    let texel = surface.finest_texel(
-        Face(nf),
-        fixed_to_unit(nq[0] as u64),
-        fixed_to_unit(nq[1] as u64),
+    let (u, v) = (fixed_to_unit(nq[0] as u64), fixed_to_unit(nq[1] as u64));
+    let cap = DepthCap::new(
+        surface.finest_texel(Face(nf), u, v),
+        surface.finest_level(Face(nf), u, v),
+        &view.params,
     );
     let child_leg = 0.5 * (p[2] - p[0]).length();
-    let capped = b.depth >= MAX_DEPTH
-        || leb::midpoint(c[0], c[2]).is_none()
-        || child_leg < view.params.depth_cap_texel_fraction * texel;
+    let frac = view.params.depth_cap_texel_fraction;
+    let capped =
+        b.depth >= MAX_DEPTH || leb::midpoint(c[0], c[2]).is_none() || child_leg < frac * cap.texel;
+    let fine = cap.fine && child_leg < frac * cap.fine_texel;
 
     let mut flags = 0;
     if culled {
@@ -78,6 +84,9 @@ pub fn eval_kernel<S: Surface + ?Sized>(b: &Bisector, surface: &S, view: &View) 
     }
     if capped {
         flags |= FLAG_CAPPED;
+    }
+    if fine {
+        flags |= FLAG_FINE;
     }
     if !culled && !off {
         flags |= FLAG_DRAW;
@@ -93,5 +102,78 @@ pub fn eval_kernel<S: Surface + ?Sized>(b: &Bisector, surface: &S, view: &View) 
         r_hyp: r_hyp as f32,
         r_leg: r_leg0.max(r_leg1) as f32,
         flags,
+    }
+}
+
+/// The depth cap at a point whose finest available texel is `texel` (of level `level`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DepthCap {
+    /// The texel the cap is a fraction of, metres.
+    pub texel: f64,
+    /// The level is finer than `fine_detail_level` (F) …
+    pub fine: bool,
+    /// … whose texel is this, metres (= `texel` otherwise).
+    pub fine_texel: f64,
+}
+
+impl DepthCap {
+    /// Level L > F caps at the texel of level F + g·(L − F): texel(F)·2^(−g·(L − F)), exact
+    /// powers of two at g = 1 (L's own texel) and g = 0 (F's). The GPU computes the same in
+    /// f32 (`shaders/common/cbt_eval.glsl`).
+    pub fn new(texel: f64, level: u8, params: &CbtParams) -> DepthCap {
+        let f = params.fine_detail_level;
+        if level <= f {
+            return DepthCap {
+                texel,
+                fine: false,
+                fine_texel: texel,
+            };
+        }
+        let k = (level - f) as f64;
+        let fine_texel = texel * k.exp2();
+        DepthCap {
+            texel: fine_texel * (-params.fine_detail_gain * k).exp2(),
+            fine: true,
+            fine_texel,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::planet::Body;
+
+    #[test]
+    fn depth_cap_follows_the_gain_between_l14_and_the_finest_level() {
+        let b = Body::EARTH;
+        let at = |g: f64, level: u8| {
+            let p = CbtParams {
+                fine_detail_gain: g,
+                ..CbtParams::default()
+            };
+            DepthCap::new(b.texel(level), level, &p)
+        };
+        // L14 and coarser: the level's own texel whatever the gain, never fine.
+        for g in [0.0, 0.3, 1.0] {
+            assert_eq!(
+                at(g, 14),
+                DepthCap {
+                    texel: b.texel(14),
+                    fine: false,
+                    fine_texel: b.texel(14)
+                }
+            );
+            assert_eq!(at(g, 9).texel, b.texel(9));
+        }
+        // L18: g = 1 its own texel, g = 0 L14's, g = ½ L16's — exactly (powers of two).
+        assert_eq!(at(1.0, 18).texel, b.texel(18));
+        assert_eq!(at(0.0, 18).texel, b.texel(14));
+        assert_eq!(at(0.5, 18).texel, b.texel(16));
+        assert_eq!(at(0.5, 18).fine_texel, b.texel(14));
+        assert!(at(0.5, 18).fine);
+        // In between, log-linear: level 14 + 4g.
+        let t = at(0.3, 18).texel;
+        assert!((t / b.texel(14) - 2f64.powf(-1.2)).abs() < 1e-12);
     }
 }
