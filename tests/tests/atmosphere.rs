@@ -234,8 +234,8 @@ fn aerial_columns_compose_to_the_transmittance_of_their_rays() {
     for cy in 0..n / 2 - 1 {
         for cx in (0..n).step_by(3) {
             let ndc = |c: u32| (c as f64 + 0.5) / n as f64 * 2.0 - 1.0;
-            let d = (cam.forward + ndc(cx) * t * aspect * cam.right - ndc(cy) * t * cam.up)
-                .normalize();
+            let d =
+                (cam.forward + ndc(cx) * t * aspect * cam.right - ndc(cy) * t * cam.up).normalize();
             let mu = d.dot(up);
             if mu <= 0.02 {
                 continue;
@@ -261,9 +261,15 @@ fn aerial_columns_compose_to_the_transmittance_of_their_rays() {
             checked += 1;
         }
     }
-    println!("aerial: {checked} upward columns, worst optical-depth error {:.3} %", 100.0 * worst);
+    println!(
+        "aerial: {checked} upward columns, worst optical-depth error {:.3} %",
+        100.0 * worst
+    );
     assert!(checked > 20, "{checked} columns checked");
-    assert!(worst < 0.03, "optical depth to the end of a column off by {worst}");
+    assert!(
+        worst < 0.03,
+        "optical depth to the end of a column off by {worst}"
+    );
     lab.finish();
 }
 
