@@ -54,6 +54,14 @@ fn analytic(finest: u8) -> Arc<AnalyticSource> {
     }))
 }
 
+/// The tests of this file run one at a time: the slow-producer test compares the pace and
+/// the levels of two flights, which a heavy neighbouring test on the same cores distorts.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -94,6 +102,7 @@ fn fly(
 
 #[test]
 fn a_slow_tile_producer_does_not_slow_the_frames() {
+    let _serial = serial();
     let mut gpu = Gpu::new();
     let frames = 14;
     // One analytic planet, its tiles made once by a first flight that waits for them (so
@@ -191,6 +200,7 @@ fn still(r: &PlanetRenderer) -> bool {
 
 #[test]
 fn a_same_slot_replacement_moves_depth_by_at_most_its_cross_fade_step() {
+    let _serial = serial();
     let mut gpu = Gpu::new();
     let src = Arc::new(Gated {
         inner: analytic(2),
@@ -362,6 +372,7 @@ impl TileSource for Versioned {
 /// ground) by at most its cross-fade step per frame.
 #[test]
 fn the_store_rewritten_underneath_and_new_detail_settings_cross_fade_in_place() {
+    let _serial = serial();
     let mut gpu = Gpu::new();
     let src = Arc::new(Versioned {
         inner: analytic(2),
@@ -527,6 +538,7 @@ fn check_cross_fade_steps(depths: &[Vec<f32>], step: f64, what: &str) -> usize {
 /// hand-off does — and the landed tiles are placed by the next frame.
 #[test]
 fn the_upload_of_a_frame_does_not_hold_up_its_rendering() {
+    let _serial = serial();
     use framegraph::{QueueKind, QueueSetup};
     let mut gpu = Gpu::new();
     // Everything asked for completes at once, so arrivals land over consecutive frames.
