@@ -222,11 +222,7 @@ fn aerial_columns_compose_to_the_transmittance_of_their_rays() {
     let cam = sea_level_camera();
     let l = lab.luts(&cam, 30.0);
     let n = AERIAL_SIZE;
-    let (b, top) = (
-        params.bottom_radius_km,
-        params.bottom_radius_km + params.thickness_km,
-    );
-    let r0 = b + 0.01; // the camera's 10 m (atmos_eye)
+    let r0 = params.bottom_radius_km + 0.01; // the camera's 10 m (atmos_eye)
     let t = (0.5 * cam.vfov).tan();
     let aspect = cam.width as f64 / cam.height as f64;
     let up = cam.eye.normalize();
@@ -240,19 +236,7 @@ fn aerial_columns_compose_to_the_transmittance_of_their_rays() {
             if mu <= 0.02 {
                 continue;
             }
-            // From radius r0 along zenith cosine mu to the top, midpoint sum in f64.
-            let len = -r0 * mu + (r0 * r0 * (mu * mu - 1.0) + top * top).sqrt();
-            let steps = 20_000;
-            let dt = len / steps as f64;
-            let mut tau = [0.0f64; 3];
-            for i in 0..steps {
-                let s = (i as f64 + 0.5) * dt;
-                let h = (r0 * r0 + s * s + 2.0 * r0 * s * mu).sqrt() - b;
-                let e = params.extinction(h);
-                for c in 0..3 {
-                    tau[c] += e[c] * dt;
-                }
-            }
+            let tau = transmittance_f64(&params, r0, mu).map(|t| -t.ln());
             let got = l.aerial[(2 * (((n - 1) * n + cy) * n + cx) + 1) as usize];
             for c in 0..3 {
                 let rel = (-(got[c] as f64).ln() - tau[c]).abs() / tau[c];

@@ -194,6 +194,25 @@ impl TileSource for Gated {
 
 /// Nothing moves but what the replacement will move: the mesh quiet, every tile landed and
 /// faded in (stand-ins allowed).
+/// A renderer over `src` with 0.1 s frames (returned, with the 1.5 s cross-fade's step per
+/// frame: 1/15), a camera 3,000 km over 20° N 30° E looking down, and three ground
+/// probes in its view.
+fn cross_fade_rig(
+    gpu: &Gpu,
+    src: Arc<dyn TileSource>,
+) -> (PlanetRenderer, f64, f64, ViewCamera, Vec<glam::DVec3>) {
+    let mut r = PlanetRenderer::new(&gpu.ctx, src, options(&gpu.ctx), 2).unwrap();
+    let period = 0.1;
+    r.set_frame_period(Some(period));
+    let step = period / engine::params::STREAM_XFADE_S;
+    let cam = ViewCamera::geo(20.0, 30.0, r.body.radius + 3.0e6, 0.0, -90.0, 50.0, W, H);
+    let probes = [(20.0, 30.0), (15.0, 25.0), (25.0, 36.0)]
+        .iter()
+        .map(|&(la, lo)| engine::planet::cube::latlon_to_dir(la, lo))
+        .collect();
+    (r, period, step, cam, probes)
+}
+
 fn still(r: &PlanetRenderer) -> bool {
     r.stats.mesh.quiet && r.stats.residency.pending == 0 && r.stats.fading == 0
 }
@@ -208,17 +227,7 @@ fn a_same_slot_replacement_moves_depth_by_at_most_its_cross_fade_step() {
         open: AtomicBool::new(false),
         asked: Mutex::new(Vec::new()),
     });
-    let mut r = PlanetRenderer::new(&gpu.ctx, src.clone(), options(&gpu.ctx), 2).unwrap();
-    // A 0.1 s frame: the 1.5 s cross-fade takes 15 frames, a step of 1/15 per frame.
-    let period = 0.1;
-    r.set_frame_period(Some(period));
-    let step = period / engine::params::STREAM_XFADE_S;
-    let radius = r.body.radius;
-    let cam = ViewCamera::geo(20.0, 30.0, radius + 3.0e6, 0.0, -90.0, 50.0, W, H);
-    let probes: Vec<glam::DVec3> = [(20.0, 30.0), (15.0, 25.0), (25.0, 36.0)]
-        .iter()
-        .map(|&(la, lo)| engine::planet::cube::latlon_to_dir(la, lo))
-        .collect();
+    let (mut r, _, step, cam, probes) = cross_fade_rig(&gpu, src.clone());
     // Stand-ins only, until everything has faded in and the mesh is quiet.
     let mut before = Vec::new();
     for _ in 0..40 {
@@ -381,16 +390,7 @@ fn the_store_rewritten_underneath_and_new_detail_settings_cross_fade_in_place() 
         asked: Mutex::new(Vec::new()),
         rewritten: Mutex::new(Vec::new()),
     });
-    let mut r = PlanetRenderer::new(&gpu.ctx, src.clone(), options(&gpu.ctx), 2).unwrap();
-    let period = 0.1;
-    r.set_frame_period(Some(period));
-    let step = period / engine::params::STREAM_XFADE_S;
-    let radius = r.body.radius;
-    let cam = ViewCamera::geo(20.0, 30.0, radius + 3.0e6, 0.0, -90.0, 50.0, W, H);
-    let probes: Vec<glam::DVec3> = [(20.0, 30.0), (15.0, 25.0), (25.0, 36.0)]
-        .iter()
-        .map(|&(la, lo)| engine::planet::cube::latlon_to_dir(la, lo))
-        .collect();
+    let (mut r, period, step, cam, probes) = cross_fade_rig(&gpu, src.clone());
     let ground = |r: &PlanetRenderer| -> Vec<f64> {
         probes
             .iter()
