@@ -3,6 +3,7 @@
 //! GPU's explicit four-texel gather does the same).
 
 use crate::earth::amplify::{self, L9Tiles};
+use crate::earth::tile::Cover;
 use crate::earth::Tile;
 use crate::params::{LAST_STORED_LEVEL, TILE_SAMPLES};
 use crate::planet::{dir_to_face, Body, TileId};
@@ -14,8 +15,13 @@ use glam::DVec3;
 pub struct GroundSample {
     /// Height above the datum, metres.
     pub height_m: f64,
-    /// Water: the bilinear weight of water samples is at least one half.
+    /// Water: the bilinear weight of water samples (ocean or lake, by the water mask) is at
+    /// least one half.
     pub water: bool,
+    /// The water's surface, metres above the datum, where `water`: 0 for the ocean (whose
+    /// samples hold the sea floor), the level for a lake (whose samples hold its surface, so
+    /// then `height_m` is the level too).
+    pub water_level_m: Option<f64>,
 }
 
 /// Which tile holds `dir` at `level`, and the point's texel coordinates (s, t) in it.
@@ -33,12 +39,12 @@ pub fn locate(dir: DVec3, level: u8) -> (TileId, f64, f64) {
 /// s = i + 0.5, so the four samples are i0 = ⌊s − 0.5⌋ ∈ [−1, 511] and i0 + 1 (aprons cover −1
 /// and 512).
 pub fn sample_tile(tile: &Tile, s: f64, t: f64) -> GroundSample {
-    bilinear(&|i, j| tile.height(i, j) as f64, s, t)
+    bilinear(&|i, j| (tile.height(i, j) as f64, tile.cover(i, j)), s, t)
 }
 
 /// Bilinear between the four samples around (s, t) of a tile whose sample (i, j) is `h(i, j)`
-/// (water where a sample is below the datum, as stored tiles mark it).
-fn bilinear(h: &dyn Fn(i64, i64) -> f64, s: f64, t: f64) -> GroundSample {
+/// (height and cover, as stored tiles mark them).
+fn bilinear(h: &dyn Fn(i64, i64) -> (f64, Cover), s: f64, t: f64) -> GroundSample {
     let (x, y) = (s - 0.5, t - 0.5);
     let (i0, j0) = (x.floor(), y.floor());
     let (fx, fy) = (x - i0, y - j0);
@@ -49,9 +55,14 @@ fn bilinear(h: &dyn Fn(i64, i64) -> f64, s: f64, t: f64) -> GroundSample {
         let bot = v[2] * (1.0 - fx) + v[3] * fx;
         top * (1.0 - fy) + bot * fy
     };
+    let weight = |c: Cover| lerp2(q.map(|v| (v.1 == c) as u8 as f64));
+    let (ocean, lake) = (weight(Cover::Ocean), weight(Cover::Lake));
+    let height_m = lerp2(q.map(|v| v.0));
+    let water = ocean + lake >= 0.5;
     GroundSample {
-        height_m: lerp2(q),
-        water: lerp2(q.map(|v| (v < 0.0) as u8 as f64)) >= 0.5,
+        height_m,
+        water,
+        water_level_m: water.then_some(if lake > ocean { height_m } else { 0.0 }),
     }
 }
 
@@ -67,14 +78,15 @@ fn amplified_point(
     let src = L9Tiles::new(l9);
     bilinear(
         &|i, j| {
-            amplify::sample(
+            let (h, c) = amplify::sample(
                 &src,
                 body,
                 id.level,
                 id.face,
                 id.global_i(i),
                 id.global_j(j),
-            ) as f64
+            );
+            (h as f64, c)
         },
         s,
         t,

@@ -35,6 +35,9 @@ const vec3 WATER_BOTTOM = vec3(0.30, 0.27, 0.20);
 const vec3 WATER_K = vec3(0.45, 0.075, 0.05);
 // Depth over which shelf water turns into deep water, m (ETOPO's shelves are 20–200 m deep).
 const float WATER_SHELF_M = 80.0;
+// Depth a lake is shaded with, m: the water mask gives lakes an outline and a level, no
+// bathymetry; deep enough that no bottom shows (exp(−2·0.05·30) = 5 % in blue).
+const float LAKE_DEPTH_M = 30.0;
 
 // Phase cycles of a wave with `2^m` crests per face edge at texel `s` of tile `tile` at
 // `level`: fract((tile·512 + s)·2^m / (512·2^level)), exact in integers above the texel.

@@ -177,8 +177,16 @@ vec3 point_to_plane(SlotRecord r, vec3 p) {
 // The four stored samples around texel position st (sample i at s = i + 0.5) of page `page`,
 // and the bilinear fractions: explicit fetches, interpolated by the caller in full precision
 // (hardware filtering would quantise the weights to 8 bits — metres of error on steep ground).
+// What covers a sample: the two low mantissa bits of its stored f32 height (mirror of
+// engine/src/earth/tile.rs `Cover::gpu_bits`; stored levels' heights have those bits zero, so
+// clearing them is exact there and ≤ 3 ulp on amplified levels).
+#define COVER_LAND 0u
+#define COVER_OCEAN 1u
+#define COVER_LAKE 2u
+
 struct Quad {
     vec4 h;   // h00, h10, h01, h11 (metres)
+    uvec4 c;  // their covers (COVER_*)
     vec2 f;
 };
 
@@ -188,10 +196,13 @@ Quad fetch_quad(uint page, vec2 st) {
     Quad q;
     q.f = g - vec2(i);
     ivec2 b = i + TILE_APRON;
-    q.h = vec4(texelFetch(tile_heights, ivec3(b, page), 0).r,
-               texelFetch(tile_heights, ivec3(b + ivec2(1, 0), page), 0).r,
-               texelFetch(tile_heights, ivec3(b + ivec2(0, 1), page), 0).r,
-               texelFetch(tile_heights, ivec3(b + ivec2(1, 1), page), 0).r);
+    uvec4 bits = floatBitsToUint(vec4(
+        texelFetch(tile_heights, ivec3(b, page), 0).r,
+        texelFetch(tile_heights, ivec3(b + ivec2(1, 0), page), 0).r,
+        texelFetch(tile_heights, ivec3(b + ivec2(0, 1), page), 0).r,
+        texelFetch(tile_heights, ivec3(b + ivec2(1, 1), page), 0).r));
+    q.h = uintBitsToFloat(bits & ~3u);
+    q.c = bits & 3u;
     return q;
 }
 
@@ -217,24 +228,33 @@ float tile_height(SlotRecord r, vec2 st) {
     return tile_height_grad(r, st).x;
 }
 
-// Water at the native level: the binary mask (sign of the stored height) interpolated with
-// cubic (smoothstep) weights, so the coastline is continuous and rounded, not bilinear-kinked.
-float quad_water_weight(Quad q) {
+// Cover at the native level: the binary mask of one cover (the water mask's, carried by the
+// samples) interpolated with cubic (smoothstep) weights, so the coastline is continuous and
+// rounded, not bilinear-kinked.
+float quad_cover_weight(Quad q, bvec4 on) {
     vec2 f = q.f * q.f * (3.0 - 2.0 * q.f);
-    vec4 w = vec4(lessThan(q.h, vec4(0.0)));
+    vec4 w = vec4(on);
     return mix(mix(w.x, w.y, f.x), mix(w.z, w.w, f.x), f.y);
 }
 
-// A tile's water weight. During a replacement the mask comes from the cross-faded heights
-// (not a blend of the two masks), so the coast moves with the surface: water where the
-// blended ground is below the datum, and the surface meets the datum there.
-float water_weight(SlotRecord r, vec2 st) {
+// Weight of the samples covered by `cover` (COVER_LAND: by water, ocean or lake), cross-faded
+// with the previous payload's during a replacement.
+float cover_weight(SlotRecord r, vec2 st, uint cover) {
     Quad q = fetch_quad(r.page, st);
+    bvec4 on = cover == COVER_LAND ? notEqual(q.c, uvec4(COVER_LAND)) : equal(q.c, uvec4(cover));
+    float w = quad_cover_weight(q, on);
     if (r.page_from != NO_SLOT && r.xfade < 1.0) {
-        q.h = mix(fetch_quad(r.page_from, st).h, q.h, r.xfade);
+        Quad p = fetch_quad(r.page_from, st);
+        bvec4 was = cover == COVER_LAND ? notEqual(p.c, uvec4(COVER_LAND)) : equal(p.c, uvec4(cover));
+        w = mix(quad_cover_weight(p, was), w, r.xfade);
     }
-    return quad_water_weight(q);
+    return w;
 }
+
+// A tile's water weight (ocean and lakes).
+float water_weight(SlotRecord r, vec2 st) { return cover_weight(r, st, COVER_LAND); }
+float ocean_weight(SlotRecord r, vec2 st) { return cover_weight(r, st, COVER_OCEAN); }
+float lake_weight(SlotRecord r, vec2 st) { return cover_weight(r, st, COVER_LAKE); }
 
 // The spatial weight of a tile over its parent (TERRAIN.md §2): 1 inside, fading over a
 // 16-texel band toward each edge's weight, with corner weights at the band's ends. Edge and

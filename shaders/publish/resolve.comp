@@ -46,7 +46,9 @@ float ocean_distance(vec3 d) {
     return c / (-b + sqrt(disc));
 }
 
-// Publish the ocean surface at distance t_o if the blended terrain below it is water.
+// Publish the ocean surface at distance t_o if the blended terrain below it is the sea floor:
+// below the datum, with an ocean sample around it. Land below the datum (the Qattara
+// Depression, polders) and lakes (drawn at their own level by the mesh) have none.
 bool try_ocean(vec3 d, float t_o, uint face, ivec2 X, uvec2 px) {
     uint fs;
     vec2 st;
@@ -54,7 +56,7 @@ bool try_ocean(vec3 d, float t_o, uint face, ivec2 X, uvec2 px) {
     locate_abh(d * t_o, face, X, fs, st, abh);
     uint level;
     float h_floor = height_grad_level_at(fs, st, t_o, level).x;
-    if (h_floor >= 0.0) return false;
+    if (h_floor >= 0.0 || ocean_weight(slots.s[fs], st) == 0.0) return false;
     vec3 up = local_up(slots.s[fs], abh.xy);
     imageStore(hits, ivec2(px), pack_hit(t_o, up, fs, level, HIT_WATER | HIT_OCEAN, st));
     return true;

@@ -181,7 +181,9 @@ void main() {
         vec3 sky_e = atmos_sky_irradiance(rs, dot(pos, frame.sun_dir) / rs) * atmos.sun_illuminance;
         vec3 lit;
         if (water) {
-            lit = shade_ocean(r, st, d, up, pos, dist, max(-height, 0.0), sun_t, sky_e);
+            // A lake's samples hold its surface (GSHHG has no lake depths): a nominal depth.
+            float depth = lake_weight(r, st) > 0.5 ? LAKE_DEPTH_M : max(-height, 0.0);
+            lit = shade_ocean(r, st, d, up, pos, dist, depth, sun_t, sky_e);
         } else {
             // Lambertian: the sun's irradiance on the facet, and the sky's on level ground,
             // less where the facet tilts away from the upper hemisphere; plus a faint

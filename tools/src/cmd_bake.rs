@@ -9,7 +9,7 @@ use engine::planet::tile::sample_coord;
 use engine::planet::{dir_to_face, dir_to_latlon, latlon_to_dir, Body, Face, TileId};
 use engine::store::{data_dir, Oracle, OracleConfig};
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -38,10 +38,19 @@ impl StoreArgs {
         self.oracle_over(self.source()?, memory_fallback)
     }
 
-    /// The ETOPO source.
+    /// The ETOPO source, water from the mask in the data directory.
     pub fn source(&self) -> Result<Arc<Source>> {
+        self.source_with_water(None)
+    }
+
+    /// The ETOPO source, water from the mask at `water` (else `PLANETFALL_WATER`, else the
+    /// data directory's).
+    pub fn source_with_water(&self, water: Option<&Path>) -> Result<Arc<Source>> {
         let path = etopo_path(self.etopo.as_deref());
-        Ok(Arc::new(Source::open(&path, Body::EARTH)?))
+        let src = Source::open(&path, Body::EARTH)?;
+        Ok(Arc::new(
+            src.with_mask_at(&engine::earth::water::mask_path(water, &self.data_dir())),
+        ))
     }
 
     /// The oracle over a loaded source (see [`StoreArgs::oracle`]).

@@ -5,7 +5,7 @@
 use crate::cmd_bake::StoreArgs;
 use anyhow::{bail, Result};
 use engine::earth::lakes::LakeLevel;
-use engine::earth::water::{mask_path, Water, WaterMap};
+use engine::earth::water::{Water, WaterMap};
 use engine::ground::{height_at_latlon, locate};
 use engine::params::MAX_LEVEL;
 use engine::planet::latlon_to_dir;
@@ -42,22 +42,19 @@ pub fn run(a: Args) -> Result<()> {
     if a.level > MAX_LEVEL {
         bail!("--level {}: levels run 0–{MAX_LEVEL}", a.level);
     }
-    let source = a.store.source()?;
+    let source = a.store.source_with_water(a.water.as_deref())?;
     let oracle = a.store.oracle_over(source.clone(), true)?;
     let g = height_at_latlon(&oracle, a.lat, a.lon, a.level);
     let (tile, s, t) = locate(latlon_to_dir(a.lat, a.lon), a.level);
-    let water = WaterMap::open(
-        &mask_path(a.water.as_deref(), &a.store.data_dir()),
-        &source.etopo,
-    );
-    let mask = match (&water, water.water_at(&source.etopo, a.lat, a.lon)) {
+    let water = &source.water;
+    let mask = match (water, water.water_at(&source.etopo, a.lat, a.lon)) {
         (WaterMap::BelowDatum, Water::Land) => "land (no mask: the below-datum rule)".to_string(),
         (WaterMap::BelowDatum, _) => "ocean (no mask: the below-datum rule)".to_string(),
         (WaterMap::Mask(_), Water::Lake { level_m }) => format!("lake at {level_m:.1} m"),
         (WaterMap::Mask(_), Water::Ocean) => "ocean".to_string(),
         (WaterMap::Mask(_), Water::Land) => "land".to_string(),
     };
-    let name = match &water {
+    let name = match water {
         WaterMap::Mask(m) => m.lake_at(a.lat, a.lon).map(|l| match l.source {
             LakeLevel::Named(n) => format!(" ({n})"),
             LakeLevel::Shore => " (level from its shore)".to_string(),

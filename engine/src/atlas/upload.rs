@@ -26,7 +26,8 @@ use glam::DVec3;
 use std::collections::HashMap;
 use std::mem::size_of;
 
-/// Bytes of one page's payload: 520×520 f32 heights (metres). Float rather than the 16-bit
+/// Bytes of one page's payload: 520×520 f32 heights (metres), each carrying what covers it in
+/// its two low mantissa bits (`Tile::gpu_heights`). Float rather than the 16-bit
 /// codes of the disk store: amplified levels carry detail far below the 0.3125 m code step
 /// (an L15 band is ≤ 0.54 m), and a generating shader writes float storage images everywhere.
 pub const PAGE_BYTES: u64 = (TILE_STRIDE * TILE_STRIDE * size_of::<f32>() as u32) as u64;
@@ -180,9 +181,11 @@ impl TileAtlas {
         let lookup_bytes = std::mem::size_of_val(lookup.as_slice()) as u64;
         let payload_at = record_bytes + lookup_bytes;
         let total = payload_at + direct.len() as u64 * PAGE_BYTES;
+        // Heights with the cover in their low mantissa bits (`Tile::gpu_heights`).
         let write = |map: &mut [u8], off: u64, t: &ResidentTile| {
-            map[off as usize..(off + PAGE_BYTES) as usize]
-                .copy_from_slice(bytemuck::cast_slice(&t.tile.heights));
+            t.tile.gpu_heights(bytemuck::cast_slice_mut(
+                &mut map[off as usize..(off + PAGE_BYTES) as usize],
+            ));
         };
         let staging = self.staging.get(ctx, frame_slot, total)?;
         let map = staging

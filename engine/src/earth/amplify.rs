@@ -10,7 +10,7 @@
 use super::bands::{hash3, mix, perlin, shore_fade};
 use super::derive::{dir_from_tans, mean_sample, tan_of};
 use super::etopo::monotone_cubic;
-use super::tile::Tile;
+use super::tile::{Cover, Tile};
 use crate::params::{LAST_STORED_LEVEL, TILE_APRON, TILE_SAMPLES, TILE_STRIDE};
 use crate::planet::tile::{canonical_sample, SampleRef};
 use crate::planet::{Body, Face, TileId};
@@ -103,12 +103,20 @@ pub struct Stencil {
     /// L9 index of the stencil's first column and row (the centre cell is +1).
     pub i0: i64,
     pub j0: i64,
+    /// What covers the centre cell's node nearest the point.
+    pub nearest: Cover,
+    /// Whether a land node of the stencil lies below the datum (only under a water mask).
+    pub land_below_datum: bool,
 }
 
 /// Where an amplified sample reads its L9 samples: the canonical stored L9 sample (I, J) of a
 /// face, wherever it is held.
 pub trait L9Samples {
     fn l9(&self, face: Face, i: i64, j: i64) -> f64;
+    /// What covers the sample; by default the sign rule (sources without a water mask).
+    fn l9_cover(&self, face: Face, i: i64, j: i64) -> Cover {
+        Cover::below_datum(self.l9(face, i, j))
+    }
 }
 
 /// The L9 samples of the stored tiles, fetched once each per tile made.
@@ -125,7 +133,7 @@ impl<'a> L9Tiles<'a> {
         }
     }
 
-    fn owned(&self, face: Face, a: i64, b: i64) -> f64 {
+    fn owned_sample(&self, face: Face, a: i64, b: i64) -> (f64, Cover) {
         let n = TILE_SAMPLES as i64;
         let id = TileId::new(LAST_STORED_LEVEL, face, (a / n) as u32, (b / n) as u32);
         let mut held = self.held.borrow_mut();
@@ -137,19 +145,29 @@ impl<'a> L9Tiles<'a> {
                 t
             }
         };
-        t.height(a % n, b % n) as f64
+        (t.height(a % n, b % n) as f64, t.cover(a % n, b % n))
+    }
+
+    /// Canonical stored L9 sample (I, J) of `face`: height and cover.
+    fn sample(&self, face: Face, i: i64, j: i64) -> (f64, Cover) {
+        match canonical_sample(LAST_STORED_LEVEL, face, i, j) {
+            SampleRef::Owned(g, a, b) => self.owned_sample(g, a, b),
+            SampleRef::Corner(three) => {
+                let v = three.map(|(g, a, b)| self.owned_sample(g, a, b));
+                let (h, c) = mean_sample((v[0].0 + v[1].0) + v[2].0, &v.map(|s| s.1));
+                (h as f64, c)
+            }
+        }
     }
 }
 
 impl L9Samples for L9Tiles<'_> {
     fn l9(&self, face: Face, i: i64, j: i64) -> f64 {
-        match canonical_sample(LAST_STORED_LEVEL, face, i, j) {
-            SampleRef::Owned(g, a, b) => self.owned(g, a, b),
-            SampleRef::Corner(three) => {
-                let v = three.map(|(g, a, b)| self.owned(g, a, b));
-                mean_sample((v[0] + v[1]) + v[2], 3.0).0 as f64
-            }
-        }
+        self.sample(face, i, j).0
+    }
+
+    fn l9_cover(&self, face: Face, i: i64, j: i64) -> Cover {
+        self.sample(face, i, j).1
     }
 }
 
@@ -163,15 +181,18 @@ struct Patch<'a, S: L9Samples> {
     w: i64,
     h: i64,
     data: Vec<f64>,
+    covers: Vec<Cover>,
 }
 
 impl<'a, S: L9Samples> Patch<'a, S> {
     fn new(inner: &'a S, face: Face, i: (i64, i64), j: (i64, i64)) -> Self {
         let (w, h) = (i.1 - i.0, j.1 - j.0);
         let mut data = Vec::with_capacity((w * h) as usize);
+        let mut covers = Vec::with_capacity((w * h) as usize);
         for jj in j.0..j.1 {
             for ii in i.0..i.1 {
                 data.push(inner.l9(face, ii, jj));
+                covers.push(inner.l9_cover(face, ii, jj));
             }
         }
         Patch {
@@ -182,6 +203,7 @@ impl<'a, S: L9Samples> Patch<'a, S> {
             w,
             h,
             data,
+            covers,
         }
     }
 }
@@ -193,6 +215,15 @@ impl<S: L9Samples> L9Samples for Patch<'_, S> {
             self.data[(b * self.w + a) as usize]
         } else {
             self.inner.l9(face, i, j)
+        }
+    }
+
+    fn l9_cover(&self, face: Face, i: i64, j: i64) -> Cover {
+        let (a, b) = (i - self.i0, j - self.j0);
+        if face == self.face && (0..self.w).contains(&a) && (0..self.h).contains(&b) {
+            self.covers[(b * self.w + a) as usize]
+        } else {
+            self.inner.l9_cover(face, i, j)
         }
     }
 }
@@ -209,17 +240,25 @@ pub fn stencil(src: &impl L9Samples, face: Face, x: f64, y: f64) -> Stencil {
     let (ci, cj) = (x.floor(), y.floor());
     let (i0, j0) = (ci as i64 - 1, cj as i64 - 1);
     let mut h = [[0.0; 4]; 4];
+    let mut land_below_datum = false;
     for (r, row) in h.iter_mut().enumerate() {
         for (c, v) in row.iter_mut().enumerate() {
             *v = src.l9(face, i0 + c as i64, j0 + r as i64);
+            land_below_datum |=
+                *v < 0.0 && src.l9_cover(face, i0 + c as i64, j0 + r as i64) == Cover::Land;
         }
     }
+    let (fx, fy) = (x - ci, y - cj);
+    let near = |f: f64| if f < 0.5 { 1 } else { 2 };
+    let nearest = src.l9_cover(face, i0 + near(fx), j0 + near(fy));
     Stencil {
         h,
-        fx: x - ci,
-        fy: y - cj,
+        fx,
+        fy,
         i0,
         j0,
+        nearest,
+        land_below_datum,
     }
 }
 
@@ -415,15 +454,52 @@ fn gully(face: Face, s: &Stencil, p: DVec3, k: u8) -> f64 {
 
 /// Height of owned sample (a, b) of `face` at amplified `level` (≥ 10), metres.
 pub fn amplified(src: &impl L9Samples, body: Body, level: u8, face: Face, a: i64, b: i64) -> f64 {
-    let dir = dir_from_tans(face, tan_of(level, a), tan_of(level, b));
-    let s = stencil(src, face, l9_position(level, a), l9_position(level, b));
-    detail(src, body, level, face, dir, &s)
+    amplified_cover(src, body, level, face, a, b).0
 }
 
-/// The amplified height at `dir` from its stencil (TERRAIN.md §6).
-fn detail(src: &impl L9Samples, body: Body, level: u8, face: Face, dir: DVec3, s: &Stencil) -> f64 {
-    let b = base(s);
-    if b.h0 < 0.0 || level < FIRST_BAND_LEVEL {
+/// Height (metres) of owned sample (a, b) at amplified `level`, and what covers it.
+pub fn amplified_cover(
+    src: &impl L9Samples,
+    body: Body,
+    level: u8,
+    face: Face,
+    a: i64,
+    b: i64,
+) -> (f64, Cover) {
+    let dir = dir_from_tans(face, tan_of(level, a), tan_of(level, b));
+    let s = stencil(src, face, l9_position(level, a), l9_position(level, b));
+    let b = base(&s);
+    // A lake is flat at its level. The ocean is where the surface is below the datum, unless
+    // the nearest node is land and land below the datum is near (Qattara, polders: only under
+    // a water mask; without one this is the sign rule the GPU's `tiles.amplify` follows).
+    if s.nearest == Cover::Lake {
+        return (b.h0, Cover::Lake);
+    }
+    let sign_rule = s.nearest == Cover::Ocean || !s.land_below_datum;
+    if b.h0 < 0.0 && sign_rule {
+        return (b.h0, Cover::Ocean);
+    }
+    let h = detail(src, body, level, face, dir, &s, &b);
+    let cover = if h < 0.0 && sign_rule {
+        Cover::Ocean
+    } else {
+        Cover::Land
+    };
+    (h, cover)
+}
+
+/// The amplified height of land at `dir` from its stencil's surface quantities (TERRAIN.md
+/// §6).
+fn detail(
+    src: &impl L9Samples,
+    body: Body,
+    level: u8,
+    face: Face,
+    dir: DVec3,
+    s: &Stencil,
+    b: &Base,
+) -> f64 {
+    if level < FIRST_BAND_LEVEL {
         return b.h0;
     }
     let t9 = body.texel(LAST_STORED_LEVEL);
@@ -466,7 +542,7 @@ fn detail(src: &impl L9Samples, body: Body, level: u8, face: Face, dir: DVec3, s
         d += band.clamp(-cap, cap);
         bound += cap;
     }
-    let mut h = b.h0 + shore_fade(b.h0 / bound) * d;
+    let mut h = b.h0 + shore_fade(b.h0.abs() / bound) * d;
     if level >= FIRST_ROCK_LEVEL {
         h += rock_height(src, body, level, face, dir);
     }
@@ -475,12 +551,26 @@ fn detail(src: &impl L9Samples, body: Body, level: u8, face: Face, dir: DVec3, s
 
 /// The stored value of face-global sample (I, J) of `face` at amplified `level`, which may lie
 /// in an apron beyond the face (the owner's value; cube-corner rule: mean of three).
-pub fn sample(src: &impl L9Samples, body: Body, level: u8, face: Face, i: i64, j: i64) -> f32 {
+pub fn sample(
+    src: &impl L9Samples,
+    body: Body,
+    level: u8,
+    face: Face,
+    i: i64,
+    j: i64,
+) -> (f32, Cover) {
     match canonical_sample(level, face, i, j) {
-        SampleRef::Owned(f, a, b) => amplified(src, body, level, f, a, b) as f32,
+        SampleRef::Owned(f, a, b) => {
+            let (h, c) = amplified_cover(src, body, level, f, a, b);
+            (h as f32, c)
+        }
         SampleRef::Corner(three) => {
-            let v = three.map(|(f, a, b)| amplified(src, body, level, f, a, b) as f32 as f64);
-            (((v[0] + v[1]) + v[2]) / 3.0) as f32
+            let v = three.map(|(f, a, b)| amplified_cover(src, body, level, f, a, b));
+            let h = v.map(|s| s.0 as f32 as f64);
+            let m = (((h[0] + h[1]) + h[2]) / 3.0) as f32;
+            // Covered as the stored levels' corner rule (`derive::mean_sample`) decides.
+            let cover = mean_sample((h[0] + h[1]) + h[2], &v.map(|s| s.1)).1;
+            (m, if cover == Cover::Ocean && m >= 0.0 { Cover::Land } else { cover })
         }
     }
 }
@@ -507,13 +597,14 @@ pub fn amplify_tile(id: TileId, body: Body, src: &impl L9Samples) -> Tile {
         let j = id.global_j(row - a);
         for col in 0..stride {
             let i = id.global_i(col - a);
-            let h = match canonical_sample(id.level, id.face, i, j) {
+            let (h, cover) = match canonical_sample(id.level, id.face, i, j) {
                 SampleRef::Owned(f, x, y) if f == id.face => {
-                    amplified(&patch, body, id.level, f, x, y) as f32
+                    let (h, c) = amplified_cover(&patch, body, id.level, f, x, y);
+                    (h as f32, c)
                 }
                 _ => sample(src, body, id.level, id.face, i, j),
             };
-            tile.set_height((row * stride + col) as usize, h);
+            tile.set_height_cover((row * stride + col) as usize, h, cover);
         }
     }
     tile

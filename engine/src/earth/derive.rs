@@ -1,12 +1,15 @@
 //! Derived levels (`docs/earth.md`, "Derivation"): every sample is a pure function of
-//! (level, face, I, J). L2–L9: the source's monotone bicubic reconstruction r plus residual
-//! bands 2..=L on land, faded to 0 at the shoreline; water (r < 0) keeps r. L0–L1: 2×2 means
-//! of the level below. Heights are quantised (`earth::tile::quantise`) as they are made.
+//! (level, face, I, J). L2–L9: what covers the sample comes from the water map (the GSHHG mask,
+//! or without it the sign of r); land is the source's monotone bicubic reconstruction r plus
+//! residual bands 2..=L, faded to 0 where r nears the datum; the ocean keeps r (its floor); a
+//! lake is flat at its level. L0–L1: 2×2 means of the level below. Heights are quantised
+//! (`earth::tile::quantise_cover`) as they are made.
 
 use super::bands::{band_sum, relief_weight, shore_fade, BAND_AMPLITUDE_PER_TEXEL};
 use super::etopo::{Etopo, EtopoError};
 use super::fmath;
-use super::tile::{quantise, Tile};
+use super::tile::{quantise, quantise_cover, Cover, Tile};
+use super::water::{Water, WaterMap};
 use crate::params::{FIRST_DERIVED_LEVEL, TILE_APRON, TILE_SAMPLES, TILE_STRIDE};
 use crate::planet::tile::{canonical_sample, sample_coord, samples_per_face, SampleRef};
 use crate::planet::{Body, Face, TileId};
@@ -22,10 +25,12 @@ pub struct Source {
     /// Metres between two source nodes along a meridian.
     spacing_m: f64,
     pub body: Body,
+    /// What is water: the shoreline mask, or the sign of the reconstruction without one.
+    pub water: WaterMap,
 }
 
-/// One quantised sample: (height in metres as stored, water).
-pub type Sample = (f32, bool);
+/// One quantised sample: (height in metres as stored, what covers it).
+pub type Sample = (f32, Cover);
 
 /// Unit direction from the two face tangents (glam: (axis + tu·u) + tv·v, then
 /// v·(1/√(x·x + y·y + z·z)); `shaders/tiles/derive.comp` repeats these operations).
@@ -54,7 +59,27 @@ impl Source {
             relief,
             spacing_m,
             body,
+            water: WaterMap::BelowDatum,
         }
+    }
+
+    /// The same source with water from `water` (tiles derived under a mask differ from those
+    /// without one: the tile store keeps them apart, `store::block::tiles_dir`).
+    pub fn with_water(mut self, water: WaterMap) -> Source {
+        self.water = water;
+        self
+    }
+
+    /// The same source with water from the mask at `path` (built there first if absent; the
+    /// sign rule, warned once, when it cannot be had: `WaterMap::open`).
+    pub fn with_mask_at(self, path: &Path) -> Source {
+        let water = WaterMap::open(path, &self.etopo);
+        self.with_water(water)
+    }
+
+    /// Whether water comes from a shoreline mask rather than the sign of the reconstruction.
+    pub fn has_water_mask(&self) -> bool {
+        matches!(self.water, WaterMap::Mask(_))
     }
 
     /// The local-relief grid (`Etopo::relief_grid`), laid out like `etopo.data`.
@@ -73,23 +98,43 @@ impl Source {
         self.etopo.reconstruct(lat, lon)
     }
 
-    /// Unquantised derived height at unit direction `dir` for level ≥ 2, metres, and water.
-    pub fn height(&self, dir: DVec3, level: u8) -> (f64, bool) {
+    /// Unquantised derived height at unit direction `dir` for level ≥ 2, metres, and what
+    /// covers it.
+    pub fn height(&self, dir: DVec3, level: u8) -> (f64, Cover) {
         let (lat, lon) = latlon(dir);
         let r = self.etopo.reconstruct(lat, lon);
-        if r < 0.0 {
-            return (r, true);
+        let cover = match &self.water {
+            WaterMap::BelowDatum => Cover::below_datum(r),
+            WaterMap::Mask(m) => match m.water_at(lat, lon) {
+                Water::Land => Cover::Land,
+                Water::Ocean => Cover::Ocean,
+                Water::Lake { level_m } => return (level_m, Cover::Lake),
+            },
+        };
+        if cover == Cover::Ocean {
+            return (r, cover);
         }
         let slope = self.etopo.bilinear(&self.relief, lat, lon) / (2.0 * self.spacing_m);
         let unit_amp = BAND_AMPLITUDE_PER_TEXEL * self.body.texel0() * relief_weight(slope);
         let (d, bound) = band_sum(dir, FIRST_DERIVED_LEVEL, level, unit_amp);
-        (r + shore_fade(r / bound) * d, false)
+        // |r|: land below the datum (only under a mask) fades its detail toward the datum
+        // contour as land above it does; without a mask land has r ≥ 0.
+        (r + shore_fade(r.abs() / bound) * d, cover)
     }
 
     fn quantised(&self, dir: DVec3, level: u8) -> Sample {
-        let (h, water) = self.height(dir, level);
-        let c = quantise(h, water);
-        (super::tile::dequantise(c), water)
+        let (h, cover) = self.height(dir, level);
+        let c = self.quantise(h, cover);
+        (super::tile::dequantise(c), cover)
+    }
+
+    /// The code of a height: the sign rule keeps land at or above the datum (its bands never
+    /// take it below); under a mask land keeps its sign.
+    fn quantise(&self, h: f64, cover: Cover) -> u16 {
+        match (&self.water, cover) {
+            (WaterMap::BelowDatum, Cover::Land) => quantise(h, false),
+            _ => quantise_cover(h, cover),
+        }
     }
 
     /// The stored value of face-global sample (I, J) of `face` at `level`, which may lie in an
@@ -98,8 +143,11 @@ impl Source {
         match canonical_sample(level, face, i, j) {
             SampleRef::Owned(f, a, b) => self.owned_sample(level, f, a, b),
             SampleRef::Corner(three) => {
-                let v = three.map(|(f, a, b)| self.owned_sample(level, f, a, b).0 as f64);
-                mean_sample((v[0] + v[1]) + v[2], 3.0)
+                let v = three.map(|(f, a, b)| self.owned_sample(level, f, a, b));
+                mean_sample(
+                    (v[0].0 as f64 + v[1].0 as f64) + v[2].0 as f64,
+                    &v.map(|s| s.1),
+                )
             }
         }
     }
@@ -111,9 +159,10 @@ impl Source {
                 level,
             )
         } else {
-            let c =
-                |a: i64, b: i64| self.owned_sample(level + 1, face, 2 * i + a, 2 * j + b).0 as f64;
-            mean_sample((c(0, 0) + c(1, 0)) + (c(0, 1) + c(1, 1)), 4.0)
+            let c = |a: i64, b: i64| self.owned_sample(level + 1, face, 2 * i + a, 2 * j + b);
+            let q = [c(0, 0), c(1, 0), c(0, 1), c(1, 1)];
+            let h = q.map(|s| s.0 as f64);
+            mean_sample((h[0] + h[1]) + (h[2] + h[3]), &q.map(|s| s.1))
         }
     }
 
@@ -134,7 +183,18 @@ impl Source {
             for (col, &t) in tu.iter().enumerate() {
                 let (lat, lon) = latlon(dir_from_tans(id.face, t, tv));
                 let h = self.etopo.bilinear(&self.etopo.data, lat, lon);
-                tile.set(row as usize * stride as usize + col, quantise(h, h < 0.0));
+                let k = row as usize * stride as usize + col;
+                match &self.water {
+                    WaterMap::BelowDatum => tile.set(k, quantise(h, h < 0.0)),
+                    WaterMap::Mask(m) => {
+                        let (h, cover) = match m.water_at(lat, lon) {
+                            Water::Land => (h, Cover::Land),
+                            Water::Ocean => (h, Cover::Ocean),
+                            Water::Lake { level_m } => (level_m, Cover::Lake),
+                        };
+                        tile.set_cover(k, quantise_cover(h, cover), cover);
+                    }
+                }
             }
         }
         tile
@@ -166,20 +226,29 @@ impl Source {
                     }
                     _ => self.sample(id.level, id.face, i, j),
                 };
-                let water = s.1;
-                tile.set(k, quantise(s.0 as f64, water));
+                tile.set_cover(k, self.quantise(s.0 as f64, s.1), s.1);
             }
         }
         tile
     }
 }
 
-/// Mean of `count` stored heights (summed in a fixed order by the caller), quantised; water
-/// when the mean is below sea level.
-pub(crate) fn mean_sample(sum: f64, count: f64) -> Sample {
-    let m = sum / count;
-    let water = m < 0.0;
-    (super::tile::dequantise(quantise(m, water)), water)
+/// Mean of the stored heights of `covers.len()` samples (summed in a fixed order by the
+/// caller), quantised, and what covers it: ocean where the mean is below the datum and one of
+/// the samples is ocean (without a mask: where the mean is below the datum, as every sample
+/// below it is ocean); else a lake where at least half the samples are lake; else land.
+pub(crate) fn mean_sample(sum: f64, covers: &[Cover]) -> Sample {
+    let count = covers.len();
+    let m = sum / count as f64;
+    let n = |c: Cover| covers.iter().filter(|&&x| x == c).count();
+    let cover = if m < 0.0 && n(Cover::Ocean) > 0 {
+        Cover::Ocean
+    } else if 2 * n(Cover::Lake) >= count {
+        Cover::Lake
+    } else {
+        Cover::Land
+    };
+    (super::tile::dequantise(quantise_cover(m, cover)), cover)
 }
 
 /// Interior sample (i, j) of a level-L tile from its level-(L+1) children.
@@ -189,7 +258,11 @@ fn reduce_from_children(ch: &[Arc<Tile>; 4], i: i64, j: i64) -> Sample {
     let t = &ch[cy * 2 + cx];
     let (ci, cj) = (2 * (i - cx as i64 * half), 2 * (j - cy as i64 * half));
     let c = |a: i64, b: i64| t.height(ci + a, cj + b) as f64;
-    mean_sample((c(0, 0) + c(1, 0)) + (c(0, 1) + c(1, 1)), 4.0)
+    let k = |a: i64, b: i64| t.cover(ci + a, cj + b);
+    mean_sample(
+        (c(0, 0) + c(1, 0)) + (c(0, 1) + c(1, 1)),
+        &[k(0, 0), k(1, 0), k(0, 1), k(1, 1)],
+    )
 }
 
 /// Geocentric latitude/longitude in degrees of a unit direction (`fmath`'s asin and atan2,

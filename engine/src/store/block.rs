@@ -10,15 +10,16 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 pub const MAGIC: [u8; 8] = *b"PFTILES\0";
-/// Version of this file layout.
-pub const FORMAT_VERSION: u32 = 1;
+/// Version of this file layout. 2: a lake bitset follows the water bitset, and a sample's
+/// water bit is the water mask's, not its height's sign.
+pub const FORMAT_VERSION: u32 = 2;
 /// Header bytes; tiles start here (one page, so tile data never shares the header's page).
 pub const HEADER_BYTES: usize = 4096;
 /// Bytes of the header actually used (see `Header::encode`).
 pub const HEADER_USED: usize = 104;
 /// Tile slots per block (4×4).
 pub const BLOCK_TILES: usize = 16;
-/// Size of a block file: 4096 + 16 · 574,600 = 9,197,696 bytes.
+/// Size of a block file: 4096 + 16 · 608,400 = 9,738,496 bytes.
 pub const BLOCK_FILE_BYTES: u64 = HEADER_BYTES as u64 + (BLOCK_TILES * TILE_DISK_BYTES) as u64;
 
 /// The block holding a tile: its level, face and (x/4, y/4).

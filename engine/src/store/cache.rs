@@ -97,6 +97,18 @@ impl Drop for Claim<'_> {
 
 impl TileCache {
     pub fn new(source: Arc<Source>, root: Option<PathBuf>, budget: usize) -> TileCache {
+        // Tiles derived under the water mask differ from those of the sign rule (its fallback
+        // when the mask cannot be had): they live apart, `DATA/gshhg/tiles-v…`, so neither is
+        // ever served for the other.
+        let root = root.map(|r| {
+            if source.has_water_mask() {
+                let r = r.join("gshhg");
+                let _ = std::fs::create_dir_all(&r);
+                r
+            } else {
+                r
+            }
+        });
         TileCache {
             map: Mutex::new(CacheMap {
                 entries: HashMap::new(),

@@ -63,8 +63,12 @@ pub fn earth_at(paths: &EarthPaths) -> Result<Arc<EarthSource>> {
     let t = Instant::now();
     let src = engine::earth::derive::Source::from_etopo(etopo, body);
     startup::step("ETOPO5 relief grid", t);
+    let data_dir = engine::store::datadir::data_dir(paths.data.as_deref());
+    let t = Instant::now();
+    let src = src.with_mask_at(&engine::earth::water::mask_path(None, &data_dir));
+    startup::step("water mask", t);
     let cfg = OracleConfig {
-        data_dir: Some(engine::store::datadir::data_dir(paths.data.as_deref())),
+        data_dir: Some(data_dir),
         memory_fallback: true,
         ..Default::default()
     };
