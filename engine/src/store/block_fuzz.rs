@@ -3,7 +3,9 @@
 //! writer and then damaged, and tile payloads. A damaged header or file length resets the
 //! block with a reason, a damaged slot is re-derived, and nothing damaged is ever served.
 
-use super::block::{BlockFile, BlockId, Header, SlotProblem, BLOCK_FILE_BYTES, HEADER_USED};
+use super::block::{
+    BlockFile, BlockId, Header, SlotProblem, BLOCK_FILE_BYTES, FORMAT_VERSION, HEADER_USED,
+};
 use crate::earth::tile::{Tile, TILE_DISK_BYTES, TILE_LEN};
 use crate::params::MAX_LEVEL;
 use crate::planet::{Face, TileId};
@@ -101,7 +103,8 @@ fn header_case(r: &mut Rng) -> HeaderCase {
         6 => {
             // Another format version under a valid checksum.
             let mut b = valid[..HEADER_USED].to_vec();
-            b[8..12].copy_from_slice(&(2 + r.below(1000) as u32).to_le_bytes());
+            let other = FORMAT_VERSION + 1 + r.below(1000) as u32;
+            b[8..12].copy_from_slice(&other.to_le_bytes());
             let crc = crc32fast::hash(&b[..HEADER_USED - 4]);
             b[HEADER_USED - 4..].copy_from_slice(&crc.to_le_bytes());
             (Expect::Refused, b)
@@ -323,12 +326,13 @@ fn tile_payloads_of_any_length_or_with_flipped_bits() {
             None => Ok(()),
             Some(_) if b.len() != TILE_DISK_BYTES => Err("wrong length accepted".into()),
             Some(t) => {
-                // Whatever is accepted keeps water bits and heights' signs in agreement.
+                // Whatever is accepted has lakes only on water and the ocean's floor below the
+                // datum.
                 let bad = (0..TILE_LEN).find(|&k| {
-                    let water = t.water[k / 64] >> (k % 64) & 1 == 1;
-                    water != (t.heights[k] < 0.0)
+                    let (w, l) = (t.water[k / 64] >> (k % 64) & 1, t.lake[k / 64] >> (k % 64) & 1);
+                    (l == 1 && w == 0) || (w == 1 && l == 0 && t.heights[k] >= 0.0)
                 });
-                bad.map_or(Ok(()), |k| Err(format!("sample {k}: water bit disagrees")))
+                bad.map_or(Ok(()), |k| Err(format!("sample {k}: cover and height disagree")))
             }
         }
     };
