@@ -7,12 +7,17 @@ mod common;
 use common::{ok, scratch, text, BIN};
 use std::process::Command;
 
-/// The "water mask: …" part of `planetfall height` at a point (level 2: one small tile).
-fn mask_at(lat: f64, lon: f64) -> String {
+/// What `planetfall height` prints at a point (level 2: one small tile).
+fn height_at(lat: f64, lon: f64) -> String {
     let mut c = Command::new(BIN);
     c.args(["height", "--level", "2", "--lat", &lat.to_string()])
         .args(["--lon", &lon.to_string()]);
-    let out = ok(c);
+    ok(c)
+}
+
+/// The "water mask: …" part of `planetfall height` at a point.
+fn mask_at(lat: f64, lon: f64) -> String {
+    let out = height_at(lat, lon);
     out.split("water mask: ")
         .nth(1)
         .unwrap_or_else(|| panic!("no water mask in {out}"))
@@ -35,6 +40,18 @@ fn height_reports_land_ocean_and_lakes_at_their_levels() {
         .unwrap_or_else(|| panic!("Dead Sea: {dead}"));
     // −430 m in 2016, ≈ −435 m lately.
     assert!((level + 432.0).abs() <= 5.0, "Dead Sea: {dead}");
+    // The tiles' own cover agrees with the mask: Qattara's floor is land below the datum, the
+    // Caspian's samples hold its level.
+    let q = height_at(29.5, 27.0);
+    assert!(q.contains(" m land (tile"), "Qattara's tiles: {q}");
+    let c = height_at(42.0, 50.5);
+    let h: f64 = c
+        .split(" m water (tile")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("the Caspian's tiles: {c}"));
+    assert!((h + 28.0).abs() <= 0.2, "the Caspian's tiles at its level: {c}");
 }
 
 #[test]
