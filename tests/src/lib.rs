@@ -108,7 +108,10 @@ pub fn earth_source_with_water() -> std::sync::Arc<engine::source::EarthSource> 
             let src = engine::earth::derive::Source::open(&path, body)
                 .unwrap_or_else(|e| panic!("{e}"))
                 .with_mask_at(&engine::earth::water::mask_path(None, &dir));
-            assert!(src.has_water_mask(), "the water mask (apt-get install gmt gmt-gshhg-full)");
+            assert!(
+                src.has_water_mask(),
+                "the water mask (apt-get install gmt gmt-gshhg-full)"
+            );
             let cfg = OracleConfig {
                 data_dir: Some(dir),
                 memory_fallback: true,

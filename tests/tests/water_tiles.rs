@@ -40,7 +40,10 @@ fn ground_query_follows_the_mask() {
             assert_eq!(m.water_at(lat, lon), Water::Land, "{name} in the mask");
             let g = ground(lat, lon, level);
             println!("L{level} {name}: {g:?}");
-            assert!(!g.water && g.water_level_m.is_none(), "L{level} {name}: {g:?}");
+            assert!(
+                !g.water && g.water_level_m.is_none(),
+                "L{level} {name}: {g:?}"
+            );
         }
         // Qattara's floor is below the datum (ETOPO5: −45 m there) and stays so.
         let q = ground(29.5, 27.0, level);
@@ -54,8 +57,14 @@ fn ground_query_follows_the_mask() {
             let g = ground(lat, lon, level);
             println!("L{level} {name}: {g:?}");
             let level_m = g.water_level_m.unwrap_or(f64::NAN);
-            assert!(g.water && (level_m - want).abs() <= 5.0, "L{level} {name}: {g:?}");
-            assert!((g.height_m - level_m).abs() < 1e-9, "L{level} {name}: {g:?}");
+            assert!(
+                g.water && (level_m - want).abs() <= 5.0,
+                "L{level} {name}: {g:?}"
+            );
+            assert!(
+                (g.height_m - level_m).abs() < 1e-9,
+                "L{level} {name}: {g:?}"
+            );
         }
         let sea = ground(30.0, -40.0, level);
         println!("L{level} mid-Atlantic: {sea:?}");
@@ -67,6 +76,42 @@ fn ground_query_follows_the_mask() {
     // Sanity of the independent side: ETOPO5 itself holds Qattara below the datum.
     assert!(s.etopo.reconstruct(29.5, 27.0) < 0.0);
     assert!(mask_path(None, &data_dir(None)).exists());
+}
+
+/// Under the mask every sample is still a pure function of its place: the apron of an L9 tile
+/// over the Dutch coast (polders below the datum, the North Sea, the IJsselmeer) equals its
+/// neighbour's interior, heights and covers, bit for bit.
+#[test]
+fn aprons_match_neighbours_under_the_mask() {
+    use engine::earth::tile::Cover;
+    use engine::planet::TileId;
+    let oracle = &earth_source_with_water().oracle;
+    let (a, _, _) = engine::ground::locate(latlon_to_dir(52.45, 4.95), 9);
+    let b = TileId::new(9, a.face, a.x + 1, a.y);
+    let (ta, tb) = (oracle.get(a), oracle.get(b));
+    let mut kinds = [0usize; 3];
+    for j in -4..516 {
+        for k in 0..4 {
+            let (ha, ca) = (ta.height(512 + k, j), ta.cover(512 + k, j));
+            let (hb, cb) = (tb.height(k, j), tb.cover(k, j));
+            assert_eq!(
+                (ha.to_bits(), ca),
+                (hb.to_bits(), cb),
+                "{a} | {b} at ({k}, {j})"
+            );
+        }
+    }
+    for j in 0..512 {
+        for i in 0..512 {
+            kinds[ta.cover(i, j) as usize] += 1;
+        }
+    }
+    let below = (0..512)
+        .flat_map(|j| (0..512).map(move |i| (i, j)))
+        .filter(|&(i, j)| ta.cover(i, j) == Cover::Land && ta.height(i, j) < 0.0)
+        .count();
+    println!("{a}: land/ocean/lake samples {kinds:?}, land below the datum {below}");
+    assert!(below > 1_000, "polders below the datum are land: {below}");
 }
 
 const W: u32 = 160;
@@ -124,7 +169,10 @@ fn qattara_renders_as_land_and_the_caspian_at_its_level() {
     for y in 0..H {
         for x in 0..W {
             let p = f.aov[(y * W + x) as usize];
-            assert!(p.is_terrain() && p.is_water(), "pixel ({x}, {y}) is not water: {p:?}");
+            assert!(
+                p.is_terrain() && p.is_water(),
+                "pixel ({x}, {y}) is not water: {p:?}"
+            );
             let d = pixel_ray(&caspian, x as f64, y as f64);
             hs.push((caspian.eye + d * p.dist as f64).length() - R);
         }
@@ -137,7 +185,10 @@ fn qattara_renders_as_land_and_the_caspian_at_its_level() {
     // plus the f32 distance (≤ 1 mm here): 0.5 m allows both with margin; the sign rule put
     // the Caspian at the datum, 28 m higher.
     for h in [lo, med, hi] {
-        assert!((h + 28.125).abs() < 0.5, "hit at {h:.3} m, the surface is at −28.125 m");
+        assert!(
+            (h + 28.125).abs() < 0.5,
+            "hit at {h:.3} m, the surface is at −28.125 m"
+        );
     }
     r.destroy(&gpu.ctx);
     gpu.assert_clean();

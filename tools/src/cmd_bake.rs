@@ -48,9 +48,9 @@ impl StoreArgs {
     pub fn source_with_water(&self, water: Option<&Path>) -> Result<Arc<Source>> {
         let path = etopo_path(self.etopo.as_deref());
         let src = Source::open(&path, Body::EARTH)?;
-        Ok(Arc::new(
-            src.with_mask_at(&engine::earth::water::mask_path(water, &self.data_dir())),
-        ))
+        Ok(Arc::new(src.with_mask_at(
+            &engine::earth::water::mask_path(water, &self.data_dir()),
+        )))
     }
 
     /// The oracle over a loaded source (see [`StoreArgs::oracle`]).

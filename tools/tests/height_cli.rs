@@ -51,7 +51,10 @@ fn height_reports_land_ocean_and_lakes_at_their_levels() {
         .and_then(|s| s.rsplit(' ').next())
         .and_then(|v| v.parse().ok())
         .unwrap_or_else(|| panic!("the Caspian's tiles: {c}"));
-    assert!((h + 28.0).abs() <= 0.2, "the Caspian's tiles at its level: {c}");
+    assert!(
+        (h + 28.0).abs() <= 0.2,
+        "the Caspian's tiles at its level: {c}"
+    );
 }
 
 #[test]

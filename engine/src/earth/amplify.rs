@@ -570,7 +570,14 @@ pub fn sample(
             let m = (((h[0] + h[1]) + h[2]) / 3.0) as f32;
             // Covered as the stored levels' corner rule (`derive::mean_sample`) decides.
             let cover = mean_sample((h[0] + h[1]) + h[2], &v.map(|s| s.1)).1;
-            (m, if cover == Cover::Ocean && m >= 0.0 { Cover::Land } else { cover })
+            (
+                m,
+                if cover == Cover::Ocean && m >= 0.0 {
+                    Cover::Land
+                } else {
+                    cover
+                },
+            )
         }
     }
 }

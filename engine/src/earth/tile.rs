@@ -277,12 +277,20 @@ mod tests {
         t.encode(&mut buf);
         let back = Tile::decode(id, &buf).expect("decodes");
         assert_eq!(back, t);
-        assert_eq!((back.height(-4 + 11, -4), back.cover_at(11)), (-45.0, Cover::Land));
-        assert_eq!((back.height(-4 + 12, -4), back.cover_at(12)), (-28.125, Cover::Lake));
+        assert_eq!(
+            (back.height(-4 + 11, -4), back.cover_at(11)),
+            (-45.0, Cover::Land)
+        );
+        assert_eq!(
+            (back.height(-4 + 12, -4), back.cover_at(12)),
+            (-28.125, Cover::Lake)
+        );
         assert_eq!(back.cover_at(13), Cover::Lake);
         // A water bit set on land above the datum: an ocean sample above the datum.
         let mut bad = buf.clone();
-        let k = (0..TILE_LEN).find(|&k| t.cover_at(k) == Cover::Land).unwrap();
+        let k = (0..TILE_LEN)
+            .find(|&k| t.cover_at(k) == Cover::Land)
+            .unwrap();
         bad[TILE_LEN * 2 + k / 8] |= 1 << (k % 8);
         assert_eq!(Tile::decode(id, &bad), None);
         // A lake bit without its water bit.
@@ -300,7 +308,11 @@ mod tests {
         let mut g = vec![0.0f32; TILE_LEN];
         t.gpu_heights(&mut g);
         for k in 0..3 {
-            assert_eq!(g[k].to_bits() & !3, t.heights[k].to_bits(), "sample {k} exact");
+            assert_eq!(
+                g[k].to_bits() & !3,
+                t.heights[k].to_bits(),
+                "sample {k} exact"
+            );
             assert_eq!(g[k].to_bits() & 3, t.cover_at(k).gpu_bits());
         }
     }

@@ -329,10 +329,15 @@ fn tile_payloads_of_any_length_or_with_flipped_bits() {
                 // Whatever is accepted has lakes only on water and the ocean's floor below the
                 // datum.
                 let bad = (0..TILE_LEN).find(|&k| {
-                    let (w, l) = (t.water[k / 64] >> (k % 64) & 1, t.lake[k / 64] >> (k % 64) & 1);
+                    let (w, l) = (
+                        t.water[k / 64] >> (k % 64) & 1,
+                        t.lake[k / 64] >> (k % 64) & 1,
+                    );
                     (l == 1 && w == 0) || (w == 1 && l == 0 && t.heights[k] >= 0.0)
                 });
-                bad.map_or(Ok(()), |k| Err(format!("sample {k}: cover and height disagree")))
+                bad.map_or(Ok(()), |k| {
+                    Err(format!("sample {k}: cover and height disagree"))
+                })
             }
         }
     };
