@@ -79,7 +79,7 @@ fn ground_query_follows_the_mask() {
 }
 
 /// Under the mask every sample is still a pure function of its place: the apron of an L9 tile
-/// over the Dutch coast (polders below the datum, the North Sea, the IJsselmeer) equals its
+/// over the Dutch coast (polders below the datum beside the North Sea) equals its
 /// neighbour's interior, heights and covers, bit for bit.
 #[test]
 fn aprons_match_neighbours_under_the_mask() {
