@@ -68,62 +68,52 @@ fn env_logger_try_init() -> Result<(), ()> {
 
 /// The Earth as tiles, through an oracle on the default tile store (the one `planetfall` uses,
 /// `PLANETFALL_DATA` or the XDG cache): every test and tool of a run shares derived tiles.
+/// Water by the sign rule (below the datum).
 pub fn earth_source() -> std::sync::Arc<engine::source::EarthSource> {
-    use engine::store::oracle::{Oracle, OracleConfig};
     static SOURCE: std::sync::OnceLock<std::sync::Arc<engine::source::EarthSource>> =
         std::sync::OnceLock::new();
-    SOURCE
-        .get_or_init(|| {
-            let body = engine::planet::Body::EARTH;
-            let path = engine::earth::etopo::etopo_path(None);
-            let src =
-                engine::earth::derive::Source::open(&path, body).unwrap_or_else(|e| panic!("{e}"));
-            let dir = engine::store::datadir::data_dir(None);
-            let cfg = OracleConfig {
-                data_dir: Some(dir),
-                memory_fallback: true,
-                ..Default::default()
-            };
-            let oracle = Oracle::new(std::sync::Arc::new(src), cfg).expect("oracle");
-            std::sync::Arc::new(engine::source::EarthSource {
-                oracle: std::sync::Arc::new(oracle),
-                body,
-            })
-        })
-        .clone()
+    SOURCE.get_or_init(|| earth_over(|s| s)).clone()
 }
 
 /// The Earth as tiles with water from the GSHHG mask (`docs/earth.md`, "Water"): the mask
 /// of the default data directory (built once per machine, about 45 s) and the tiles derived
 /// under it, which the store keeps apart from the sign rule's (`DATA/gshhg/`).
 pub fn earth_source_with_water() -> std::sync::Arc<engine::source::EarthSource> {
-    use engine::store::oracle::{Oracle, OracleConfig};
     static SOURCE: std::sync::OnceLock<std::sync::Arc<engine::source::EarthSource>> =
         std::sync::OnceLock::new();
     SOURCE
         .get_or_init(|| {
-            let body = engine::planet::Body::EARTH;
-            let path = engine::earth::etopo::etopo_path(None);
-            let dir = engine::store::datadir::data_dir(None);
-            let src = engine::earth::derive::Source::open(&path, body)
-                .unwrap_or_else(|e| panic!("{e}"))
-                .with_mask_at(&engine::earth::water::mask_path(None, &dir));
-            assert!(
-                src.has_water_mask(),
-                "the water mask (apt-get install gmt gmt-gshhg-full)"
-            );
-            let cfg = OracleConfig {
-                data_dir: Some(dir),
-                memory_fallback: true,
-                ..Default::default()
-            };
-            let oracle = Oracle::new(std::sync::Arc::new(src), cfg).expect("oracle");
-            std::sync::Arc::new(engine::source::EarthSource {
-                oracle: std::sync::Arc::new(oracle),
-                body,
+            earth_over(|src| {
+                let dir = engine::store::datadir::data_dir(None);
+                let src = src.with_mask_at(&engine::earth::water::mask_path(None, &dir));
+                assert!(
+                    src.has_water_mask(),
+                    "the water mask (apt-get install gmt gmt-gshhg-full)"
+                );
+                src
             })
         })
         .clone()
+}
+
+/// ETOPO5 as `water` sets it up, through an oracle on the default tile store.
+fn earth_over(
+    water: impl FnOnce(engine::earth::derive::Source) -> engine::earth::derive::Source,
+) -> std::sync::Arc<engine::source::EarthSource> {
+    use engine::store::oracle::{Oracle, OracleConfig};
+    let body = engine::planet::Body::EARTH;
+    let path = engine::earth::etopo::etopo_path(None);
+    let src = engine::earth::derive::Source::open(&path, body).unwrap_or_else(|e| panic!("{e}"));
+    let cfg = OracleConfig {
+        data_dir: Some(engine::store::datadir::data_dir(None)),
+        memory_fallback: true,
+        ..Default::default()
+    };
+    let oracle = Oracle::new(std::sync::Arc::new(water(src)), cfg).expect("oracle");
+    std::sync::Arc::new(engine::source::EarthSource {
+        oracle: std::sync::Arc::new(oracle),
+        body,
+    })
 }
 
 /// Ground height (m) under (lat, lon) as the finest Earth level holds it.

@@ -8,9 +8,9 @@ use engine::camera::ViewCamera;
 use engine::earth::water::{mask_path, Water, WaterMap};
 use engine::ground::{height_at, GroundSample};
 use engine::planet::latlon_to_dir;
+use engine::reference::pixel_ray;
 use engine::renderer::{local_sun, PlanetRenderer};
 use engine::store::data_dir;
-use glam::DVec3;
 use planetfall_tests::{
     earth_source_with_water, planet_frame, test_renderer_options, write_png, Gpu,
 };
@@ -117,15 +117,6 @@ fn aprons_match_neighbours_under_the_mask() {
 const W: u32 = 160;
 const H: u32 = 90;
 
-/// The f64 ray through the centre of pixel (x, y).
-fn pixel_ray(cam: &ViewCamera, x: f64, y: f64) -> DVec3 {
-    let t = (0.5 * cam.vfov).tan();
-    let aspect = cam.width as f64 / cam.height as f64;
-    let nx = ((x + 0.5) / cam.width as f64) * 2.0 - 1.0;
-    let ny = ((y + 0.5) / cam.height as f64) * 2.0 - 1.0;
-    (cam.forward + cam.right * (nx * t * aspect) - cam.up * (ny * t)).normalize()
-}
-
 /// 2 km over the Qattara Depression looking down: all land (the sign rule drew sea here);
 /// 2 km over the Caspian: water whose published hits lie on the lake's surface at −28 m.
 #[test]
@@ -173,7 +164,7 @@ fn qattara_renders_as_land_and_the_caspian_at_its_level() {
                 p.is_terrain() && p.is_water(),
                 "pixel ({x}, {y}) is not water: {p:?}"
             );
-            let d = pixel_ray(&caspian, x as f64, y as f64);
+            let d = pixel_ray(&caspian, x as f64 + 0.5, y as f64 + 0.5);
             hs.push((caspian.eye + d * p.dist as f64).length() - R);
         }
     }
