@@ -307,13 +307,9 @@ mod tests {
         t.set_cover(2, quantise_cover(-28.0, Cover::Lake), Cover::Lake);
         let mut g = vec![0.0f32; TILE_LEN];
         t.gpu_heights(&mut g);
-        for k in 0..3 {
-            assert_eq!(
-                g[k].to_bits() & !3,
-                t.heights[k].to_bits(),
-                "sample {k} exact"
-            );
-            assert_eq!(g[k].to_bits() & 3, t.cover_at(k).gpu_bits());
+        for (k, v) in g.iter().enumerate().take(3) {
+            assert_eq!(v.to_bits() & !3, t.heights[k].to_bits(), "sample {k} exact");
+            assert_eq!(v.to_bits() & 3, t.cover_at(k).gpu_bits());
         }
     }
 }
