@@ -57,7 +57,7 @@ pub struct BudgetState {
     pub cap_ms: f64,
     /// Queued tiles the current view wants.
     pub needed: usize,
-    /// What bounded the last frame's tiles.
+    /// What bounded this frame's tiles.
     pub limit: BudgetLimit,
 }
 
@@ -116,11 +116,6 @@ impl TileBudget {
             });
         }
         self.needed = needed;
-        self.limit = if tile_capped {
-            BudgetLimit::Tiles
-        } else {
-            BudgetLimit::Budget
-        };
         let cap = self.cap_ms();
         self.ms = if needed == 0 {
             self.base_ms
@@ -131,6 +126,16 @@ impl TileBudget {
             (self.ms.max(self.base_ms) * grow).min(cap)
         };
         self.ms
+    }
+
+    /// What bounded this frame's tiles, once they are taken: the tile cap (`tile_capped`) or
+    /// the budget.
+    pub fn record_take(&mut self, tile_capped: bool) {
+        self.limit = if tile_capped {
+            BudgetLimit::Tiles
+        } else {
+            BudgetLimit::Budget
+        };
     }
 
     pub fn ms(&self) -> f64 {
@@ -219,8 +224,9 @@ mod tests {
         }
         let before = b.ms();
         assert!(before > 2.0);
-        assert_eq!(b.step(dt, 5, true), before);
+        b.record_take(true);
         assert_eq!(b.state().limit, BudgetLimit::Tiles);
+        assert_eq!(b.step(dt, 5, true), before);
         assert_eq!(b.step(dt, 0, true), 2.0, "caught up: the base");
     }
 }

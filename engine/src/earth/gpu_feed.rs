@@ -337,6 +337,7 @@ impl GpuTileMaker {
             budget,
         );
         self.tile_capped = capped;
+        self.budget.record_take(capped);
         self.planned = (!ids.is_empty()).then_some(slot);
         if !ids.is_empty() && self.upload_slot.is_none() && !self.tiles.grids_uploaded() {
             self.upload_slot = Some(slot);
