@@ -69,6 +69,20 @@ pub const STREAM_FADE_S: f64 = 0.5;
 /// A same-slot replacement cross-fades from the old payload to the new over this long,
 /// seconds (§5: 1.5 s).
 pub const STREAM_XFADE_S: f64 = 1.5;
+/// A camera cut (`stream::cut`): successive eyes farther apart than this many times the lower
+/// eye's height above the datum. A 60° view straight down at height h covers ±0.58 h by
+/// ±1.0 h (16:9), so a jump of 2 h leaves no ground in common; grazing views see farther, so
+/// twice that.
+pub const STREAM_CUT_JUMP_HEIGHTS: f64 = 4.0;
+/// Heights below this count as this in the cut rule, metres: a flight at 2 m over the sea at
+/// 1,000 m/s moves 17 m a 60 Hz frame and is no cut; a jump must exceed 400 m.
+pub const STREAM_CUT_MIN_HEIGHT_M: f64 = 100.0;
+/// After a cut, arrivals and same-slot replacements show at full weight at once until the
+/// wanted set is first complete, or for at most this long, seconds on the renderer's clock:
+/// four arrival fades, by when the viewer has been looking at the new image long enough for
+/// a tile appearing at once to read as a pop, and a camera that keeps moving (its wanted set
+/// never complete) does not keep fades off.
+pub const STREAM_CUT_WINDOW_MAX_S: f64 = 2.0;
 /// Levels the stream draws from a provisional stand-in (sampled straight from the source)
 /// while the exact tile is made: L0–L2, 126 tiles in all, so the first frame has the whole
 /// globe at coarse levels however cold the store is.

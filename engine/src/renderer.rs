@@ -16,6 +16,7 @@ use crate::cbt::gpu::record::ViewPose;
 use crate::cbt::params::CbtParams;
 use crate::cbt::update::MeshStats;
 use crate::debug_view::DebugView;
+use crate::earth::gpu_budget::BudgetState;
 use crate::earth::gpu_feed::GpuTileMaker;
 use crate::frame_constants::{FrameConstantBuffers, FrameConstants};
 use crate::params::{LAST_STORED_LEVEL, MAX_LEVEL};
@@ -53,8 +54,9 @@ pub struct RendererOptions {
     /// Earth's grids; 0: the source's CPU workers make them. A waiting frame (`render`, the
     /// bench's accuracy views) always fetches from the source.
     pub gpu_tiles_per_frame: usize,
-    /// GPU ms a frame may spend making tiles (measured per class from the `tiles.*` nodes'
-    /// timestamps: [`PlanetRenderer::observe_gpu_times`]).
+    /// GPU ms a frame may spend making tiles while the view has what it needs (measured per
+    /// class from the `tiles.*` nodes' timestamps: [`PlanetRenderer::observe_gpu_times`]); it
+    /// grows while the view misses tiles (`earth::gpu_budget`).
     pub gpu_tile_budget_ms: f64,
     pub cbt: CbtParams,
     pub publish: PublishOptions,
@@ -140,6 +142,8 @@ pub struct PlanetRenderer {
     feed: FeedMeter,
     /// What the last [`PlanetRenderer::prepare`] set up for [`PlanetRenderer::declare`].
     prepared: Option<FrameRequest>,
+    /// The next frame begins after a camera cut ([`PlanetRenderer::cut`]).
+    cut_next: bool,
     pub stats: RenderStats,
     /// Counts frames whose resident surface differed from the frame before (arrivals,
     /// evictions, fades): part of what the mesh compares to skip a still frame's update.
@@ -237,6 +241,7 @@ impl PlanetRenderer {
             clock: FrameClock::new(),
             feed: FeedMeter::default(),
             prepared: None,
+            cut_next: false,
             stats: RenderStats::default(),
             surface_generation: 0,
             sun: None,
@@ -358,6 +363,9 @@ impl PlanetRenderer {
                 changed.len()
             );
         }
+        if std::mem::take(&mut self.cut_next) {
+            self.stream.cut(now);
+        }
         let fr = self.stream.update(cam, now, self.source.as_ref());
         // Last frame's arrivals are placed by this frame's `stream.place`: drawn from now on.
         let arrived = !self.incoming.is_empty();
@@ -447,7 +455,7 @@ impl PlanetRenderer {
         self.update_residency(cam);
         self.stats.fetch_s = fetch.elapsed().as_secs_f64();
         if let Some(m) = &mut self.gpu_tiles {
-            m.plan(req.frame_slot);
+            m.plan(req.frame_slot, &self.wanted, self.clock.wall_dt);
         }
         use crate::params::{SUN_AZIMUTH_DEG, SUN_ELEVATION_DEG};
         let sun = self
@@ -527,6 +535,21 @@ impl PlanetRenderer {
     /// Tiles a frame makes on the GPU, or None when the source's CPU workers make them.
     pub fn gpu_tiles_per_frame(&self) -> Option<usize> {
         self.gpu_tiles.as_ref().map(|m| m.per_frame())
+    }
+
+    /// The GPU tile budget as of the last prepared frame (None when the CPU workers make the
+    /// tiles).
+    pub fn gpu_tile_budget(&self) -> Option<BudgetState> {
+        self.gpu_tiles.as_ref().map(|m| m.budget())
+    }
+
+    /// A camera cut: the next frame's view has nothing on screen to be continuous with (a
+    /// teleport, a bookmark jump). Tiles arriving until its wanted set is first complete
+    /// (at most `params::STREAM_CUT_WINDOW_MAX_S`) show at full weight at once, without the
+    /// arrival fade or the same-slot cross-fade (`stream::cut`). Jumps of the eye are found
+    /// without it.
+    pub fn cut(&mut self) {
+        self.cut_next = true;
     }
 
     /// Who rasterises the leaves `raster.compute` hands over in this renderer's frames

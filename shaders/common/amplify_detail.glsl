@@ -25,6 +25,8 @@ const double ROCK_CELL_M = 8.0lf;
 const double ROCK_OCCUPANCY = 0.35lf;
 const double ROCK_MIN_GROUND_M = 2.0lf;
 const double ROCK_MAX_SLOPE = 1.0lf;
+const double ROCK_BARE_SLOPE = 0.005lf;
+const double ROCK_FULL_SLOPE = 0.025lf;
 const double ROCK_FILTER_TEXELS = 2.0lf;
 const double RIDGE_MEAN = 0.56lf;
 const uint64_t SEED_REGION = 0xa5a50001ul;
@@ -109,8 +111,9 @@ double terrace(double x) {
     return t;
 }
 
-// rock_in_cell: centre direction (xyz) and radius (w); height through `height`. False: empty.
-bool rock_in_cell(int64_t x, int64_t y, int64_t z, out dvec4 rock, out double height) {
+// rock_in_cell: centre direction (xyz) and radius (w); height and the occupancy draw through
+// `height` and `draw`. False: empty.
+bool rock_in_cell(int64_t x, int64_t y, int64_t z, out dvec4 rock, out double height, out double draw) {
     uint64_t h = hash3(x, y, z, SEED_ROCK);
     precise double u[5];
     for (int k = 0; k < 5; k++) {
@@ -127,6 +130,7 @@ bool rock_in_cell(int64_t x, int64_t y, int64_t z, out dvec4 rock, out double he
     precise double hh = radius * (0.4lf + 0.5lf * (double(h >> 60ul) / 16.0lf));
     rock = dvec4(n, radius);
     height = hh;
+    draw = u[0];
     return true;
 }
 
@@ -137,9 +141,9 @@ double face_coord(dvec3 dir, uint face, dvec3 axis) {
     return c;
 }
 
-// rock_accepted: the L9 surface at the rock's centre, bilinear, ≥ 2 m above the datum and
-// flatter than slope 1.
-bool rock_accepted(uint face, dvec3 centre) {
+// rock_accepted: the L9 surface at the rock's centre, bilinear, ≥ 2 m above the datum,
+// flatter than slope 1 and steep enough for the rock's draw (the bare-to-full slope ramp).
+bool rock_accepted(uint face, dvec3 centre, double draw) {
     precise double n9 = double(int(TILE_SAMPLES) << LAST_STORED_LEVEL);
     precise double su = face_coord(centre, face, dvec3(FACE_U[face]));
     precise double sv = face_coord(centre, face, dvec3(FACE_V[face]));
@@ -164,8 +168,12 @@ bool rock_accepted(uint face, dvec3 centre) {
     precise double gy = hi - lo;
     precise double ground = lo + gy * fy;
     precise double slope = sqrt(gx * gx + gy * gy);
-    precise double max_slope = ROCK_MAX_SLOPE * texel(LAST_STORED_LEVEL);
-    return ground >= ROCK_MIN_GROUND_M && slope < max_slope;
+    precise double t9 = texel(LAST_STORED_LEVEL);
+    precise double max_slope = ROCK_MAX_SLOPE * t9;
+    precise double ramp = (ROCK_FULL_SLOPE - ROCK_BARE_SLOPE) * t9;
+    precise double excess = (slope - ROCK_BARE_SLOPE * t9) * ROCK_OCCUPANCY;
+    precise double need = draw * ramp;
+    return ground >= ROCK_MIN_GROUND_M && slope < max_slope && excess > need;
 }
 
 // rock_height: the tallest accepted rock covering `dir` on `level`'s lattice (rocks never
@@ -181,7 +189,8 @@ double rock_height(uint level, uint face, dvec3 dir) {
         int64_t z = int64_t(c.z) + int64_t(k / 9 - 1);
         dvec4 rock;
         double height;
-        if (!rock_in_cell(x, y, z, rock, height)) {
+        double draw;
+        if (!rock_in_cell(x, y, z, rock, height, draw)) {
             continue;
         }
         precise double r2 = rock.w * rock.w;
@@ -196,7 +205,7 @@ double rock_height(uint level, uint face, dvec3 dir) {
         precise double q = d / radius;
         precise double q2 = q * q;
         precise double bump = fh * (1.0lf - q2 * q2);
-        if (bump > top && rock_accepted(face, rock.xyz)) {
+        if (bump > top && rock_accepted(face, rock.xyz, draw)) {
             top = bump;
         }
     }

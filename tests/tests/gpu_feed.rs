@@ -79,3 +79,68 @@ fn the_gpu_feed_replaces_stand_ins_with_the_cpus_exact_tiles_without_waiting() {
     }
     r.destroy(&gpu.ctx);
 }
+
+/// The adaptive budget and the cut, wired through the renderer: a fresh renderer told of a
+/// cut (as the bench's teleport is) draws every tile at full weight — stand-ins and the GPU's
+/// exact replacements alike — until its view is first complete. Meanwhile the GPU tile budget
+/// starts at its base, grows while the feed holds tiles the view wants (lavapipe's frames
+/// are seconds long, so it reaches its cap, 50 ms, at once) and never passes the cap; it is
+/// back at the base in the frame the view is complete.
+#[test]
+fn the_budget_grows_while_the_view_misses_tiles_and_a_cut_shows_them_at_once() {
+    use engine::earth::gpu_budget::CATCH_UP_MAX_MS;
+    let mut gpu = Gpu::new();
+    let earth = earth_source();
+    let mut opts = RendererOptions::for_device(&gpu.ctx);
+    opts.slots = 256;
+    opts.pool_capacity = 1 << 15;
+    opts.wait_for_tiles = false;
+    opts.gpu_tiles_per_frame = 4;
+    let base = 0.5;
+    opts.gpu_tile_budget_ms = base;
+    let mut r = PlanetRenderer::new(&gpu.ctx, earth.clone(), opts, 2).expect("renderer");
+    r.set_frame_period(Some(1.0 / 60.0));
+    let cam = ViewCamera::geo(20.0, 30.0, r.body.radius + 2.0e7, 0.0, -90.0, 60.0, 64, 48);
+    r.cut();
+    let mut grew = false;
+    let mut complete_at = None;
+    for frame in 0..24 {
+        planet_frame(&mut gpu, &mut r, &cam);
+        let b = r.gpu_tile_budget().expect("tiles are made on the GPU");
+        let rs = r.stats.residency;
+        eprintln!("frame {frame}: {b:?}; cut window {}", rs.cut_window);
+        assert!(!rs.waited, "a flying frame never waits");
+        assert!(
+            b.ms >= base && b.ms <= b.cap_ms && b.cap_ms <= CATCH_UP_MAX_MS,
+            "{b:?}"
+        );
+        if frame == 0 {
+            assert_eq!(b.ms, base, "the first frame starts at the base");
+        } else if b.needed > 0 {
+            assert!(
+                b.ms > base,
+                "frame {frame}: tiles missing, the budget grows: {b:?}"
+            );
+            grew = true;
+        } else {
+            assert_eq!(b.ms, base, "frame {frame}: nothing missing, the base");
+        }
+        for t in &r.residency().tiles {
+            assert_eq!(t.fade, 1.0, "frame {frame}: {} fades in after a cut", t.id);
+            assert!(
+                t.from.is_none() || t.xfade == 1.0,
+                "frame {frame}: {} cross-fades after a cut",
+                t.id
+            );
+        }
+        if rs.pending == 0 && rs.provisional == 0 && !rs.cut_window {
+            complete_at = Some(frame);
+            break;
+        }
+    }
+    assert!(grew, "the budget never grew");
+    let frame = complete_at.expect("the view completes within 24 frames");
+    let b = r.gpu_tile_budget().expect("GPU feed");
+    assert_eq!((b.needed, b.ms), (0, base), "caught up at frame {frame}");
+    r.destroy(&gpu.ctx);
+}

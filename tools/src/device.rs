@@ -12,12 +12,16 @@ pub struct GpuArgs {
     /// Enable the Khronos validation layer with synchronization validation.
     #[arg(long, env = "PLANETFALL_VALIDATION")]
     pub validation: bool,
-    /// Tiles a flying frame makes on the GPU (`tiles.derive`, `tiles.amplify.*`); 0: the CPU
-    /// workers make them. Default: 16 on a GPU with f64 shaders, 0 on a CPU device (lavapipe).
+    /// Tiles a flying frame makes on the GPU at most (`tiles.derive`, `tiles.amplify.*`; the
+    /// size of `tiles.out`); 0: the CPU workers make them. Default: 32 (the stream's landings
+    /// a frame) on a GPU with f64 shaders, 0 on a CPU device (lavapipe). When it binds before
+    /// the time budget, the HUD and the bench say so.
     #[arg(long, env = "PLANETFALL_GPU_TILES")]
     pub gpu_tiles: Option<usize>,
-    /// GPU milliseconds a flying frame may spend making tiles, against their measured cost
-    /// per tile [default: 2].
+    /// GPU milliseconds a flying frame spends making tiles while the view has what it needs,
+    /// against their measured cost per tile; while the view misses tiles the budget grows
+    /// (doubling every 0.1 s) up to half the frame period, at most 50 ms
+    /// (`engine::earth::gpu_budget`) [default: 2].
     #[arg(long, env = "PLANETFALL_GPU_TILE_BUDGET_MS")]
     pub gpu_tile_budget_ms: Option<f64>,
     /// Who rasterises the leaves the compute rasteriser hands over (near-plane crossers, big

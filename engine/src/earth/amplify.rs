@@ -52,6 +52,14 @@ const ROCK_CELL_M: f64 = 8.0;
 const ROCK_OCCUPANCY: f64 = 0.35;
 const ROCK_MIN_GROUND_M: f64 = 2.0;
 const ROCK_MAX_SLOPE: f64 = 1.0;
+/// Boulders come from bare rock: weathered slopes, moraines, talus. Flat sedimentary ground —
+/// salt flats, playas, plains, deltas — has none, so the share of candidates accepted ramps
+/// linearly with the L9 slope from none at ROCK_BARE_SLOPE to all at ROCK_FULL_SLOPE.
+/// Measured L9 slopes (`planetfall height --level 9`, 111 m apart): Salar de Uyuni and
+/// Bonneville 0.003–0.004, German and Saharan lowlands 0.004–0.006, Kansas 0.008; Khumbu's
+/// valley floor 0.035–0.08, the Grand Canyon's rim 0.12.
+const ROCK_BARE_SLOPE: f64 = 0.005;
+const ROCK_FULL_SLOPE: f64 = 0.025;
 /// A rock sampled on a level's lattice is pre-filtered to that lattice: its radius widens to
 /// √(r² + (ROCK_FILTER_TEXELS·texel)²) and its height falls so its volume holds. A rock of
 /// 0.64–2 m on the 2.4 m lattice of L13 would otherwise be a spike or nothing depending on
@@ -319,6 +327,9 @@ pub struct Rock {
     pub centre: DVec3,
     pub radius: f64,
     pub height: f64,
+    /// The cell's occupancy draw, uniform in [0, ROCK_OCCUPANCY) among occupied cells: ranks
+    /// the rock against the slope ramp (a rock appears as the slope rises, never vanishes).
+    pub draw: f64,
 }
 
 /// The candidate rock of cell (x, y, z), if the cell holds one (before acceptance).
@@ -334,6 +345,7 @@ pub fn rock_in_cell(x: i64, y: i64, z: i64) -> Option<Rock> {
         centre: c.normalize(),
         radius,
         height: radius * (0.4 + 0.5 * ((h >> 60) as f64 / 16.0)),
+        draw: u(0),
     })
 }
 
@@ -344,7 +356,9 @@ pub fn face_coord(dir: DVec3, face: Face, axis: DVec3) -> f64 {
 }
 
 /// Whether a rock is accepted against the L9 surface at its centre (bilinear from the
-/// stencil's samples, which always cover the centre: rocks are metres, L9 texels 38 m).
+/// stencil's samples, which always cover the centre: rocks are metres, L9 texels 38 m): on
+/// ground, not too steep to hold it, and steep enough for its rank (`ROCK_BARE_SLOPE`). The
+/// ramp is compared without a division, so the GPU's double arithmetic matches bit for bit.
 fn rock_accepted(src: &impl L9Samples, body: Body, face: Face, rock: &Rock) -> bool {
     let n9 = (TILE_SAMPLES as i64) << LAST_STORED_LEVEL;
     let to_l9 = |s: f64| ((s + 1.0) * n9 as f64 - 1.0) * 0.5;
@@ -366,8 +380,12 @@ fn rock_accepted(src: &impl L9Samples, body: Body, face: Face, rock: &Rock) -> b
     let hi = q[2] + (q[3] - q[2]) * fx;
     let gx = (q[1] - q[0]) + ((q[3] - q[2]) - (q[1] - q[0])) * fy;
     let gy = hi - lo;
+    let slope = (gx * gx + gy * gy).sqrt();
+    let texel = body.texel(LAST_STORED_LEVEL);
+    let ramp = (ROCK_FULL_SLOPE - ROCK_BARE_SLOPE) * texel;
     (lo + gy * fy) >= ROCK_MIN_GROUND_M
-        && (gx * gx + gy * gy).sqrt() < ROCK_MAX_SLOPE * body.texel(LAST_STORED_LEVEL)
+        && slope < ROCK_MAX_SLOPE * texel
+        && (slope - ROCK_BARE_SLOPE * texel) * ROCK_OCCUPANCY > rock.draw * ramp
 }
 
 /// A rock as level `level`'s lattice shows it: radius widened by the lattice's texel, height

@@ -304,3 +304,71 @@ fn amplify_tile_time() {
         );
     }
 }
+
+/// An inclined plane of L9 heights: `slope` metres per metre along the face's u axis, 500 m up
+/// at its edge.
+struct Incline {
+    slope: f64,
+}
+
+impl L9Samples for Incline {
+    fn l9(&self, _face: Face, i: i64, _j: i64) -> f64 {
+        500.0 + self.slope * Body::EARTH.texel(LAST_STORED_LEVEL) * i as f64
+    }
+}
+
+#[test]
+fn rocks_need_a_slope_and_appear_as_it_rises() {
+    // Salt flats and plains carry no boulders: none below the bare slope, every candidate
+    // from the full one, about half between; and the set only grows with the slope, so a
+    // rock never vanishes from ground that steepens.
+    let f = Face(0);
+    let body = earth();
+    // Candidates that are the tallest rock at their own centre once every rock is accepted:
+    // there, the surface carries the rock's own height exactly when the rock is accepted.
+    let own = |r: &Rock| rock_filtered(r, body, 13).1;
+    let steep = Incline { slope: 0.5 };
+    let candidates: Vec<Rock> = (0..4000i64)
+        .filter_map(|k| {
+            let d = dir_from_tans(
+                f,
+                tan_of(13, 2_000_000 + (k / 64) * 9),
+                tan_of(13, 1_500_000 + (k % 64) * 9),
+            );
+            let p = d * body.radius / 8.0;
+            rock_in_cell(p.x.floor() as i64, p.y.floor() as i64, p.z.floor() as i64)
+        })
+        .filter(|r| rock_height(&steep, body, 13, f, r.centre) == own(r))
+        .collect();
+    assert!(candidates.len() > 500, "{} candidates", candidates.len());
+    let accepted = |slope: f64| -> Vec<bool> {
+        let src = Incline { slope };
+        candidates
+            .iter()
+            .map(|r| rock_height(&src, body, 13, f, r.centre) == own(r))
+            .collect()
+    };
+    let share = |a: &[bool]| a.iter().filter(|&&x| x).count() as f64 / a.len() as f64;
+    let mut last = vec![false; candidates.len()];
+    for (slope, lo, hi) in [
+        (0.0, 0.0, 0.0),
+        (0.004, 0.0, 0.0),
+        (0.010, 0.15, 0.35),
+        (0.015, 0.4, 0.6),
+        (0.020, 0.65, 0.85),
+        (0.030, 1.0, 1.0),
+        (0.5, 1.0, 1.0),
+    ] {
+        let a = accepted(slope);
+        let s = share(&a);
+        assert!(
+            s >= lo && s <= hi,
+            "slope {slope}: {s:.3} of candidates accepted"
+        );
+        assert!(
+            last.iter().zip(&a).all(|(&was, &now)| !was || now),
+            "slope {slope}: a rock vanished as the ground steepened"
+        );
+        last = a;
+    }
+}

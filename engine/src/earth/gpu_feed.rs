@@ -17,25 +17,31 @@
 
 use super::gpu::{DeriveJob, GpuTiles, GpuTilesError, JOB_FLOATS, MAX_JOBS};
 use super::gpu_amplify::MAX_AMPLIFY_JOBS;
+use super::gpu_budget::{BudgetState, TileBudget};
 use super::tile::Tile;
 use crate::params::LAST_STORED_LEVEL;
 use crate::planet::{Body, TileId};
 use crate::source::{Completion, TileSource};
 use crate::stream::envelope::{FeedSnapshot, PerClass};
+use crate::stream::WantedSet;
 use framegraph::exec::timing::NodeTime;
 use framegraph::{BufferDesc, Context, GpuBuffer, Graph};
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Tiles a frame makes on the GPU at most by default (the size of `tiles.out`: 17 MB, and as
-/// much each way over the host link); the time budget usually binds first.
-pub const DEFAULT_GPU_TILES_PER_FRAME: usize = 16;
+/// Tiles a frame makes on the GPU at most by default (the size of `tiles.out`: 35 MB, and as
+/// much each way over the host link): the stream lands at most `DEFAULT_MAX_UPLOADS` (32)
+/// arrivals a frame, so more made tiles would only wait on the host. The time budget
+/// (`gpu_budget`) binds first at full clock; at the H200's idle clock (~0.5 ms a tile) its
+/// catch-up cap admits more than this, and the budget's state says the tile cap binds.
+pub const DEFAULT_GPU_TILES_PER_FRAME: usize = crate::stream::residency::DEFAULT_MAX_UPLOADS;
 
-/// GPU milliseconds a frame spends making tiles by default. At the H200's full-clock rates
-/// (docs/earth.md: ~0.11 ms an L9 tile, 0.24–0.33 ms an L13–L18 tile) 2 ms is 6–8 amplified
-/// tiles a frame, ~400 tiles/s at 60 Hz: over 1 km/s of lateral flight at 100 m clearance,
-/// while the frame keeps most of a 60 Hz interval.
+/// GPU milliseconds a frame spends making tiles by default while the view has what it needs
+/// (the base of `gpu_budget::TileBudget`, which grows while tiles are missing). At the
+/// H200's full-clock rates (docs/earth.md: ~0.11 ms an L9 tile, 0.24–0.33 ms an L13–L18 tile)
+/// 2 ms is 6–8 amplified tiles a frame, ~400 tiles/s at 60 Hz: over 1 km/s of lateral flight
+/// at 100 m clearance, while the frame keeps most of a 60 Hz interval.
 pub const DEFAULT_GPU_TILE_BUDGET_MS: f64 = 2.0;
 
 /// Weight of the newest measurement in the per-class cost estimate (a moving average over
@@ -70,8 +76,9 @@ impl GpuFeed {
 
     /// Takes queued tiles, most urgent first (a parent ranks at least as high as its
     /// children, and coarser levels win ties), while their estimated cost fits `budget` (the
-    /// first always goes) and at most `n`; counts them in flight.
-    fn take(&self, n: usize, cost: impl Fn(TileId) -> f64, budget: f64) -> Vec<TileId> {
+    /// first always goes) and at most `n`; counts them in flight. Also says whether `n`, not
+    /// the budget, stopped it (a further tile was queued and would have fitted).
+    fn take(&self, n: usize, cost: impl Fn(TileId) -> f64, budget: f64) -> (Vec<TileId>, bool) {
         let mut st = self.state.lock();
         let mut order: Vec<(f32, TileId)> = st.queued.iter().map(|(&id, &p)| (p, id)).collect();
         order.sort_by(|a, b| {
@@ -82,9 +89,14 @@ impl GpuFeed {
         let mut amplified = 0;
         let mut spent = 0.0;
         let mut out = Vec::with_capacity(n.min(order.len()));
+        let mut capped = false;
         for (_, id) in order {
             let c = cost(id);
-            if out.len() == n || (!out.is_empty() && spent + c > budget) {
+            if !out.is_empty() && spent + c > budget {
+                break;
+            }
+            if out.len() == n {
+                capped = true;
                 break;
             }
             spent += c;
@@ -98,7 +110,17 @@ impl GpuFeed {
             out.push(id);
         }
         st.in_flight += out.len();
-        out
+        (out, capped)
+    }
+
+    /// Queued tiles (not yet taken) that `wanted` holds: what the view is missing.
+    pub fn needed(&self, wanted: &WantedSet) -> usize {
+        let st = self.state.lock();
+        wanted
+            .tiles
+            .iter()
+            .filter(|t| st.queued.contains_key(&t.id))
+            .count()
     }
 
     /// Hands back the tiles of a finished frame.
@@ -185,8 +207,10 @@ pub struct GpuTileMaker {
     /// The slot whose frame uploads the ETOPO grids (their staging is freed once it is back).
     upload_slot: Option<usize>,
     per_frame: usize,
-    /// GPU ms a frame may spend making tiles.
-    budget_ms: f64,
+    /// GPU ms a frame may spend making tiles: a base, more while the view misses tiles.
+    budget: TileBudget,
+    /// Whether the tile cap, not the budget, bounded the last planned frame.
+    tile_capped: bool,
     /// Measured GPU ms per tile, derived and amplified (None until measured).
     cost_ms: [Option<f64>; 2],
     /// This frame's tiles (set by `plan`, declared by `declare`).
@@ -232,11 +256,8 @@ impl GpuTileMaker {
             in_slot: vec![Vec::new(); frames_in_flight],
             upload_slot: None,
             per_frame,
-            budget_ms: if budget_ms.is_finite() {
-                budget_ms.max(0.0)
-            } else {
-                DEFAULT_GPU_TILE_BUDGET_MS
-            },
+            budget: TileBudget::new(budget_ms),
+            tile_capped: false,
             cost_ms: [None, None],
             planned: None,
         })
@@ -297,17 +318,26 @@ impl GpuTileMaker {
         self.feed.complete(tiles_from(&ids, heights));
     }
 
-    /// After the stream's update (which queued this frame's requests): picks this frame's
-    /// tiles for `slot`.
-    pub fn plan(&mut self, slot: usize) {
+    /// The time budget as of the last planned frame.
+    pub fn budget(&self) -> BudgetState {
+        self.budget.state()
+    }
+
+    /// After the stream's update (which queued this frame's requests and computed `wanted`,
+    /// `dt_s` wall seconds after the last frame): sets this frame's budget and picks its tiles
+    /// for `slot`.
+    pub fn plan(&mut self, slot: usize, wanted: &WantedSet, dt_s: f64) {
+        let needed = self.feed.needed(wanted);
+        let budget = self.budget.step(dt_s, needed, self.tile_capped);
         // An unmeasured class costs the whole budget: one tile of it until it is measured.
         let cost = self.cost_ms;
-        let budget = self.budget_ms;
-        let ids = self.feed.take(
+        let (ids, capped) = self.feed.take(
             self.per_frame,
             |id| cost[(id.level > LAST_STORED_LEVEL) as usize].unwrap_or(budget),
             budget,
         );
+        self.tile_capped = capped;
+        self.budget.record_take(capped);
         self.planned = (!ids.is_empty()).then_some(slot);
         if !ids.is_empty() && self.upload_slot.is_none() && !self.tiles.grids_uploaded() {
             self.upload_slot = Some(slot);
@@ -396,12 +426,14 @@ mod tests {
         f.request(&[(a, 9.0)]);
         f.cancel(&[c]);
         assert_eq!(f.backlog(), 2);
-        let got = f.take(1, |_| 0.0, 1.0);
+        let (got, capped) = f.take(1, |_| 0.0, 1.0);
         assert_eq!(got, vec![a]);
+        assert!(capped, "the cap of 1 stopped it, not the budget");
         assert_eq!(f.backlog(), 2, "one queued, one in flight");
         f.complete(vec![(a, Ok(Arc::new(Tile::empty(a))))]);
-        let got = f.take(8, |_| 0.0, 1.0);
+        let (got, capped) = f.take(8, |_| 0.0, 1.0);
         assert_eq!(got, vec![b]);
+        assert!(!capped);
         f.complete(vec![(b, Err("no".into()))]);
         assert_eq!(f.backlog(), 0);
         let polled = f.poll();
@@ -422,17 +454,16 @@ mod tests {
         let face = crate::planet::Face(1);
         let ids: Vec<TileId> = (0..6).map(|x| TileId::new(12, face, x, 0)).collect();
         f.request(&ids.iter().map(|&id| (id, 1.0)).collect::<Vec<_>>());
+        let (two, capped) = f.take(16, |_| 0.4, 1.0);
         assert_eq!(
-            f.take(16, |_| 0.4, 1.0).len(),
-            2,
+            (two.len(), capped),
+            (2, false),
             "0.4 + 0.4 fits 1.0, a third does not"
         );
-        assert_eq!(
-            f.take(16, |_| 5.0, 1.0).len(),
-            1,
-            "over budget: one a frame"
-        );
-        assert_eq!(f.take(2, |_| 0.0, 1.0).len(), 2, "the cap");
+        let (one, capped) = f.take(16, |_| 5.0, 1.0);
+        assert_eq!((one.len(), capped), (1, false), "over budget: one a frame");
+        let (two, capped) = f.take(2, |_| 0.0, 1.0);
+        assert_eq!((two.len(), capped), (2, true), "the cap binds, and says so");
         assert_eq!(f.backlog(), 6);
     }
 

@@ -10,6 +10,7 @@ pub mod etopo;
 pub mod fmath;
 pub mod gpu;
 pub mod gpu_amplify;
+pub mod gpu_budget;
 pub mod gpu_feed;
 pub mod lakes;
 pub mod netcdf;

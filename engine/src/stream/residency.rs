@@ -19,6 +19,7 @@
 //! Either way parents land before children, so a resident tile's parent chain is resident.
 
 use super::cull::HeightRange;
+use super::cut::{is_cut, CutWindow};
 use super::slots::{Eviction, SlotEntry, SlotState, SlotTable};
 use super::wanted::{wanted_set_with, WantedParams, WantedSet};
 use crate::camera::ViewCamera;
@@ -27,6 +28,7 @@ use crate::earth::Tile;
 use crate::params::{LAST_STORED_LEVEL, STREAM_PROVISIONAL_MAX_LEVEL};
 use crate::planet::{Body, TileId};
 use crate::source::TileSource;
+use glam::DVec3;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -85,6 +87,9 @@ pub struct ResidencyReport {
     pub failed: usize,
     /// Completed payloads kept for a later frame (parent missing or upload budget spent).
     pub arrived_waiting: usize,
+    /// A camera cut's window was open in this frame: what landed shows at full weight at
+    /// once (`stream::cut`).
+    pub cut_window: bool,
 }
 
 /// One frame's result for the GPU side. Apply `evictions` before `uploads` (a slot or page
@@ -135,6 +140,10 @@ pub struct TileStream {
     reported: HashSet<TileId>,
     /// Measured height range of each landed L9 tile (`height_bound`).
     l9_heights: HashMap<TileId, HeightRange>,
+    /// The last frame's eye, for finding cuts (`cut::is_cut`).
+    last_eye: Option<DVec3>,
+    /// The open cut window, if any.
+    cut: Option<CutWindow>,
 }
 
 impl TileStream {
@@ -153,6 +162,30 @@ impl TileStream {
             failed: HashMap::new(),
             reported: HashSet::new(),
             l9_heights: HashMap::new(),
+            last_eye: None,
+            cut: None,
+        }
+    }
+
+    /// A camera cut at `now_s` (a teleport, a bookmark jump: the caller knows the view is
+    /// new): until the wanted set is first complete, or `STREAM_CUT_WINDOW_MAX_S`, arrivals
+    /// and replacements show at full weight at once. Jumps are also found from the eye
+    /// (`cut::is_cut`) in `update`.
+    pub fn cut(&mut self, now_s: f64) {
+        self.cut = Some(CutWindow { since_s: now_s });
+        self.table.set_at_once(true);
+    }
+
+    /// Whether a cut's window is open.
+    pub fn in_cut_window(&self) -> bool {
+        self.cut.is_some()
+    }
+
+    /// Closes the cut's window, if open, when the view is `complete` or its time is up.
+    fn close_cut_window(&mut self, now_s: f64, complete: bool) {
+        if self.cut.is_some_and(|w| !w.stays_open(now_s, complete)) {
+            self.cut = None;
+            self.table.set_at_once(false);
         }
     }
 
@@ -221,6 +254,12 @@ impl TileStream {
         now_s: f64,
         source: &dyn TileSource,
     ) -> FrameResidency {
+        if let Some(prev) = self.last_eye.replace(cam.eye) {
+            if is_cut(self.body.radius, prev, cam.eye) {
+                self.cut(now_s);
+            }
+        }
+        self.close_cut_window(now_s, false);
         let wanted = wanted_set_with(cam, self.body, &self.params, &|id| self.height_bound(id));
         let plan = self.table.plan(&wanted);
         self.forget(&plan.evictions, source);
@@ -249,7 +288,12 @@ impl TileStream {
             crossfading: self.table.crossfading(),
             failed: self.failed.len(),
             arrived_waiting: self.arrived.len(),
+            cut_window: self.cut.is_some(),
         };
+        // The window closes once the new pose's wanted set is complete: every wanted tile
+        // has a slot and its exact payload.
+        let complete = report.pending == 0 && report.provisional == 0 && report.missing == 0;
+        self.close_cut_window(now_s, complete);
         FrameResidency {
             report,
             evictions: plan.evictions,

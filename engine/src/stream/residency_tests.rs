@@ -1,6 +1,7 @@
 //! Tests of `residency.rs`: waiting and non-waiting frames, stand-ins, replacement, priority
 //! order after a turn, fades, failures.
 use super::*;
+use crate::params::STREAM_CUT_WINDOW_MAX_S;
 use crate::planet::cube::Face;
 use crate::source::Completion;
 use parking_lot::Mutex;
@@ -446,4 +447,134 @@ fn amplified_tiles_are_measured_from_their_l9_ancestors_ground() {
 
 fn count_fine(count: &dyn Fn(&FrameResidency, u8) -> usize, f: &FrameResidency) -> usize {
     (10..=12).map(|l| count(f, l)).sum()
+}
+
+fn geo(lat: f64, lon: f64, alt: f64, heading: f64) -> ViewCamera {
+    ViewCamera::geo(
+        lat,
+        lon,
+        Body::EARTH.radius + alt,
+        heading,
+        -30.0,
+        60.0,
+        640,
+        360,
+    )
+}
+
+/// Frames at `cam` every 0.1 s from `*now`, completing every request, until the view is
+/// complete and nothing fades; asserts no frame is in a cut's window.
+fn settle_without_cuts(r: &mut TileStream, src: &Manual, cam: &ViewCamera, now: &mut f64) {
+    loop {
+        src.complete_all(|_| {});
+        let f = r.update(cam, *now, src);
+        assert!(!f.report.cut_window, "no cut at {now}: {:?}", f.report);
+        *now += 0.1;
+        if f.report.pending == 0 && f.report.provisional == 0 && f.report.crossfading == 0 {
+            return;
+        }
+        assert!(*now < 60.0, "never settled: {:?}", f.report);
+    }
+}
+
+/// A teleport (found from the eye: the Alps at 30 km → the Khumbu at 30 km) opens a cut's
+/// window: every arrival and replacement in it is at full weight on the frame it lands (so in
+/// the first frame that draws it). The window closes on the frame the new view is first
+/// complete; then an arrival (a turn on the spot wants new tiles) fades in over 0.5 s again.
+#[test]
+fn after_a_cut_arrivals_show_at_once_until_the_new_view_is_complete() {
+    let src = manual();
+    let mut r = TileStream::for_source(&src, 512, false);
+    let mut now = 0.0;
+    settle_without_cuts(&mut r, &src, &geo(46.5, 8.0, 30_000.0, 0.0), &mut now);
+    let khumbu = geo(27.9, 86.9, 30_000.0, 0.0);
+    let cut_at = now;
+    let (mut arrivals, mut replacements) = (0, 0);
+    let closed = loop {
+        let f = r.update(&khumbu, now, &src);
+        r.table().validate().expect("invariants");
+        if !f.report.cut_window {
+            break f;
+        }
+        for u in &f.uploads {
+            assert_eq!(r.table().fade(u.slot, now), 1.0, "{} at {now}", u.tile);
+            assert_eq!(r.table().xfade(u.slot, now), 1.0, "{} at {now}", u.tile);
+            arrivals += !u.replaces as usize;
+            replacements += u.replaces as usize;
+        }
+        // The window closes on the frame the view is complete, not later.
+        let complete = f.report.pending == 0 && f.report.provisional == 0 && f.report.missing == 0;
+        assert_eq!(r.in_cut_window(), !complete, "{:?}", f.report);
+        src.complete_all(|_| {});
+        now += 0.1;
+        assert!(now - cut_at < STREAM_CUT_WINDOW_MAX_S, "{:?}", f.report);
+    };
+    assert!(
+        arrivals > 20 && replacements > 0,
+        "{arrivals} {replacements}"
+    );
+    assert!(closed.uploads.is_empty(), "the view was complete");
+    // Fades resume: a turn on the spot (no cut) wants tiles that fade in over 0.5 s.
+    let turned = geo(27.9, 86.9, 30_000.0, 180.0);
+    r.update(&turned, now, &src);
+    src.complete_all(|_| {});
+    now += 0.1;
+    let f = r.update(&turned, now, &src);
+    assert!(!f.report.cut_window);
+    let u = f.uploads.iter().find(|u| !u.replaces).expect("an arrival");
+    let w: Vec<f64> = (0..=10)
+        .map(|k| r.table().fade(u.slot, now + k as f64 * 0.05))
+        .collect();
+    assert_eq!(w[0], 0.0);
+    assert!(w.windows(2).all(|p| p[1] > p[0]), "{w:?}");
+    assert_eq!(w[10], 1.0);
+}
+
+/// A cut declared by the caller (`cut`) whose view never completes (nothing arrives) closes
+/// after `STREAM_CUT_WINDOW_MAX_S`; what lands later fades.
+#[test]
+fn a_declared_cut_closes_after_its_bound() {
+    let src = manual();
+    let mut r = TileStream::for_source(&src, 512, false);
+    let c = geo(46.5, 8.0, 30_000.0, 0.0);
+    r.cut(0.0);
+    let mut now = 0.0;
+    while now < STREAM_CUT_WINDOW_MAX_S - 0.05 {
+        assert!(r.update(&c, now, &src).report.cut_window, "open at {now}");
+        now += 0.1;
+    }
+    now = STREAM_CUT_WINDOW_MAX_S;
+    assert!(!r.update(&c, now, &src).report.cut_window);
+    assert!(!r.in_cut_window());
+    src.complete_all(|_| {});
+    now += 0.1;
+    let f = r.update(&c, now, &src);
+    let u = f.uploads.first().expect("arrivals");
+    assert!(r.table().fade(u.slot, now) < 1.0 || r.table().xfade(u.slot, now) < 1.0);
+}
+
+/// A flight without cuts never opens the window: the descent from 20,000 km to 2 m in 120
+/// frames and a lateral flight at 1,000 m/s at 100 m, at 60 Hz; their arrivals fade.
+#[test]
+fn flights_never_open_a_cut_window() {
+    let src = manual();
+    let mut r = TileStream::for_source(&src, 1024, false);
+    let mut now = 0.0;
+    let mut faded = 0;
+    let k = (2.0 / 2.0e7_f64).powf(1.0 / 120.0);
+    let descent = (0..=120).map(|i| geo(27.9, 86.9, 2.0e7 * k.powi(i), 0.0));
+    let step = (1_000.0 / 60.0 / (Body::EARTH.radius + 100.0)).to_degrees();
+    let lateral = (0..120).map(|i| geo(27.9, 86.9 + step * i as f64, 100.0, 90.0));
+    for c in descent.chain(lateral) {
+        src.complete_all(|_| {});
+        let f = r.update(&c, now, &src);
+        assert!(!f.report.cut_window, "a cut at {now}");
+        faded += f
+            .uploads
+            .iter()
+            .filter(|u| !u.replaces && r.table().fade(u.slot, now) == 0.0)
+            .count();
+        now += 1.0 / 60.0;
+    }
+    assert!(faded > 100, "{faded} arrivals faded in");
 }

@@ -31,11 +31,13 @@ pub struct Slot {
     /// Physical page holding the payload (valid when `tile` is set).
     pub page: u32,
     pub state: SlotState,
-    /// When the payload became resident, seconds on the caller's clock (fades start here).
+    /// When the payload's fade began, seconds on the caller's clock: its arrival, or one
+    /// whole fade before it when it arrived at full weight (`SlotTable::set_at_once`).
     pub arrival_s: f64,
     /// Last frame (`SlotTable::frame`) whose wanted set held the tile.
     pub last_wanted: u64,
-    /// The previous payload's page and when the cross-fade to `page` began (`replace`).
+    /// The previous payload's page and when the cross-fade to `page` began (`replace`; one
+    /// whole cross-fade before the replacement when it was at full weight at once).
     pub from: Option<(u32, f64)>,
 }
 
@@ -109,6 +111,8 @@ pub struct SlotTable {
     free_pages: BTreeSet<u32>,
     pages: usize,
     frame: u64,
+    /// Arrivals and replacements show at full weight at once (a camera cut's window).
+    at_once: bool,
 }
 
 impl SlotTable {
@@ -123,7 +127,19 @@ impl SlotTable {
             free_pages: (0..pages as u32).collect(),
             pages,
             frame: 0,
+            at_once: false,
         }
+    }
+
+    /// From now on, arrivals (`mark_resident`) and replacements (`replace`) show at full
+    /// weight at once (`true`: a camera cut's window, `stream::cut`), or fade in (`false`).
+    pub fn set_at_once(&mut self, at_once: bool) {
+        self.at_once = at_once;
+    }
+
+    /// Whether arrivals show at full weight at once.
+    pub fn at_once(&self) -> bool {
+        self.at_once
     }
 
     pub fn capacity(&self) -> usize {
@@ -187,7 +203,8 @@ impl SlotTable {
     /// Same-slot replacement of resident `tile` at `now_s`: its payload moves to a free page
     /// and the current one is kept to cross-fade from. Returns (slot, new page), or None when
     /// the tile is not resident, is already cross-fading, or no page is free (the caller
-    /// tries again next frame). The tile's arrival fade is untouched.
+    /// tries again next frame). The tile's arrival fade is untouched. In a cut's window the
+    /// cross-fade is over at once; the old page is freed by the next `finish_crossfades`.
     pub fn replace(&mut self, tile: TileId, now_s: f64) -> Option<(u32, u32)> {
         let slot = self.slot_of(tile)?;
         let s = &self.slots[slot as usize];
@@ -199,8 +216,13 @@ impl SlotTable {
             return None;
         }
         let page = self.free_pages.pop_first()?;
+        let begun = if self.at_once {
+            now_s - STREAM_XFADE_S
+        } else {
+            now_s
+        };
         let s = &mut self.slots[slot as usize];
-        s.from = Some((s.page, now_s));
+        s.from = Some((s.page, begun));
         s.page = page;
         Some((slot, page))
     }
@@ -351,7 +373,7 @@ impl SlotTable {
     }
 
     /// The payload of a requested tile has landed at `now_s`: it becomes resident (its fade
-    /// starts). Its parent must already be resident (parents land first).
+    /// starts, or is already over in a cut's window). Its parent must already be resident (parents land first).
     pub fn mark_resident(&mut self, tile: TileId, now_s: f64) -> Result<u32, SlotError> {
         let slot = match self.slot_of(tile) {
             Some(s) if self.slots[s as usize].state == SlotState::Requested => s,
@@ -363,9 +385,14 @@ impl SlotTable {
         {
             return Err(SlotError::ParentNotResident(tile));
         }
+        let begun = if self.at_once {
+            now_s - STREAM_FADE_S
+        } else {
+            now_s
+        };
         let s = &mut self.slots[slot as usize];
         s.state = SlotState::Resident;
-        s.arrival_s = now_s;
+        s.arrival_s = begun;
         Ok(slot)
     }
 

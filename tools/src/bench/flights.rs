@@ -214,9 +214,11 @@ fn fly_settled(
     };
     // (finest level ready, wall ms) per frame, flight and hold; host ms per flight frame.
     let (mut ready, mut host, mut tile_ms) = (Vec::new(), Vec::new(), Vec::new());
+    let mut budgets = Vec::new();
     for (k, (cam, agl)) in cams.iter().enumerate() {
         supply.sample(feed, r);
         let f = gpu.frame(r, cam, true, false)?;
+        budgets.extend(r.gpu_tile_budget());
         let need = readiness::need(r);
         let waited = r.stats.residency.waited;
         rd.frames_waited += waited as u32;
@@ -284,6 +286,7 @@ fn fly_settled(
         p95: p,
         max: x,
     };
+    rd.tile_budget = readiness::budget_stats(&budgets);
     if let (Some(dir), Some((_, k, map)), 0) = (&o.pop_maps, worst, written) {
         write_pop_map(dir, name, k, &cams[k].0, &map)?;
     }
@@ -514,8 +517,14 @@ pub fn run(gpu: &mut Gpu, scene: &Scene, o: &Options) -> Result<Flights> {
         let rdy = &f.readiness;
         let med = |v: &[f64]| super::stats::median(v);
         let per_tile = |c: Option<f64>| c.map_or("-".to_string(), |c| format!("{c:.3}"));
+        let budget = rdy.tile_budget.as_ref().map_or(String::new(), |b| {
+            format!(
+                "; GPU tile budget median {:.1} ms, max {:.1} (base {:.1}), grew in {} frames, tile cap bound {}",
+                b.ms.median, b.ms.max, b.base_ms, b.needed_frames, b.tile_cap_frames
+            )
+        });
         eprintln!(
-            "  flight {name}: {} frames in {:.1} s (host {:.1} ms, tiles {:.2} GPU ms a frame, medians; GPU ms a tile derived {} amplified {}); missing a level in {}, waited in {}; held {} frames for the finest level",
+            "  flight {name}: {} frames in {:.1} s (host {:.1} ms, tiles {:.2} GPU ms a frame, medians; GPU ms a tile derived {} amplified {}); missing a level in {}, waited in {}; held {} frames for the finest level{budget}",
             rdy.frames, f.wall_s, med(&f.host_ms), med(&f.tile_ms), per_tile(cost[0]), per_tile(cost[1]),
             rdy.missing_level_frames, rdy.frames_waited, rdy.hold_frames
         );
@@ -529,6 +538,8 @@ pub fn run(gpu: &mut Gpu, scene: &Scene, o: &Options) -> Result<Flights> {
     let mut still = Vec::new();
     for _ in 0..2 {
         let mut r = flight_renderer(gpu, &cold_feed)?;
+        // A teleport: nothing on screen to be continuous with, so no arrival fades in.
+        r.cut();
         let res = settle_on_feed(gpu, &mut r, &cam, o);
         r.destroy(&gpu.ctx);
         still.push(res?);

@@ -376,12 +376,12 @@ fn readiness(rd: &Readiness) -> String {
         "\n## Readiness\n\nFlights on a {} store, frames that never wait (60 Hz flight clock).\n\n",
         if rd.cold_store { "fresh, cold" } else { "prefetched" }
     );
-    let _ = writeln!(s, "| flight | frames | frames waited | frames missing a level | finest level waited: frames / s at 60 Hz / s wall | hold frames | host ms median / p95 / max |");
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|");
+    let _ = writeln!(s, "| flight | frames | frames waited | frames missing a level | finest level waited: frames / s at 60 Hz / s wall | hold frames | host ms median / p95 / max | GPU tile budget ms median / max (tile cap bound) |");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
     for f in &rd.flights {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} / {:.2} / {:.2}{} | {} | {:.1} / {:.1} / {:.1} |",
+            "| {} | {} | {} | {} | {} / {:.2} / {:.2}{} | {} | {:.1} / {:.1} / {:.1} | {} |",
             f.name,
             f.frames,
             f.frames_waited,
@@ -397,13 +397,20 @@ fn readiness(rd: &Readiness) -> String {
             f.hold_frames,
             f.host_ms.median,
             f.host_ms.p95,
-            f.host_ms.max
+            f.host_ms.max,
+            match &f.tile_budget {
+                Some(b) => format!(
+                    "{:.1} / {:.1} ({} frames)",
+                    b.ms.median, b.ms.max, b.tile_cap_frames
+                ),
+                None => "– (CPU workers)".to_string(),
+            }
         );
     }
     let h = &rd.host_ms;
     let _ = writeln!(
         s,
-        "| **all** | {} | {} | {} | | | {:.1} / {:.1} / {:.1} |\n",
+        "| **all** | {} | {} | {} | | | {:.1} / {:.1} / {:.1} | |\n",
         rd.flights.iter().map(|f| f.frames).sum::<u32>(),
         rd.frames_waited,
         rd.missing_level_frames,

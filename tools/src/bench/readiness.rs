@@ -2,7 +2,7 @@
 //! default), whether each flight frame had the levels the camera needs, how fast the store
 //! supplied tiles while it had a backlog, and how long a teleport takes to a still image.
 
-use super::report::{Readiness, Settle};
+use super::report::{HostStats, Readiness, Settle};
 use super::scene::Scene;
 use super::stats::{median, quantile};
 use anyhow::{Context as _, Result};
@@ -269,6 +269,25 @@ pub fn host_stats(host_ms: &[f64]) -> (f64, f64, f64) {
         quantile(host_ms, 0.95),
         host_ms.iter().copied().fold(0.0, f64::max),
     )
+}
+
+/// The GPU tile budget over a flight's frames (None when no frame made tiles on the GPU).
+pub fn budget_stats(
+    frames: &[engine::earth::gpu_budget::BudgetState],
+) -> Option<super::report::TileBudgetStats> {
+    use engine::earth::gpu_budget::BudgetLimit;
+    let first = frames.first()?;
+    let ms: Vec<f64> = frames.iter().map(|b| b.ms).collect();
+    let (median, p95, max) = host_stats(&ms);
+    Some(super::report::TileBudgetStats {
+        ms: HostStats { median, p95, max },
+        base_ms: first.base_ms,
+        needed_frames: frames.iter().filter(|b| b.needed > 0).count() as u32,
+        tile_cap_frames: frames
+            .iter()
+            .filter(|b| b.limit == BudgetLimit::Tiles)
+            .count() as u32,
+    })
 }
 
 /// Fill the run-wide totals of `out` from its per-flight rows, the supply and the teleports.

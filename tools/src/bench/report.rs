@@ -354,6 +354,23 @@ pub struct FlightReadiness {
     /// Frames held at the last pose after the flight until the finest level was resident.
     pub hold_frames: u32,
     pub host_ms: HostStats,
+    /// The GPU tile feed's time budget over the flight frames (None: the CPU workers made
+    /// the tiles).
+    #[serde(default)]
+    pub tile_budget: Option<TileBudgetStats>,
+}
+
+/// The adaptive GPU tile budget over a flight (`engine::earth::gpu_budget`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct TileBudgetStats {
+    /// The budget per flight frame, ms: median, p95, max.
+    pub ms: HostStats,
+    /// The base it returns to when the view has what it needs, ms.
+    pub base_ms: f64,
+    /// Flight frames in which the view missed queued tiles (the budget grows).
+    pub needed_frames: u32,
+    /// Flight frames whose tiles the tile cap (`--gpu-tiles`), not the budget, bounded.
+    pub tile_cap_frames: u32,
 }
 
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]

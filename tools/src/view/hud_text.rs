@@ -3,6 +3,7 @@
 use super::flight::Flight;
 use super::hud::{ACCENT, DIM, WARN, WHITE};
 use super::DebugView;
+use engine::earth::gpu_budget::{BudgetLimit, BudgetState};
 use engine::stream::envelope::{Envelope, FeedClass, Supply};
 
 type Line = (String, [u8; 4]);
@@ -31,6 +32,8 @@ pub struct Feed {
     /// The camera's speed over the ground, m/s.
     pub lateral_mps: f64,
     pub bounded: bool,
+    /// The GPU tile budget (None: the CPU workers make the tiles).
+    pub budget: Option<BudgetState>,
 }
 
 impl Feed {
@@ -51,6 +54,18 @@ impl Feed {
             if e.supply[c] != Supply::Absent {
                 demand += &format!("  {} {:.3} tiles/km", c.name(), e.demand_per_m[c] * 1e3);
             }
+        }
+        if let Some(b) = &self.budget {
+            supply += &format!(
+                "  GPU budget {:.1} ms (base {:.1}, cap {:.1}{})",
+                b.ms,
+                b.base_ms,
+                b.cap_ms,
+                match b.limit {
+                    BudgetLimit::Tiles => "; tile cap binds",
+                    BudgetLimit::Budget => "",
+                }
+            );
         }
         let sustainable = match e.sustainable {
             Some(s) => format!("{:.0} m/s ({} binds)", s.speed, s.binding.name()),
@@ -183,6 +198,7 @@ mod tests {
             envelope: Envelope::new(PerClass(supply), Body::EARTH, 100.0, pa),
             lateral_mps: lateral,
             bounded: false,
+            budget: None,
         }
     }
 
@@ -230,5 +246,34 @@ mod tests {
             "{t}"
         );
         assert!(!t.contains("OUTRUNNING"), "{t}");
+        assert!(!t.contains("GPU budget"), "no GPU feed: {t}");
+    }
+
+    /// With tiles made on the GPU, the feed line names the budget, its base and cap, and says
+    /// when the tile cap binds.
+    #[test]
+    fn the_feed_line_shows_the_gpu_tile_budget() {
+        let mut f = feed(
+            [Supply::TilesPerS(40.0), Supply::Absent, Supply::Absent],
+            10.0,
+        );
+        f.budget = Some(BudgetState {
+            ms: 6.31,
+            base_ms: 2.0,
+            cap_ms: 8.33,
+            needed: 12,
+            limit: BudgetLimit::Budget,
+        });
+        let first = &f.lines()[0].0;
+        assert!(
+            first.starts_with("feed  derived 40.0 tiles/s")
+                && first.ends_with("GPU budget 6.3 ms (base 2.0, cap 8.3)"),
+            "{first}"
+        );
+        f.budget = f.budget.map(|b| BudgetState {
+            limit: BudgetLimit::Tiles,
+            ..b
+        });
+        assert!(f.lines()[0].0.ends_with("cap 8.3; tile cap binds)"));
     }
 }

@@ -131,6 +131,15 @@ pub trait SceneRenderer {
     /// the scene has none.
     fn reset_fine_detail_gain(&mut self) {}
 
+    /// The next frame follows a camera cut (a bookmark jump): tiles arriving for the new view
+    /// show at once instead of fading in (`engine::stream::cut`). Default: nothing to do.
+    fn cut(&mut self) {}
+
+    /// The GPU tile feed's time budget as of the last frame (None: no tiles made on the GPU).
+    fn gpu_tile_budget(&self) -> Option<engine::earth::gpu_budget::BudgetState> {
+        None
+    }
+
     /// Free every GPU resource the renderer owns (the viewer checks for leaks after this).
     fn destroy(&mut self, _ctx: &Context) {}
 }

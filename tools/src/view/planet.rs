@@ -325,6 +325,16 @@ impl SceneRenderer for PlanetScene {
         }
     }
 
+    fn cut(&mut self) {
+        if let Some(r) = &mut self.renderer {
+            r.cut();
+        }
+    }
+
+    fn gpu_tile_budget(&self) -> Option<engine::earth::gpu_budget::BudgetState> {
+        self.renderer.as_ref()?.gpu_tile_budget()
+    }
+
     fn request_depth(&mut self, on: bool) {
         self.want_depth = on;
     }

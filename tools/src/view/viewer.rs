@@ -229,6 +229,8 @@ impl Viewer {
         self.flight.pose = pose;
         self.flight.ground = ground;
         self.flight.clamp_to_ground();
+        // Nothing on screen to be continuous with: the new view's tiles show at once.
+        self.renderer.cut();
         self.view_name = b.name.clone();
         self.say(format!("bookmark {}: {}", b.name, b.to_line()));
         Ok(())
@@ -413,6 +415,7 @@ impl Viewer {
                 envelope,
                 lateral_mps: self.lateral_mps,
                 bounded: self.flight.bounded,
+                budget: self.renderer.gpu_tile_budget(),
             }),
         };
         let lines = status.lines();
