@@ -192,12 +192,6 @@ impl PlanetRenderer {
         let body = source.body();
         opts.publish.mode = opts.publish.mode.resolve(&ctx.info);
         let gpu_tiles = match source.earth() {
-            // The GPU derivation knows the sign rule only: under a water mask its tiles would
-            // flood the Qattara Depression, so the CPU derivation makes them all.
-            Some(src) if src.has_water_mask() => {
-                log::info!("tiles.derive: off (the water mask is derived on the CPU only)");
-                None
-            }
             Some(src) if !opts.wait_for_tiles && opts.gpu_tiles_per_frame > 0 => {
                 let (per, ms) = (opts.gpu_tiles_per_frame, opts.gpu_tile_budget_ms);
                 match GpuTileMaker::new(ctx, &src, source.clone(), per, ms, frames_in_flight) {

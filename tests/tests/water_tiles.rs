@@ -184,3 +184,45 @@ fn qattara_renders_as_land_and_the_caspian_at_its_level() {
     r.destroy(&gpu.ctx);
     gpu.assert_clean();
 }
+
+fn tile_at(lat: f64, lon: f64, level: u8) -> engine::planet::TileId {
+    let (face, u, v) = engine::planet::dir_to_face(latlon_to_dir(lat, lon));
+    let n = 1u32 << level;
+    let at = |c: f64| (((c + 1.0) * 0.5 * n as f64) as u32).min(n - 1);
+    engine::planet::TileId::new(level, face, at(u), at(v))
+}
+
+/// The GPU derives and amplifies by the sign rule only; under the mask it is handed the tiles
+/// where the sign rule gives the same tile (`Source::sign_rule_holds`), and the CPU the rest.
+/// Inland and open-sea tiles qualify, and derived under the mask they are bit for bit the sign
+/// rule's; tiles over coasts, lakes and land below the datum do not.
+#[test]
+fn the_gpu_is_handed_only_tiles_the_sign_rule_makes_alike() {
+    let masked = earth_source_with_water();
+    let masked = masked.oracle.cache().source();
+    let plain = planetfall_tests::earth_source();
+    let plain = plain.oracle.cache().source();
+    assert!(masked.has_water_mask() && !plain.has_water_mask());
+    for (name, lat, lon) in [
+        ("Qattara", 29.5, 27.0),
+        ("Amsterdam", 52.45, 4.95),
+        ("the Caspian", 42.0, 50.5),
+        ("the Dead Sea", 31.5, 35.5),
+        ("Gibraltar's strait", 35.97, -5.6),
+    ] {
+        for level in [9, 13] {
+            let id = tile_at(lat, lon, level);
+            assert!(!masked.sign_rule_holds(id), "{name} {id:?}");
+        }
+    }
+    for (name, lat, lon) in [("the Alps", 45.9, 7.0), ("the mid-Atlantic", 30.0, -40.0)] {
+        for level in [9, 13] {
+            let id = tile_at(lat, lon, level);
+            assert!(masked.sign_rule_holds(id), "{name} {id:?}");
+            assert!(plain.sign_rule_holds(id), "{name}: no mask, always");
+        }
+        let id = tile_at(lat, lon, 9);
+        let (a, b) = (masked.derive_tile(id, None), plain.derive_tile(id, None));
+        assert!(a == b, "{name} {id:?}: the tiles differ");
+    }
+}

@@ -63,6 +63,85 @@ impl Source {
         }
     }
 
+    /// Whether tile `id` comes out the same under the sign rule (water = below the datum) as
+    /// under this source's water — above the stored levels, judged for the L9 tile it is
+    /// amplified from. Always without a mask. Under one, when every mask cell around the tile
+    /// is land over ETOPO nodes all above the datum, or ocean over nodes all below it: the
+    /// reconstruction stays within its 2×2 nodes, so every sample gets the same cover and
+    /// height both ways. The GPU derivation and amplifier know the sign rule only, so these
+    /// tiles (all but coasts, lakes and land below the datum) can still be made there.
+    pub fn sign_rule_holds(&self, id: TileId) -> bool {
+        let WaterMap::Mask(mask) = &self.water else {
+            return true;
+        };
+        let mut t = id;
+        while t.level > crate::params::LAST_STORED_LEVEL {
+            t = t
+                .parent()
+                .expect("a level above the stored ones has a parent");
+        }
+        // The tile's footprint (apron and the amplifier's stencil inside one mask cell).
+        let n = TILE_SAMPLES as i64;
+        let (a0, b0) = (
+            t.x as i64 * n - TILE_APRON as i64,
+            t.y as i64 * n - TILE_APRON as i64,
+        );
+        let span = n + 2 * TILE_APRON as i64;
+        let (mut lat_lo, mut lat_hi, mut lon_lo, mut lon_hi) =
+            (90.0f64, -90.0f64, 180.0f64, -180.0f64);
+        for k in 0..25 {
+            let (a, b) = (a0 + span * (k % 5) / 4, b0 + span * (k / 5) / 4);
+            let (lat, lon) = latlon(dir_from_tans(
+                t.face,
+                tan_of(t.level, a),
+                tan_of(t.level, b),
+            ));
+            lat_lo = lat_lo.min(lat);
+            lat_hi = lat_hi.max(lat);
+            lon_lo = lon_lo.min(lon);
+            lon_hi = lon_hi.max(lon);
+        }
+        // Coarse tiles, the poles and the antimeridian go to the CPU: few tiles, simple rule.
+        if lat_hi - lat_lo > 1.0 || lon_hi - lon_lo > 1.0 || lat_hi.abs().max(lat_lo.abs()) > 80.0 {
+            return false;
+        }
+        let (cells_x, cells_y) = mask.size();
+        let (cell_lon, cell_lat) = (360.0 / cells_x as f64, 180.0 / cells_y as f64);
+        let (lat_lo, lat_hi) = (lat_lo - cell_lat, lat_hi + cell_lat);
+        let (lon_lo, lon_hi) = (lon_lo - cell_lon, lon_hi + cell_lon);
+        let (mut land, mut ocean) = (true, true);
+        let mut lat = lat_lo;
+        while lat <= lat_hi + 0.5 * cell_lat {
+            let mut lon = lon_lo;
+            while lon <= lon_hi + 0.5 * cell_lon {
+                match mask.water_at(lat, lon) {
+                    Water::Land => ocean = false,
+                    Water::Ocean => land = false,
+                    Water::Lake { .. } => return false,
+                }
+                if !land && !ocean {
+                    return false;
+                }
+                lon += cell_lon;
+            }
+            lat += cell_lat;
+        }
+        // The nodes any sample's reconstruction reads (4×4 around it), with one to spare.
+        let (r0, c0) = self.etopo.grid_pos(lat_lo, lon_lo);
+        let (r1, c1) = self.etopo.grid_pos(lat_hi, lon_hi);
+        let (rlo, rhi) = (r0.min(r1).floor() as i64 - 2, r0.max(r1).ceil() as i64 + 2);
+        let (clo, chi) = (c0.min(c1).floor() as i64 - 2, c0.max(c1).ceil() as i64 + 2);
+        let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+        for r in rlo..=rhi {
+            for c in clo..=chi {
+                let v = self.etopo.node(r, c);
+                lo = lo.min(v);
+                hi = hi.max(v);
+            }
+        }
+        (land && lo > 0.0) || (ocean && hi < 0.0)
+    }
+
     /// The same source with water from `water` (tiles derived under a mask differ from those
     /// without one: the tile store keeps them apart, `store::block::tiles_dir`).
     pub fn with_water(mut self, water: WaterMap) -> Source {

@@ -50,10 +50,17 @@ const COST_WEIGHT: f64 = 0.25;
 
 /// What the stream sees: the queue of tiles for the GPU and the tiles it finished.
 pub struct GpuFeed {
-    /// The CPU source (stand-ins, faults, blocking fetches); its own workers stay idle.
+    /// The CPU source (stand-ins, faults, blocking fetches, and the tiles `cpu_only` names);
+    /// its workers are otherwise idle.
     inner: Arc<dyn TileSource>,
+    /// Tiles the GPU cannot make exactly (under a water mask: coasts, lakes, land below the
+    /// datum), requested from `inner` instead.
+    cpu_only: Option<CpuOnly>,
     state: Mutex<FeedState>,
 }
+
+/// Which tiles go to the CPU source rather than the GPU.
+pub type CpuOnly = Arc<dyn Fn(TileId) -> bool + Send + Sync>;
 
 #[derive(Default)]
 struct FeedState {
@@ -70,8 +77,15 @@ impl GpuFeed {
     pub fn new(inner: Arc<dyn TileSource>) -> GpuFeed {
         GpuFeed {
             inner,
+            cpu_only: None,
             state: Mutex::new(FeedState::default()),
         }
+    }
+
+    /// The same feed, sending the tiles `cpu_only` names to the CPU source.
+    pub fn with_cpu_only(mut self, cpu_only: CpuOnly) -> GpuFeed {
+        self.cpu_only = Some(cpu_only);
+        self
     }
 
     /// Takes queued tiles, most urgent first (a parent ranks at least as high as its
@@ -159,9 +173,20 @@ impl TileSource for GpuFeed {
         true
     }
     fn request(&self, tiles: &[(TileId, f32)]) {
-        let mut st = self.state.lock();
-        for &(id, p) in tiles {
-            st.queued.insert(id, p);
+        let mut cpu = Vec::new();
+        {
+            let mut st = self.state.lock();
+            for &(id, p) in tiles {
+                match &self.cpu_only {
+                    Some(f) if f(id) => cpu.push((id, p)),
+                    _ => {
+                        st.queued.insert(id, p);
+                    }
+                }
+            }
+        }
+        if !cpu.is_empty() {
+            self.inner.request(&cpu);
         }
     }
     fn cancel(&self, tiles: &[TileId]) {
@@ -169,9 +194,17 @@ impl TileSource for GpuFeed {
         for id in tiles {
             st.queued.remove(id);
         }
+        drop(st);
+        if self.cpu_only.is_some() {
+            self.inner.cancel(tiles);
+        }
     }
     fn poll(&self) -> Vec<Completion> {
-        std::mem::take(&mut self.state.lock().done)
+        let mut done = std::mem::take(&mut self.state.lock().done);
+        if self.cpu_only.is_some() {
+            done.extend(self.inner.poll());
+        }
+        done
     }
     fn faults(&self) -> Option<String> {
         self.inner.faults()
@@ -185,13 +218,24 @@ impl TileSource for GpuFeed {
     fn invalidate(&self, tiles: &[TileId]) {
         self.inner.invalidate(tiles)
     }
-    /// Derived and amplified tiles made on the GPU; nothing is read from a store.
+    /// Derived and amplified tiles made on the GPU, plus what the CPU source made of the
+    /// tiles sent to it.
     fn feed(&self) -> Option<FeedSnapshot> {
         let st = self.state.lock();
-        Some(FeedSnapshot {
+        let mut snap = FeedSnapshot {
             completed: PerClass([Some(st.made[0]), None, Some(st.made[1])]),
             backlog: (st.queued.len() + st.in_flight) as u64,
-        })
+        };
+        drop(st);
+        if let Some(cpu) = self.cpu_only.as_ref().and(self.inner.feed()) {
+            for (k, c) in cpu.completed.0.iter().enumerate() {
+                if let Some(c) = c {
+                    snap.completed.0[k] = Some(snap.completed.0[k].unwrap_or(0) + c);
+                }
+            }
+            snap.backlog += cpu.backlog;
+        }
+        Some(snap)
     }
 }
 
@@ -222,7 +266,7 @@ impl GpuTileMaker {
     /// source `inner` whose ETOPO grids `src` holds.
     pub fn new(
         ctx: &Context,
-        src: &super::Source,
+        src: &Arc<super::Source>,
         inner: Arc<dyn TileSource>,
         per_frame: usize,
         budget_ms: f64,
@@ -248,8 +292,15 @@ impl GpuTileMaker {
                 )
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let feed = GpuFeed::new(inner);
+        let feed = if src.has_water_mask() {
+            let src = src.clone();
+            feed.with_cpu_only(Arc::new(move |id| !src.sign_rule_holds(id)))
+        } else {
+            feed
+        };
         Ok(GpuTileMaker {
-            feed: Arc::new(GpuFeed::new(inner)),
+            feed: Arc::new(feed),
             tiles,
             out,
             readback,
