@@ -16,6 +16,7 @@ use engine::debug_view::DebugView;
 use engine::renderer::{FrameRequest, PlanetRenderer, PrepareTimes};
 use engine::shade::AovPixel;
 use framegraph::exec::timing::{NodeTime, TimingMode};
+use framegraph::exec::ExecuteTimes;
 use framegraph::{Access, Context, Executor, FrameOutput, FrameSync, Graph, ImageDesc};
 use std::time::Instant;
 
@@ -63,14 +64,15 @@ pub struct HostStages {
     pub prepare: PrepareTimes,
     pub declare_ms: f64,
     pub compile_ms: f64,
-    /// `Executor::execute`: transients, pipelines, command recording and the submits.
-    pub submit_ms: f64,
+    /// `Executor::execute`, by step: set-up (pools, queries, transients, pipelines), command
+    /// recording, `vkQueueSubmit2`.
+    pub execute: ExecuteTimes,
 }
 
 impl HostStages {
     /// (stage, ms) in loop order; the prepare's steps are named as `PrepareTimes`' fields.
-    pub fn named(&self) -> [(&'static str, f64); 9] {
-        let p = &self.prepare;
+    pub fn named(&self) -> [(&'static str, f64); 11] {
+        let (p, e) = (&self.prepare, &self.execute);
         [
             ("wait", self.wait_ms),
             ("prepare.feed", p.feed_ms),
@@ -80,7 +82,9 @@ impl HostStages {
             ("prepare.mesh", p.mesh_ms),
             ("declare", self.declare_ms),
             ("compile", self.compile_ms),
-            ("submit", self.submit_ms),
+            ("execute.setup", e.setup_ms),
+            ("execute.record", e.record_ms),
+            ("execute.submit", e.submit_ms),
         ]
     }
 
@@ -259,7 +263,7 @@ fn submit(
     stages.compile_ms = lap();
     exec.execute(ctx, compiled, FrameSync::default())
         .context("submitting the planet frame")?;
-    stages.submit_ms = lap();
+    stages.execute = exec.last_times;
     Ok(())
 }
 
