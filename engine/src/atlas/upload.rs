@@ -81,7 +81,7 @@ fn changed_runs(old: &[SlotRecord], new: &[SlotRecord]) -> Vec<std::ops::Range<u
         return if new.is_empty() {
             Vec::new()
         } else {
-            vec![0..new.len()]
+            std::iter::once(0..new.len()).collect()
         };
     }
     let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
