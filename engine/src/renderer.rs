@@ -115,6 +115,23 @@ pub struct RenderStats {
     pub failures: Vec<String>,
     /// Wall seconds the frame spent fetching tiles in this thread (synchronous residency).
     pub fetch_s: f64,
+    /// Host ms of the last `prepare`, step by step.
+    pub prepare: PrepareTimes,
+}
+
+/// Host ms of one [`PlanetRenderer::prepare`], by step (the bench reports them per frame).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PrepareTimes {
+    /// The feed meter, and the GPU tiles' harvest and plan.
+    pub feed_ms: f64,
+    /// Streaming: the wanted set, the slot plan, fetches, the resident set and its fades.
+    pub stream_ms: f64,
+    /// The frame constants and the atmosphere's, written to the frame slot.
+    pub constants_ms: f64,
+    /// Slot records, lookup hash and payloads staged (`TileAtlas::prepare`).
+    pub records_ms: f64,
+    /// The mesh counters read back and the update planned (`GpuMesh::prepare`).
+    pub mesh_ms: f64,
 }
 
 pub struct PlanetRenderer {
@@ -148,6 +165,9 @@ pub struct PlanetRenderer {
     /// Counts frames whose resident surface differed from the frame before (arrivals,
     /// evictions, fades): part of what the mesh compares to skip a still frame's update.
     surface_generation: u64,
+    /// Counts rebuilds of `residency` (the atlas restages its records and lookup only then,
+    /// or when the eye moved).
+    residency_generation: u64,
     /// Fixed sun direction (world), or None: a sun 30° high in the south-east of wherever the
     /// camera is: with no time of day, this keeps relief readable everywhere.
     pub sun: Option<DVec3>,
@@ -238,6 +258,7 @@ impl PlanetRenderer {
             cut_next: false,
             stats: RenderStats::default(),
             surface_generation: 0,
+            residency_generation: 0,
             sun: None,
         })
     }
@@ -388,19 +409,24 @@ impl PlanetRenderer {
         }
         let table = self.stream.table();
         let mut fading = 0;
+        // Whether any drawn tile's weights or payloads changed (fades, cross-fades ending).
+        let mut weights_changed = false;
         for t in self.resident.values_mut() {
             // Arrivals fade in over 0.5 s against their parent (TERRAIN.md §5), also when the
             // frame waited for them: a tile appearing at full weight is a pop.
-            t.fade = if t.id.level == 0 {
+            let fade = if t.id.level == 0 {
                 1.0
             } else {
                 table.fade(t.slot, now) as f32
             };
+            weights_changed |= fade != t.fade;
+            t.fade = fade;
             if t.from.is_some() {
                 t.xfade = table.xfade(t.slot, now) as f32;
                 if table.slot(t.slot).from.is_none() {
                     t.end_crossfade();
                 }
+                weights_changed = true;
             }
             fading += (t.fade < 1.0 || t.from.is_some()) as u32;
         }
@@ -411,9 +437,14 @@ impl PlanetRenderer {
         self.stats.failures.extend(fr.failures);
         let over = self.stats.failures.len().saturating_sub(64);
         self.stats.failures.drain(..over);
-        let mut tiles: Vec<ResidentTile> = self.resident.values().cloned().collect();
-        tiles.sort_by_key(|t| t.slot);
-        self.residency = Residency::new(tiles);
+        // The drawn set is rebuilt only when it changed: a still frame keeps it (and the
+        // atlas then finds its records unchanged).
+        if surface_changed || weights_changed || self.residency.tiles.len() != self.resident.len() {
+            let mut tiles: Vec<ResidentTile> = self.resident.values().cloned().collect();
+            tiles.sort_by_key(|t| t.slot);
+            self.residency = Residency::new(tiles);
+            self.residency_generation += 1;
+        }
         self.stats.residency = fr.report;
         self.wanted = fr.wanted;
     }
@@ -426,6 +457,8 @@ impl PlanetRenderer {
     pub fn prepare(&mut self, ctx: &Context, req: FrameRequest) -> Result<()> {
         puffin::profile_function!();
         let cam = &req.cam;
+        let mut lap = Lap::start();
+        let mut times = PrepareTimes::default();
         self.clock.tick();
         // The interval since the last frame: when it blocked on tiles, those it set out to
         // fetch in this thread (loaded and left pending) were its backlog while it fetched. A
@@ -446,11 +479,14 @@ impl PlanetRenderer {
             m.harvest(ctx, req.frame_slot);
         }
         let fetch = std::time::Instant::now();
+        times.feed_ms = lap.ms();
         self.update_residency(cam);
         self.stats.fetch_s = fetch.elapsed().as_secs_f64();
+        times.stream_ms = lap.ms();
         if let Some(m) = &mut self.gpu_tiles {
             m.plan(req.frame_slot, &self.wanted, self.clock.wall_dt);
         }
+        times.feed_ms += lap.ms();
         use crate::params::{SUN_AZIMUTH_DEG, SUN_ELEVATION_DEG};
         let sun = self
             .sun
@@ -460,14 +496,17 @@ impl PlanetRenderer {
             .at_time(self.clock.now);
         self.constants.write(req.frame_slot, &consts)?;
         self.atmosphere.prepare(req.frame_slot)?;
-        self.atlas.prepare(
+        times.constants_ms = lap.ms();
+        self.atlas.prepare_known(
             ctx,
             req.frame_slot,
             &self.residency,
+            Some(self.residency_generation),
             &self.incoming,
             cam.eye,
             self.body.texel0(),
         )?;
+        times.records_ms = lap.ms();
         self.mesh.prepare(
             req.frame_slot,
             ViewPose::new(cam, self.body.radius),
@@ -475,6 +514,8 @@ impl PlanetRenderer {
         );
         self.stats.uploaded_tiles = self.atlas.uploaded_tiles();
         self.stats.mesh = self.mesh.stats.summary(self.mesh.gain.value());
+        times.mesh_ms = lap.ms();
+        self.stats.prepare = times;
         self.prepared = Some(req);
         Ok(())
     }
@@ -567,6 +608,23 @@ impl PlanetRenderer {
         self.mesh.destroy(ctx);
         self.constants.destroy(ctx);
         self.atmosphere.destroy(ctx);
+    }
+}
+
+/// Host milliseconds between successive calls.
+struct Lap(std::time::Instant);
+
+impl Lap {
+    fn start() -> Lap {
+        Lap(std::time::Instant::now())
+    }
+
+    /// Milliseconds since the last call (or the start).
+    fn ms(&mut self) -> f64 {
+        let now = std::time::Instant::now();
+        let ms = (now - self.0).as_secs_f64() * 1e3;
+        self.0 = now;
+        ms
     }
 }
 

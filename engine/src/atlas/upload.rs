@@ -8,9 +8,11 @@
 //!   only wait on it. The tiles become visible in the next frame.
 //! - `stream.place` (universal): the previous frame's landed payloads, landing → atlas layers,
 //!   a device-local copy of a few MB at the start of the frame.
-//! - `stream.records` (universal): the slot records (camera-relative from f64, so every frame)
-//!   and the lookup hash; and payloads that must show this very frame (the first frame's
-//!   roots, or more arrivals than the landing buffer holds), staging → atlas directly.
+//! - `stream.records` (universal): the slot records that changed (camera-relative from f64,
+//!   so all of them when the eye moved; none in a still frame) and the lookup hash when it
+//!   changed; and payloads that must show this very frame (the first frame's roots, or more
+//!   arrivals than the landing buffer holds), staging → atlas directly. Left out when there
+//!   is nothing to copy.
 //!
 //! Two landing buffers alternate by frame, so this frame's upload never waits for the
 //! placing of the last frame's.
@@ -64,6 +66,38 @@ impl SurfaceBindings {
     }
 }
 
+/// The host mirror of the records and lookup table on the GPU, and the (residency
+/// generation, eye bits) they were made for.
+#[derive(Default)]
+struct Shown {
+    key: Option<(u64, [u64; 3])>,
+    records: Vec<SlotRecord>,
+    lookup: Vec<[u32; 4]>,
+}
+
+/// Runs of consecutive slots whose record differs between `old` and `new` (all of `new` when
+/// the lengths differ).
+fn changed_runs(old: &[SlotRecord], new: &[SlotRecord]) -> Vec<std::ops::Range<usize>> {
+    if old.len() != new.len() {
+        return if new.is_empty() {
+            Vec::new()
+        } else {
+            std::iter::once(0..new.len()).collect()
+        };
+    }
+    let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
+    for (i, (a, b)) in old.iter().zip(new).enumerate() {
+        if bytemuck::bytes_of(a) == bytemuck::bytes_of(b) {
+            continue;
+        }
+        match runs.last_mut() {
+            Some(r) if r.end == i => r.end = i + 1,
+            _ => runs.push(i..i + 1),
+        }
+    }
+    runs
+}
+
 /// Pages one landing buffer holds; more arrivals in one frame go straight to the atlas.
 pub const LANDING_PAGES: u64 = 64;
 
@@ -71,8 +105,10 @@ pub const LANDING_PAGES: u64 = 64;
 #[derive(Default)]
 struct Staged {
     frame_slot: usize,
-    record_bytes: u64,
-    lookup_bytes: u64,
+    /// Changed slot records: staging → `tiles.slots` (`stream.records`).
+    records: Vec<vk::BufferCopy>,
+    /// The lookup hash when it changed: (staging offset, bytes).
+    lookup: Option<(u64, u64)>,
     /// Payloads shown this frame: staging → atlas (`stream.records`).
     direct: Vec<vk::BufferImageCopy>,
     /// Payloads landing for the next frame: bytes of the upload staging → landing[`landing`].
@@ -100,6 +136,8 @@ pub struct TileAtlas {
     /// again).
     page_content: HashMap<u32, TileId>,
     staged: Staged,
+    /// What `tiles.slots` and `tiles.lookup` hold once the staged copies have run.
+    shown: Shown,
     /// Payloads landed this frame, placed by the next (landing-buffer offset → page).
     next_place: Vec<vk::BufferImageCopy>,
 }
@@ -144,6 +182,7 @@ impl TileAtlas {
             frames: 0,
             page_content: HashMap::new(),
             staged: Staged::default(),
+            shown: Shown::default(),
             next_place: Vec::new(),
         })
     }
@@ -153,6 +192,11 @@ impl TileAtlas {
     /// yet (shown this frame), and the `incoming` payloads (landing now, shown next frame;
     /// beyond `LANDING_PAGES` they are copied straight away). `frame_slot` comes from
     /// `Executor::begin_frame`, so its staging buffer is no longer in use by the GPU.
+    ///
+    /// Only what differs from the records and table on the GPU is staged: the changed records
+    /// alone (a still camera's arrivals and fades) or all of them (the eye moved: every origin
+    /// is camera-relative). The copies run in submission order, so the host mirror is what
+    /// the GPU holds when this frame's copy lands.
     pub fn prepare(
         &mut self,
         ctx: &Context,
@@ -162,13 +206,42 @@ impl TileAtlas {
         eye: DVec3,
         texel0: f64,
     ) -> framegraph::Result<()> {
-        let records = visible.records(eye, self.slot_capacity as usize, texel0);
-        let lookup = visible.lookup_table(self.lookup_size as usize);
-        assert_eq!(
-            lookup.len(),
-            self.lookup_size as usize,
-            "more resident tiles than slots"
-        );
+        self.prepare_known(ctx, frame_slot, visible, None, incoming, eye, texel0)
+    }
+
+    /// [`TileAtlas::prepare`], where `generation` (when given) changes whenever `visible`
+    /// does: with the generation and the eye of the last frame, nothing is rebuilt or staged.
+    #[allow(clippy::too_many_arguments)]
+    pub fn prepare_known(
+        &mut self,
+        ctx: &Context,
+        frame_slot: usize,
+        visible: &Residency,
+        generation: Option<u64>,
+        incoming: &[ResidentTile],
+        eye: DVec3,
+        texel0: f64,
+    ) -> framegraph::Result<()> {
+        let key = generation.map(|g| (g, eye.to_array().map(f64::to_bits)));
+        let (mut runs, mut lookup) = (Vec::new(), None);
+        if key.is_none() || self.shown.key != key {
+            let records = visible.records(eye, self.slot_capacity as usize, texel0);
+            let table = visible.lookup_table(self.lookup_size as usize);
+            assert_eq!(
+                table.len(),
+                self.lookup_size as usize,
+                "more resident tiles than slots"
+            );
+            runs = changed_runs(&self.shown.records, &records);
+            if table != self.shown.lookup {
+                lookup = Some(table);
+            }
+            self.shown.records = records;
+            if let Some(t) = &lookup {
+                self.shown.lookup.clone_from(t);
+            }
+            self.shown.key = key;
+        }
         let mut direct: Vec<&ResidentTile> = visible
             .tiles
             .iter()
@@ -177,9 +250,12 @@ impl TileAtlas {
         let land_n = incoming.len().min(LANDING_PAGES as usize);
         direct.extend(&incoming[land_n..]);
         let landing: Vec<&ResidentTile> = incoming[..land_n].iter().collect();
-        let record_bytes = std::mem::size_of_val(records.as_slice()) as u64;
-        let lookup_bytes = std::mem::size_of_val(lookup.as_slice()) as u64;
-        let payload_at = record_bytes + lookup_bytes;
+        let record_size = size_of::<SlotRecord>();
+        let record_bytes = runs.iter().map(|r| r.len()).sum::<usize>() * record_size;
+        let lookup_bytes = lookup
+            .as_ref()
+            .map_or(0, |t| std::mem::size_of_val(t.as_slice()));
+        let payload_at = (record_bytes + lookup_bytes) as u64;
         let total = payload_at + direct.len() as u64 * PAGE_BYTES;
         // Heights with the cover in their low mantissa bits (`Tile::gpu_heights`).
         let write = |map: &mut [u8], off: u64, t: &ResidentTile| {
@@ -191,9 +267,21 @@ impl TileAtlas {
         let map = staging
             .mapped_mut()
             .ok_or_else(|| framegraph::Error::NotMapped("tiles.staging".into()))?;
-        map[..record_bytes as usize].copy_from_slice(bytemuck::cast_slice(&records));
-        map[record_bytes as usize..payload_at as usize]
-            .copy_from_slice(bytemuck::cast_slice(&lookup));
+        let mut record_regions = Vec::with_capacity(runs.len());
+        let mut at = 0;
+        for run in &runs {
+            let bytes: &[u8] = bytemuck::cast_slice(&self.shown.records[run.clone()]);
+            map[at..at + bytes.len()].copy_from_slice(bytes);
+            record_regions.push(vk::BufferCopy {
+                src_offset: at as u64,
+                dst_offset: (run.start * record_size) as u64,
+                size: bytes.len() as u64,
+            });
+            at += bytes.len();
+        }
+        if let Some(t) = &lookup {
+            map[record_bytes..payload_at as usize].copy_from_slice(bytemuck::cast_slice(t));
+        }
         let mut direct_regions = Vec::with_capacity(direct.len());
         for (k, t) in direct.iter().enumerate() {
             let off = payload_at + k as u64 * PAGE_BYTES;
@@ -224,14 +312,20 @@ impl TileAtlas {
         self.frames += 1;
         self.staged = Staged {
             frame_slot,
-            record_bytes,
-            lookup_bytes,
+            records: record_regions,
+            lookup: lookup.map(|_| (record_bytes as u64, lookup_bytes as u64)),
             direct: direct_regions,
             landing_copy: (!landing.is_empty()).then(|| landing.len() as u64 * PAGE_BYTES),
             landing: parity,
             place,
         };
         Ok(())
+    }
+
+    /// Slot records the last prepared frame copies to the GPU (0 when nothing changed).
+    pub fn staged_records(&self) -> u32 {
+        let bytes: u64 = self.staged.records.iter().map(|r| r.size).sum();
+        (bytes / size_of::<SlotRecord>() as u64) as u32
     }
 
     /// Pages the last prepared frame copies into the atlas or lands for the next one.
@@ -244,11 +338,6 @@ impl TileAtlas {
     /// staged (see the module notes). Returns the handles the surface readers bind.
     pub fn declare(&self, g: &mut Graph<'_>) -> TileBindings {
         let s = &self.staged;
-        let staging = self
-            .staging
-            .current(s.frame_slot)
-            .expect("TileAtlas::declare after prepare");
-        let src = g.import_buffer(staging);
         // Declared first, so the compiled order puts the transfer batch ahead of the frame's
         // universal work, which does not wait for it.
         if let Some(len) = s.landing_copy {
@@ -270,14 +359,26 @@ impl TileAtlas {
             g.transfer("stream.place")
                 .copy_buffer_to_image(landed, &mut heights, s.place.clone());
         }
-        let mut node = g
-            .transfer("stream.records")
-            .copy_buffer(src, &mut slots, 0, 0, s.record_bytes)
-            .copy_buffer(src, &mut lookup, s.record_bytes, 0, s.lookup_bytes);
-        if !s.direct.is_empty() {
-            node = node.copy_buffer_to_image(src, &mut heights, s.direct.clone());
+        // A frame whose records, table and shown pages are all on the GPU already copies
+        // nothing: `stream.records` is left out.
+        if !s.records.is_empty() || s.lookup.is_some() || !s.direct.is_empty() {
+            let staging = self
+                .staging
+                .current(s.frame_slot)
+                .expect("TileAtlas::declare after prepare");
+            let src = g.import_buffer(staging);
+            let mut node = g.transfer("stream.records");
+            if !s.records.is_empty() {
+                node = node.copy_buffer_regions(src, &mut slots, s.records.clone());
+            }
+            if let Some((at, len)) = s.lookup {
+                node = node.copy_buffer(src, &mut lookup, at, 0, len);
+            }
+            if !s.direct.is_empty() {
+                node = node.copy_buffer_to_image(src, &mut heights, s.direct.clone());
+            }
+            let _ = node;
         }
-        let _ = node;
         TileBindings {
             slots,
             lookup,
@@ -312,4 +413,37 @@ fn page_copy(offset: u64, page: u32) -> vk::BufferImageCopy {
             height: TILE_STRIDE,
             depth: 1,
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{changed_runs, SlotRecord};
+    use bytemuck::Zeroable;
+
+    fn records(levels: &[u32]) -> Vec<SlotRecord> {
+        levels
+            .iter()
+            .map(|&level| SlotRecord {
+                level,
+                ..SlotRecord::zeroed()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn only_changed_records_are_copied_in_runs() {
+        let old = records(&[0, 1, 2, 3, 4, 5, 6]);
+        assert!(
+            changed_runs(&old, &old).is_empty(),
+            "a still frame copies nothing"
+        );
+        let new = records(&[0, 9, 9, 3, 4, 9, 6]);
+        assert_eq!(changed_runs(&old, &new), vec![1..3, 5..6]);
+        // A changed byte anywhere in the record counts (here the last reserved word).
+        let mut tail = old.clone();
+        tail[6].reserved[34] = 1;
+        assert_eq!(changed_runs(&old, &tail), vec![6..7]);
+        // Nothing on the GPU yet: everything.
+        assert_eq!(changed_runs(&[], &new), vec![0..7]);
+    }
 }

@@ -144,6 +144,20 @@ pub struct TileStream {
     last_eye: Option<DVec3>,
     /// The open cut window, if any.
     cut: Option<CutWindow>,
+    /// Counts changes of `l9_heights`: part of the wanted set's key.
+    l9_generation: u64,
+    /// The last wanted set and what it was walked from: a still camera with the same height
+    /// bounds wants the same set, and the walk (thousands of culled volumes near the ground)
+    /// is most of a still frame's streaming.
+    last_wanted: Option<(WantedKey, WantedSet)>,
+}
+
+/// What the wanted set is a function of.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct WantedKey {
+    cam: ViewCamera,
+    params: WantedParams,
+    l9_generation: u64,
 }
 
 impl TileStream {
@@ -162,6 +176,8 @@ impl TileStream {
             failed: HashMap::new(),
             reported: HashSet::new(),
             l9_heights: HashMap::new(),
+            l9_generation: 0,
+            last_wanted: None,
             last_eye: None,
             cut: None,
         }
@@ -260,7 +276,7 @@ impl TileStream {
             }
         }
         self.close_cut_window(now_s, false);
-        let wanted = wanted_set_with(cam, self.body, &self.params, &|id| self.height_bound(id));
+        let wanted = self.wanted(cam);
         let plan = self.table.plan(&wanted);
         self.forget(&plan.evictions, source);
         let crossfades_done = self.table.finish_crossfades(now_s);
@@ -304,6 +320,24 @@ impl TileStream {
         }
     }
 
+    /// The wanted set for `cam`: the last one when nothing it depends on changed.
+    fn wanted(&mut self, cam: &ViewCamera) -> WantedSet {
+        let key = WantedKey {
+            cam: *cam,
+            params: self.params,
+            l9_generation: self.l9_generation,
+        };
+        match &self.last_wanted {
+            Some((k, set)) if *k == key => set.clone(),
+            _ => {
+                let set =
+                    wanted_set_with(cam, self.body, &self.params, &|id| self.height_bound(id));
+                self.last_wanted = Some((key, set.clone()));
+                set
+            }
+        }
+    }
+
     /// Heights tile `id` lies within: an amplified tile within its L9 ancestor's measured
     /// range widened by the most detail amplification adds (the monotone cubic stays within
     /// the L9 samples), so fine tiles near the ground are measured from their own ground and
@@ -330,7 +364,9 @@ impl TileStream {
     fn forget(&mut self, evictions: &[Eviction], source: &dyn TileSource) {
         let mut cancel = Vec::new();
         for e in evictions {
-            self.l9_heights.remove(&e.tile);
+            if self.l9_heights.remove(&e.tile).is_some() {
+                self.l9_generation += 1;
+            }
             self.arrived.remove(&e.tile);
             self.provisional.remove(&e.tile);
             self.stale.remove(&e.tile);
@@ -604,6 +640,7 @@ impl TileStream {
                     max_m: hi as f64,
                 },
             );
+            self.l9_generation += 1;
         }
         if provisional {
             self.provisional.insert(id);

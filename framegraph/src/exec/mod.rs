@@ -113,6 +113,18 @@ impl Slot {
     }
 }
 
+/// Host ms of the last [`Executor::execute`], by step.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ExecuteTimes {
+    /// Retiring the slot's previous frame (when `begin_frame` has not), resetting its pools
+    /// and queries, realizing the transients, building missing pipelines.
+    pub setup_ms: f64,
+    /// Recording every batch's commands.
+    pub record_ms: f64,
+    /// `vkQueueSubmit2` of every batch.
+    pub submit_ms: f64,
+}
+
 pub struct Executor {
     slots: Vec<Slot>,
     frame: u64,
@@ -120,6 +132,8 @@ pub struct Executor {
     pub pipelines: Pipelines,
     scopes: ScopeIds,
     timing: TimingMode,
+    /// The last `execute`'s host times.
+    pub last_times: ExecuteTimes,
 }
 
 /// Queries 0 and 1 of a slot's pool hold the frame span; node i's pair follows at
@@ -172,6 +186,7 @@ impl Executor {
             pipelines: Pipelines::default(),
             scopes: ScopeIds::default(),
             timing: TimingMode::default(),
+            last_times: ExecuteTimes::default(),
         })
     }
 
@@ -318,6 +333,7 @@ impl Executor {
         sync: FrameSync,
     ) -> Result<Option<FrameOutput>> {
         puffin::profile_function!();
+        let started = std::time::Instant::now();
         let slot = (self.frame % self.slots.len() as u64) as usize;
         // 1. Retire the slot's previous frame: its pools, queries and transients are reused.
         let retired = self.retire(ctx, slot)?;
@@ -351,12 +367,26 @@ impl Executor {
                 );
             }
         }
+        let mut lap = std::time::Instant::now();
+        let mut times = ExecuteTimes {
+            setup_ms: (lap - started).as_secs_f64() * 1e3,
+            ..ExecuteTimes::default()
+        };
+        let since = |lap: &mut std::time::Instant| {
+            let now = std::time::Instant::now();
+            let ms = (now - *lap).as_secs_f64() * 1e3;
+            *lap = now;
+            ms
+        };
         for batch in 0..f.g.batches.len() {
             // 4. Record the batch's nodes; 5. submit it at once, so that the batches it
             //    waits for (always earlier ones) already have their timeline values.
             let cmd = self.record_batch(ctx, &mut f, batch)?;
+            times.record_ms += since(&mut lap);
             self.submit_batch(ctx, &mut f, batch, cmd)?;
+            times.submit_ms += since(&mut lap);
         }
+        self.last_times = times;
         // 6. Imported resources start the next frame in the state this one leaves them in.
         f.carry_states();
         // 7. Keep what `retire` needs to wait for this frame and collect its results.

@@ -335,6 +335,32 @@ impl<'g, 'a> TransferNode<'g, 'a> {
         self
     }
 
+    /// Several regions of `src` into `dst` in one `vkCmdCopyBuffer`; the rest of `dst` is
+    /// kept (a partial write).
+    pub fn copy_buffer_regions(
+        mut self,
+        src: BufferRef,
+        dst: &mut BufferRef,
+        regions: Vec<vk::BufferCopy>,
+    ) -> Self {
+        self.g
+            .use_read(self.node, src.id, src.version, Access::TransferRead, None);
+        dst.version = self.g.use_write(
+            self.node,
+            dst.id,
+            dst.version,
+            Access::TransferWrite,
+            None,
+            true,
+        );
+        self.op(CopyOp::Buffer {
+            src: src.id,
+            dst: dst.id,
+            regions,
+        });
+        self
+    }
+
     pub fn copy_buffer_to_image(
         mut self,
         src: BufferRef,

@@ -13,9 +13,10 @@ use anyhow::{Context as _, Result};
 use ash::vk;
 use engine::camera::ViewCamera;
 use engine::debug_view::DebugView;
-use engine::renderer::{FrameRequest, PlanetRenderer};
+use engine::renderer::{FrameRequest, PlanetRenderer, PrepareTimes};
 use engine::shade::AovPixel;
 use framegraph::exec::timing::{NodeTime, TimingMode};
+use framegraph::exec::ExecuteTimes;
 use framegraph::{Access, Context, Executor, FrameOutput, FrameSync, Graph, ImageDesc};
 use std::time::Instant;
 
@@ -53,9 +54,51 @@ pub struct Frame {
     pub span_ms: Option<f64>,
 }
 
+/// Host ms of one timed frame, by stage, in the order the loop runs them.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HostStages {
+    /// `Executor::begin_frame`: waiting for the frame slot's previous frame (the only wait on
+    /// the GPU in the loop) and collecting its timestamps.
+    pub wait_ms: f64,
+    /// `PlanetRenderer::prepare`, by step.
+    pub prepare: PrepareTimes,
+    pub declare_ms: f64,
+    pub compile_ms: f64,
+    /// `Executor::execute`, by step: set-up (pools, queries, transients, pipelines), command
+    /// recording, `vkQueueSubmit2`.
+    pub execute: ExecuteTimes,
+}
+
+impl HostStages {
+    /// (stage, ms) in loop order; the prepare's steps are named as `PrepareTimes`' fields.
+    pub fn named(&self) -> [(&'static str, f64); 11] {
+        let (p, e) = (&self.prepare, &self.execute);
+        [
+            ("wait", self.wait_ms),
+            ("prepare.feed", p.feed_ms),
+            ("prepare.stream", p.stream_ms),
+            ("prepare.constants", p.constants_ms),
+            ("prepare.records", p.records_ms),
+            ("prepare.mesh", p.mesh_ms),
+            ("declare", self.declare_ms),
+            ("compile", self.compile_ms),
+            ("execute.setup", e.setup_ms),
+            ("execute.record", e.record_ms),
+            ("execute.submit", e.submit_ms),
+        ]
+    }
+
+    /// The host's own work: every stage but the wait.
+    pub fn busy_ms(&self) -> f64 {
+        self.named().iter().skip(1).map(|s| s.1).sum()
+    }
+}
+
 /// What the timed loop gives back: its frames after the warm-up, oldest first.
 pub struct Timed {
     pub outputs: Vec<FrameOutput>,
+    /// The kept frames' host stages, oldest first.
+    pub host: Vec<HostStages>,
     /// Host wall ms per frame over the frames kept: from the submission of the first kept
     /// frame to the retirement of the last, over their count.
     pub wall_per_frame_ms: f64,
@@ -98,7 +141,17 @@ impl Gpu {
         let t0 = Instant::now();
         // One slot, drained after every frame: this only picks the slot (0).
         let (slot, _) = self.exec.begin_frame(&self.ctx)?;
-        submit(&self.ctx, &mut self.exec, r, cam, slot, aov, color)?;
+        let mut stages = HostStages::default();
+        submit(
+            &self.ctx,
+            &mut self.exec,
+            r,
+            cam,
+            slot,
+            aov,
+            color,
+            &mut stages,
+        )?;
         let host_ms = t0.elapsed().as_secs_f64() * 1e3;
         // Draining waits for exactly this frame.
         let out = self
@@ -160,7 +213,8 @@ impl Gpu {
 }
 
 /// Prepare, declare, compile and submit one frame through `exec` into `slot` (the slot its
-/// `begin_frame` freed).
+/// `begin_frame` freed); the host ms of each stage go to `stages`.
+#[allow(clippy::too_many_arguments)]
 fn submit(
     ctx: &Context,
     exec: &mut Executor,
@@ -169,7 +223,15 @@ fn submit(
     slot: usize,
     aov: bool,
     color: bool,
+    stages: &mut HostStages,
 ) -> Result<()> {
+    let mut t = Instant::now();
+    let mut lap = || {
+        let now = Instant::now();
+        let ms = (now - t).as_secs_f64() * 1e3;
+        t = now;
+        ms
+    };
     let req = FrameRequest {
         cam: *cam,
         frame_slot: slot,
@@ -177,6 +239,8 @@ fn submit(
         aov,
     };
     r.prepare(ctx, req)?;
+    stages.prepare = r.stats.prepare;
+    lap();
     let mut g = Graph::new();
     let desc = ImageDesc::d2(cam.width, cam.height, vk::Format::R8G8B8A8_UNORM);
     let mut target = g.create_image("bench.target", desc);
@@ -192,11 +256,14 @@ fn submit(
             .side_effect()
             .declare_only();
     }
+    stages.declare_ms = lap();
     let compiled = g
         .compile(ctx.queue_setup())
         .context("compiling the planet frame")?;
+    stages.compile_ms = lap();
     exec.execute(ctx, compiled, FrameSync::default())
         .context("submitting the planet frame")?;
+    stages.execute = exec.last_times;
     Ok(())
 }
 
@@ -214,6 +281,7 @@ fn timed_loop(
 ) -> Result<Timed> {
     let n = exec.frames_in_flight() as u64;
     let mut outputs = Vec::new();
+    let mut host = Vec::new();
     // Frames from `first` on are timed; until the warm-up ends, none is.
     let mut first = u64::MAX;
     // Each retired frame's node times go to the renderer with its slot (the GPU tile budget).
@@ -238,11 +306,20 @@ fn timed_loop(
         if first != u64::MAX && exec.frame() >= first + frames.max(1) as u64 {
             break;
         }
+        let waiting = Instant::now();
         let (slot, retired) = exec.begin_frame(ctx)?;
+        let mut stages = HostStages {
+            wait_ms: waiting.elapsed().as_secs_f64() * 1e3,
+            ..HostStages::default()
+        };
         if let Some(o) = retired {
             keep(r, o, first, &mut outputs);
         }
-        submit(ctx, exec, r, cam, slot, false, false)?;
+        let timed = exec.frame() >= first;
+        submit(ctx, exec, r, cam, slot, false, false, &mut stages)?;
+        if timed {
+            host.push(stages);
+        }
         i += 1;
     }
     for o in exec.drain(ctx).context("running the timed frames")? {
@@ -252,6 +329,7 @@ fn timed_loop(
     let kept = outputs.len().max(1) as f64;
     Ok(Timed {
         outputs,
+        host,
         wall_per_frame_ms: (end - start).as_secs_f64() * 1e3 / kept,
         window: (start, end),
     })

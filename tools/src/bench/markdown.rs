@@ -174,6 +174,8 @@ pub fn render(r: &Report) -> String {
         );
     }
 
+    host_stages(&mut s, r);
+
     let names = node_names(&r.views);
     let _ = writeln!(s, "\n## GPU ms per node (median of the timed frames)\n");
     if names.is_empty() {
@@ -455,4 +457,50 @@ fn readiness(rd: &Readiness) -> String {
         e.binding.as_deref().unwrap_or("none (no supply figure)")
     );
     s
+}
+
+/// Host ms per frame by stage (docs/bench.md "Host time per frame").
+fn host_stages(s: &mut String, r: &Report) {
+    let Some(stages) = r.views.iter().find(|v| !v.timed.host_stages.is_empty()) else {
+        return;
+    };
+    let names: Vec<&str> = stages
+        .timed
+        .host_stages
+        .iter()
+        .map(|x| x.stage.as_str())
+        .collect();
+    let _ = writeln!(
+        s,
+        "\n## Host ms per frame by stage (median of the timed frames)\n"
+    );
+    let _ = writeln!(s, "`busy` is the host's own work, every stage but `wait` (the frame slot's fence: the only wait on the GPU in the loop); with frames in flight the wall per frame is about the larger of `busy` and the GPU frame.\n");
+    let _ = writeln!(
+        s,
+        "| view | wall ms / frame | busy median (p95) | {} |",
+        names.join(" | ")
+    );
+    let _ = writeln!(s, "|---|---|---|{}", "---|".repeat(names.len()));
+    for v in &r.views {
+        let t = &v.timed;
+        let cells: Vec<String> = names
+            .iter()
+            .map(|n| {
+                t.host_stages
+                    .iter()
+                    .find(|x| x.stage == *n)
+                    .map(|x| format!("{:.3}", x.median_ms))
+                    .unwrap_or_default()
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "| {} | {:.3} | {:.3} ({:.3}) | {} |",
+            v.name,
+            t.wall_per_frame_ms,
+            t.host_busy_median_ms,
+            t.host_busy_p95_ms,
+            cells.join(" | ")
+        );
+    }
 }

@@ -137,6 +137,15 @@ pub struct Timed {
     /// Host wall time per kept frame, frames in flight (throughput, not latency).
     #[serde(default)]
     pub wall_per_frame_ms: f64,
+    /// The host's own work per kept frame (every stage but the wait for a frame slot): median
+    /// and 95th percentile.
+    #[serde(default)]
+    pub host_busy_median_ms: f64,
+    #[serde(default)]
+    pub host_busy_p95_ms: f64,
+    /// Host ms per stage of the kept frames (`frame::HostStages`), in loop order.
+    #[serde(default)]
+    pub host_stages: Vec<StageMs>,
     /// Whether the platform exposes the SM clock (`nvidia-smi` on PATH), and the clock over
     /// the kept frames (None: not exposed, or no sample fell inside them).
     #[serde(default)]
@@ -150,6 +159,14 @@ pub struct Timed {
     /// The per-node pass (`--per-node`), which fills `ViewResult::nodes`.
     #[serde(default)]
     pub per_node: Option<PerNodePass>,
+}
+
+/// One host stage of the timed frames.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct StageMs {
+    pub stage: String,
+    pub median_ms: f64,
+    pub p95_ms: f64,
 }
 
 /// The second timed pass with a timestamp pair around every node (`bench --per-node`).

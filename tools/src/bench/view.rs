@@ -5,9 +5,9 @@
 use super::accuracy;
 use super::clock::{self, ClockSampler};
 use super::floors::{self, FrameShape};
-use super::frame::{Gpu, FRAMES_IN_FLIGHT};
+use super::frame::{Gpu, HostStages, FRAMES_IN_FLIGHT};
 use super::pop;
-use super::report::{Limits, NodeStat, PerNodePass, Settle, Tiles, Timed, ViewResult};
+use super::report::{Limits, NodeStat, PerNodePass, Settle, StageMs, Tiles, Timed, ViewResult};
 use super::rings;
 use super::scene::Scene;
 use super::stats::{frame_span, median, per_node, quantile};
@@ -177,6 +177,8 @@ fn measure(
     let spans: Vec<f64> = run.outputs.iter().filter_map(|f| f.span_ms).collect();
     let sm = clock.window(run.window.0, run.window.1);
     let (gpu_median_ms, gpu_p95_ms) = (median(&spans), quantile(&spans, 0.95));
+    let busy: Vec<f64> = run.host.iter().map(|h| h.busy_ms()).collect();
+    let host_stages = host_stages(&run.host);
     v.timed = Timed {
         frames: spans.len() as u32,
         warmup: o.warmup,
@@ -184,6 +186,9 @@ fn measure(
         gpu_median_ms,
         gpu_p95_ms,
         wall_per_frame_ms: run.wall_per_frame_ms,
+        host_busy_median_ms: median(&busy),
+        host_busy_p95_ms: quantile(&busy, 0.95),
+        host_stages,
         clock_exposed: clock.exposed(),
         flags: clock::flags(sm.as_ref(), gpu_median_ms, gpu_p95_ms),
         clock: sm,
@@ -255,4 +260,21 @@ fn measure(
         })
         .collect();
     Ok((v, color))
+}
+
+/// Median and p95 host ms of each stage over the timed frames, in loop order.
+fn host_stages(frames: &[HostStages]) -> Vec<StageMs> {
+    let Some(first) = frames.first() else {
+        return Vec::new();
+    };
+    (0..first.named().len())
+        .map(|k| {
+            let ms: Vec<f64> = frames.iter().map(|f| f.named()[k].1).collect();
+            StageMs {
+                stage: first.named()[k].0.to_string(),
+                median_ms: median(&ms),
+                p95_ms: quantile(&ms, 0.95),
+            }
+        })
+        .collect()
 }
