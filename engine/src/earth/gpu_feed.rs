@@ -498,6 +498,81 @@ mod tests {
         assert!(f.poll().is_empty());
     }
 
+    /// A CPU source that records what it is asked for and completes it on the next poll.
+    struct Recorder {
+        inner: AnalyticSource,
+        asked: Mutex<Vec<TileId>>,
+        cancelled: Mutex<Vec<TileId>>,
+    }
+
+    impl TileSource for Recorder {
+        fn body(&self) -> Body {
+            self.inner.body()
+        }
+        fn finest_level(&self) -> u8 {
+            self.inner.finest_level()
+        }
+        fn tile(&self, id: TileId) -> Arc<Tile> {
+            self.inner.tile(id)
+        }
+        fn max_relief(&self) -> f64 {
+            self.inner.max_relief()
+        }
+        fn is_async(&self) -> bool {
+            true
+        }
+        fn request(&self, tiles: &[(TileId, f32)]) {
+            self.asked.lock().extend(tiles.iter().map(|t| t.0));
+        }
+        fn cancel(&self, tiles: &[TileId]) {
+            self.cancelled.lock().extend_from_slice(tiles);
+        }
+        fn poll(&self) -> Vec<Completion> {
+            let asked = std::mem::take(&mut *self.asked.lock());
+            asked
+                .into_iter()
+                .map(|id| (id, Ok(Arc::new(Tile::empty(id)))))
+                .collect()
+        }
+        fn feed(&self) -> Option<FeedSnapshot> {
+            Some(FeedSnapshot {
+                completed: PerClass([Some(3), Some(0), Some(2)]),
+                backlog: 1,
+            })
+        }
+    }
+
+    /// Under a water mask the tiles the GPU cannot make exactly go to the CPU source: its
+    /// requests, cancels, completions and supply pass through; the GPU queue never sees them.
+    #[test]
+    fn tiles_the_gpu_cannot_make_go_to_the_cpu_source() {
+        let rec = Arc::new(Recorder {
+            inner: AnalyticSource::from_surface(crate::cbt::surface::AnalyticSurface::earth()),
+            asked: Mutex::new(Vec::new()),
+            cancelled: Mutex::new(Vec::new()),
+        });
+        let face = crate::planet::Face(4);
+        let coast = TileId::new(12, face, 7, 7);
+        let inland = TileId::new(12, face, 8, 8);
+        let f = GpuFeed::new(rec.clone()).with_cpu_only(Arc::new(move |id| id == coast));
+        f.request(&[(coast, 2.0), (inland, 1.0)]);
+        assert_eq!(*rec.asked.lock(), vec![coast]);
+        assert_eq!(f.backlog(), 1, "only the inland tile is queued for the GPU");
+        let (got, _) = f.take(8, |_| 0.0, 1.0);
+        assert_eq!(got, vec![inland]);
+        f.complete(vec![(inland, Ok(Arc::new(Tile::empty(inland))))]);
+        let mut done: Vec<TileId> = f.poll().into_iter().map(|c| c.0).collect();
+        done.sort();
+        let mut want = vec![coast, inland];
+        want.sort();
+        assert_eq!(done, want, "both arrive: one from each maker");
+        f.cancel(&[coast]);
+        assert_eq!(*rec.cancelled.lock(), vec![coast]);
+        let snap = f.feed().expect("metered");
+        assert_eq!(snap.completed.0, [Some(3), Some(0), Some(3)]);
+        assert_eq!(snap.backlog, 1);
+    }
+
     /// The budget bounds a frame's tiles by their estimated cost; the first always goes.
     #[test]
     fn the_time_budget_bounds_a_frames_tiles() {
