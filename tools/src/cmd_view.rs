@@ -115,6 +115,7 @@ pub fn run(a: Args) -> Result<()> {
     let paths = EarthPaths {
         etopo: a.etopo.clone(),
         data: a.data.clone(),
+        mask_in_background: true,
     };
     let source = SharedSource::open(&a.scene, paths);
     let probe = GroundProbe::start(GroundConfig {

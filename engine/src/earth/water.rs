@@ -395,6 +395,49 @@ impl WaterMap {
         }
     }
 
+    /// The mask at `path` if it is already built; otherwise [`WaterMap::BelowDatum`] now, and
+    /// the mask built on a thread of its own for the next process (the build takes about a
+    /// minute: a viewer's first start must not wait for it). Returns the thread, if one was
+    /// started, so a caller may wait for it.
+    pub fn open_or_build_later(
+        path: &Path,
+        etopo: &Etopo,
+    ) -> (WaterMap, Option<std::thread::JoinHandle<()>>) {
+        let gmt = std::env::var(GMT_ENV).unwrap_or_else(|_| "gmt".to_string());
+        WaterMap::open_or_build_later_with(path, &gmt, etopo)
+    }
+
+    /// [`WaterMap::open_or_build_later`] with an explicit `gmt` program.
+    pub fn open_or_build_later_with(
+        path: &Path,
+        gmt: &str,
+        etopo: &Etopo,
+    ) -> (WaterMap, Option<std::thread::JoinHandle<()>>) {
+        if path.exists() {
+            return (WaterMap::open(path, etopo), None);
+        }
+        let (gmt, out) = (gmt.to_string(), path.to_path_buf());
+        log::info!(
+            "water mask: building {} in the background (about a minute); until the next start \
+             water is ground below the datum",
+            out.display()
+        );
+        let build = std::thread::Builder::new()
+            .name("water-mask".into())
+            .spawn(move || match build_mask(&gmt, WATER_MASK_MINUTES, &out) {
+                Ok(()) => log::info!(
+                    "water mask: built {}; used from the next start",
+                    out.display()
+                ),
+                Err(e) => log::warn!(
+                    "water mask unavailable, so water is ground below the datum \
+                     (Qattara and the Netherlands flood, lakes sit at 0 m): {e}"
+                ),
+            })
+            .ok();
+        (WaterMap::BelowDatum, build)
+    }
+
     /// [`WaterMap::open`] without the fallback, with an explicit `gmt` program.
     pub fn try_open(path: &Path, gmt: &str, etopo: &Etopo) -> Result<WaterMask, WaterError> {
         if !path.exists() {
@@ -546,6 +589,27 @@ mod tests {
         for (h, want) in [(-45.0, Water::Ocean), (12.0, Water::Land)] {
             assert_eq!(WaterMap::BelowDatum.water_at(&flat(h), 29.5, 27.0), want);
         }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_missing_mask_is_built_later_and_the_map_falls_back_at_once() {
+        // The viewer's path: no mask yet, so the below-datum rule now and the build on a
+        // thread; with no gmt the build fails there, and no file appears.
+        let dir = std::env::temp_dir().join(format!("pf-water-later-{}", std::process::id()));
+        let p = dir.join("water.bb");
+        let t = std::time::Instant::now();
+        let (map, build) = WaterMap::open_or_build_later_with(&p, "/nonexistent/gmt", &flat(-45.0));
+        assert!(
+            t.elapsed().as_secs_f64() < 1.0,
+            "it returned without waiting for the build"
+        );
+        assert!(matches!(map, WaterMap::BelowDatum));
+        build
+            .expect("a build thread")
+            .join()
+            .expect("the build thread ends");
+        assert!(!p.exists());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

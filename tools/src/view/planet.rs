@@ -6,6 +6,7 @@ use super::startup;
 use super::stats::{SceneStats, TileStats};
 use super::{FrameInput, SceneRenderer};
 use anyhow::{Context as _, Result};
+use engine::earth::water::WaterMap;
 use engine::renderer::{FrameRequest, PlanetRenderer, RendererOptions};
 use engine::shade::AovPixel;
 use engine::source::{AnalyticSource, EarthSource, TileSource};
@@ -40,6 +41,10 @@ pub struct PlanetScene {
 pub struct EarthPaths {
     pub etopo: Option<PathBuf>,
     pub data: Option<PathBuf>,
+    /// A water mask not yet built is built on a thread for the next start, and this one runs
+    /// with water below the datum (the viewer: its first frame must not wait a minute for
+    /// `gmt`). Otherwise the build is waited for (render, bench: their images are the result).
+    pub mask_in_background: bool,
 }
 
 /// The Earth at the default paths.
@@ -65,7 +70,13 @@ pub fn earth_at(paths: &EarthPaths) -> Result<Arc<EarthSource>> {
     startup::step("ETOPO5 relief grid", t);
     let data_dir = engine::store::datadir::data_dir(paths.data.as_deref());
     let t = Instant::now();
-    let src = src.with_mask_at(&engine::earth::water::mask_path(None, &data_dir));
+    let mask = engine::earth::water::mask_path(None, &data_dir);
+    let src = if paths.mask_in_background {
+        let (water, _build) = WaterMap::open_or_build_later(&mask, &src.etopo);
+        src.with_water(water)
+    } else {
+        src.with_mask_at(&mask)
+    };
     startup::step("water mask", t);
     let cfg = OracleConfig {
         data_dir: Some(data_dir),
