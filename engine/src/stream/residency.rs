@@ -21,7 +21,7 @@
 use super::cull::HeightRange;
 use super::cut::{is_cut, CutWindow};
 use super::slots::{Eviction, SlotEntry, SlotState, SlotTable};
-use super::wanted::{wanted_set_with, WantedParams, WantedSet};
+use super::wanted::{WantedCache, WantedParams, WantedSet};
 use crate::camera::ViewCamera;
 use crate::earth::amplify::max_detail_m;
 use crate::earth::Tile;
@@ -146,18 +146,8 @@ pub struct TileStream {
     cut: Option<CutWindow>,
     /// Counts changes of `l9_heights`: part of the wanted set's key.
     l9_generation: u64,
-    /// The last wanted set and what it was walked from: a still camera with the same height
-    /// bounds wants the same set, and the walk (thousands of culled volumes near the ground)
-    /// is most of a still frame's streaming.
-    last_wanted: Option<(WantedKey, WantedSet)>,
-}
-
-/// What the wanted set is a function of.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct WantedKey {
-    cam: ViewCamera,
-    params: WantedParams,
-    l9_generation: u64,
+    /// The last wanted set, kept for a still camera.
+    wanted_cache: WantedCache,
 }
 
 impl TileStream {
@@ -177,7 +167,7 @@ impl TileStream {
             reported: HashSet::new(),
             l9_heights: HashMap::new(),
             l9_generation: 0,
-            last_wanted: None,
+            wanted_cache: WantedCache::default(),
             last_eye: None,
             cut: None,
         }
@@ -322,20 +312,12 @@ impl TileStream {
 
     /// The wanted set for `cam`: the last one when nothing it depends on changed.
     fn wanted(&mut self, cam: &ViewCamera) -> WantedSet {
-        let key = WantedKey {
-            cam: *cam,
-            params: self.params,
-            l9_generation: self.l9_generation,
-        };
-        match &self.last_wanted {
-            Some((k, set)) if *k == key => set.clone(),
-            _ => {
-                let set =
-                    wanted_set_with(cam, self.body, &self.params, &|id| self.height_bound(id));
-                self.last_wanted = Some((key, set.clone()));
-                set
-            }
-        }
+        let mut cache = std::mem::take(&mut self.wanted_cache);
+        let set = cache.get(cam, self.body, &self.params, self.l9_generation, &|id| {
+            self.height_bound(id)
+        });
+        self.wanted_cache = cache;
+        set
     }
 
     /// Heights tile `id` lies within: an amplified tile within its L9 ancestor's measured

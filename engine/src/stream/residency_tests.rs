@@ -33,16 +33,7 @@ fn fake() -> Fake {
 }
 
 fn cam(alt: f64, heading: f64) -> ViewCamera {
-    ViewCamera::geo(
-        46.5,
-        8.0,
-        Body::EARTH.radius + alt,
-        heading,
-        -30.0,
-        60.0,
-        640,
-        360,
-    )
+    geo(46.5, 8.0, alt, heading)
 }
 
 fn priorities(f: &FrameResidency) -> Vec<f64> {

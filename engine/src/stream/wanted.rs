@@ -182,6 +182,49 @@ pub fn wanted_set(cam: &ViewCamera, body: Body, params: &WantedParams) -> Wanted
     wanted_set_with(cam, body, params, &|_| h)
 }
 
+/// The last wanted set and what it was walked from: a still camera with the same settings
+/// and height bounds wants the same set, and the walk (thousands of culled volumes near the
+/// ground) is most of a still frame's streaming.
+#[derive(Default)]
+pub struct WantedCache {
+    last: Option<(WantedKey, WantedSet)>,
+}
+
+/// What the wanted set is a function of; `generation` counts changes of the height bounds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct WantedKey {
+    cam: ViewCamera,
+    params: WantedParams,
+    generation: u64,
+}
+
+impl WantedCache {
+    /// [`wanted_set_with`], or the last set when `cam`, `params` and `generation` are the
+    /// last call's.
+    pub fn get(
+        &mut self,
+        cam: &ViewCamera,
+        body: Body,
+        params: &WantedParams,
+        generation: u64,
+        heights: &dyn Fn(TileId) -> HeightRange,
+    ) -> WantedSet {
+        let key = WantedKey {
+            cam: *cam,
+            params: *params,
+            generation,
+        };
+        match &self.last {
+            Some((k, set)) if *k == key => set.clone(),
+            _ => {
+                let set = wanted_set_with(cam, body, params, heights);
+                self.last = Some((key, set.clone()));
+                set
+            }
+        }
+    }
+}
+
 /// The wanted set with a per-tile height bound (a child's bound must lie within its parent's,
 /// as with any bound derived from the data, so a culled parent hides its children).
 pub fn wanted_set_with(

@@ -304,44 +304,39 @@ impl<'g, 'a> TransferNode<'g, 'a> {
     }
 
     pub fn copy_buffer(
-        mut self,
+        self,
         src: BufferRef,
         dst: &mut BufferRef,
         src_off: u64,
         dst_off: u64,
         size: u64,
     ) -> Self {
-        self.g
-            .use_read(self.node, src.id, src.version, Access::TransferRead, None);
         let whole = self.whole(dst.id, dst_off, size);
-        dst.version = self.g.use_write(
-            self.node,
-            dst.id,
-            dst.version,
-            Access::TransferWrite,
-            None,
-            !whole,
-        );
         let region = vk::BufferCopy {
             src_offset: src_off,
             dst_offset: dst_off,
             size,
         };
-        self.op(CopyOp::Buffer {
-            src: src.id,
-            dst: dst.id,
-            regions: vec![region],
-        });
-        self
+        self.buffer_copy(src, dst, vec![region], !whole)
     }
 
     /// Several regions of `src` into `dst` in one `vkCmdCopyBuffer`; the rest of `dst` is
     /// kept (a partial write).
     pub fn copy_buffer_regions(
+        self,
+        src: BufferRef,
+        dst: &mut BufferRef,
+        regions: Vec<vk::BufferCopy>,
+    ) -> Self {
+        self.buffer_copy(src, dst, regions, true)
+    }
+
+    fn buffer_copy(
         mut self,
         src: BufferRef,
         dst: &mut BufferRef,
         regions: Vec<vk::BufferCopy>,
+        partial: bool,
     ) -> Self {
         self.g
             .use_read(self.node, src.id, src.version, Access::TransferRead, None);
@@ -351,7 +346,7 @@ impl<'g, 'a> TransferNode<'g, 'a> {
             dst.version,
             Access::TransferWrite,
             None,
-            true,
+            partial,
         );
         self.op(CopyOp::Buffer {
             src: src.id,
