@@ -294,8 +294,21 @@ impl GpuTileMaker {
             .collect::<Result<Vec<_>, _>>()?;
         let feed = GpuFeed::new(inner);
         let feed = if src.has_water_mask() {
+            // Judged once per L9 tile: the stream asks again for a pending tile every frame,
+            // and every amplified tile below one L9 tile gets the same answer.
             let src = src.clone();
-            feed.with_cpu_only(Arc::new(move |id| !src.sign_rule_holds(id)))
+            let judged: Mutex<HashMap<TileId, bool>> = Mutex::new(HashMap::new());
+            feed.with_cpu_only(Arc::new(move |id| {
+                // An amplified tile is judged by its L9 tile; a derived one by itself.
+                let mut key = id;
+                while key.level > LAST_STORED_LEVEL {
+                    key = key.parent().expect("an amplified tile has a parent");
+                }
+                !*judged
+                    .lock()
+                    .entry(key)
+                    .or_insert_with(|| src.sign_rule_holds(key))
+            }))
         } else {
             feed
         };
