@@ -33,8 +33,9 @@ pub const HEIGHT_Q_MIN_M: f64 = -11_250.0;
 
 /// Version of the derivation (source reconstruction + bands); part of every block header so
 /// a changed derivation never reads stale tiles. 2: tan, asin and atan2 from `earth::fmath`
-/// (the kernels the GPU derivation shares), no longer std's.
-pub const DERIVATION_VERSION: u32 = 2;
+/// (the kernels the GPU derivation shares), no longer std's. 3: under a water mask, the cubic
+/// coastline, the sea floor at least 1 m below the datum and coastal land at least 1 m above.
+pub const DERIVATION_VERSION: u32 = 3;
 
 /// Cell size of the water mask, arc minutes (`earth::water`, docs/earth.md "Water"). 2′
 /// (3.7 km, 10,800 × 5,400 cells, 58 MB) is 2.5 × finer than ETOPO5, enough to keep lakes and

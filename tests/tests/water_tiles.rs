@@ -185,6 +185,101 @@ fn qattara_renders_as_land_and_the_caspian_at_its_level() {
     gpu.assert_clean();
 }
 
+/// The Strait of Gibraltar from 20 km, looking down: the rendered water/land boundary is the
+/// reconstructed coastline (`WaterMask::water_cubic`, evaluated here on the CPU at each
+/// pixel's published ground point) within 2 px, and every pixel is ground or water — no sky
+/// or black between the sea and the land. Against ETOPO5's zero contour (the sign rule) the
+/// disagreement is reported, not bounded: its 9 km cells put that contour kilometres off the
+/// surveyed coast.
+#[test]
+fn gibraltar_coast_follows_the_reconstructed_shoreline() {
+    let mut gpu = Gpu::new();
+    let mut r = PlanetRenderer::new(
+        &gpu.ctx,
+        earth_source_with_water(),
+        test_renderer_options(&gpu.ctx),
+        gpu.exec.frames_in_flight(),
+    )
+    .unwrap();
+    let cam = ViewCamera::geo(35.97, -5.55, R + 20_000.0, 0.0, -90.0, 60.0, W, H);
+    r.sun = Some(local_sun(cam.eye, 135.0, 45.0));
+    let mut f = planet_frame(&mut gpu, &mut r, &cam);
+    let mut n = 1;
+    while n < 4 || (!r.settled() && n < 200) {
+        if !r.settled() {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        f = planet_frame(&mut gpu, &mut r, &cam);
+        n += 1;
+    }
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    write_png(&dir.join("water_gibraltar_20km.png"), W, H, &f.rgba);
+    let src = earth_source_with_water();
+    let s = src.oracle.cache().source();
+    let (w, h) = (W as usize, H as usize);
+    let mut want = vec![false; w * h];
+    let mut etopo_sea = vec![false; w * h];
+    for y in 0..h {
+        for x in 0..w {
+            let p = f.aov[y * w + x];
+            assert!(
+                p.is_terrain(),
+                "pixel ({x}, {y}) is not ground or water: {p:?}"
+            );
+            let rgb = &f.rgba[4 * (y * w + x)..4 * (y * w + x) + 3];
+            assert!(
+                rgb.iter().map(|&c| c as u32).sum::<u32>() > 30,
+                "pixel ({x}, {y}) is black: {rgb:?}"
+            );
+            let d = pixel_ray(&cam, x as f64 + 0.5, y as f64 + 0.5);
+            let g = cam.eye + d * p.dist as f64;
+            let (lat, lon) = engine::planet::dir_to_latlon(g.normalize());
+            want[y * w + x] = s.water.water_at(&s.etopo, lat, lon).is_water();
+            etopo_sea[y * w + x] = s.etopo.reconstruct(lat, lon) < 0.0;
+        }
+    }
+    // A pixel disagreeing with the CPU's coastline must lie within 2 px of that coastline.
+    let near_boundary = |x: usize, y: usize, map: &[bool]| {
+        let c = map[y * w + x];
+        (y.saturating_sub(2)..(y + 3).min(h))
+            .any(|j| (x.saturating_sub(2)..(x + 3).min(w)).any(|i| map[j * w + i] != c))
+    };
+    let (mut off, mut off_far, mut off_etopo) = (0, 0, 0);
+    for y in 0..h {
+        for x in 0..w {
+            let got = f.aov[y * w + x].is_water();
+            if got != want[y * w + x] {
+                off += 1;
+                if !near_boundary(x, y, &want) {
+                    off_far += 1;
+                    println!(
+                        "({x}, {y}) water {got}, the coastline says {}",
+                        want[y * w + x]
+                    );
+                }
+            }
+            if got != etopo_sea[y * w + x] {
+                off_etopo += 1;
+            }
+        }
+    }
+    let water = f.aov.iter().filter(|p| p.is_water()).count();
+    println!(
+        "Gibraltar from 20 km ({n} frames): {water} of {} pixels water; {off} differ from the \
+         reconstructed coastline, {off_far} of them more than 2 px from it; {off_etopo} differ \
+         from ETOPO5's zero contour",
+        w * h
+    );
+    // Both shores and the strait are in view.
+    assert!(
+        water > w * h / 10 && water < w * h * 9 / 10,
+        "{water} water pixels"
+    );
+    assert_eq!(off_far, 0, "water/land more than 2 px from the coastline");
+    r.destroy(&gpu.ctx);
+    gpu.assert_clean();
+}
+
 fn tile_at(lat: f64, lon: f64, level: u8) -> engine::planet::TileId {
     let (face, u, v) = engine::planet::dir_to_face(latlon_to_dir(lat, lon));
     let n = 1u32 << level;

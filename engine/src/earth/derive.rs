@@ -9,7 +9,7 @@ use super::bands::{band_sum, relief_weight, shore_fade, BAND_AMPLITUDE_PER_TEXEL
 use super::etopo::{Etopo, EtopoError};
 use super::fmath;
 use super::tile::{quantise, quantise_cover, Cover, Tile};
-use super::water::{Water, WaterMap};
+use super::water::{coastal_land, sea_floor, Water, WaterMap, SEA_FLOOR_MIN_M};
 use crate::params::{FIRST_DERIVED_LEVEL, TILE_APRON, TILE_SAMPLES, TILE_STRIDE};
 use crate::planet::tile::{canonical_sample, sample_coord, samples_per_face, SampleRef};
 use crate::planet::{Body, Face, TileId};
@@ -107,8 +107,9 @@ impl Source {
         }
         let (cells_x, cells_y) = mask.size();
         let (cell_lon, cell_lat) = (360.0 / cells_x as f64, 180.0 / cells_y as f64);
-        let (lat_lo, lat_hi) = (lat_lo - cell_lat, lat_hi + cell_lat);
-        let (lon_lo, lon_hi) = (lon_lo - cell_lon, lon_hi + cell_lon);
+        // Two cells on every side: the cubic coastline reads the 4×4 cells around a sample.
+        let (lat_lo, lat_hi) = (lat_lo - 2.0 * cell_lat, lat_hi + 2.0 * cell_lat);
+        let (lon_lo, lon_hi) = (lon_lo - 2.0 * cell_lon, lon_hi + 2.0 * cell_lon);
         let (mut land, mut ocean) = (true, true);
         let mut lat = lat_lo;
         while lat <= lat_hi + 0.5 * cell_lat {
@@ -139,7 +140,7 @@ impl Source {
                 hi = hi.max(v);
             }
         }
-        (land && lo > 0.0) || (ocean && hi < 0.0)
+        (land && lo > 0.0) || (ocean && (hi as f64) < -SEA_FLOOR_MIN_M)
     }
 
     /// The same source with water from `water` (tiles derived under a mask differ from those
@@ -182,12 +183,12 @@ impl Source {
     pub fn height(&self, dir: DVec3, level: u8) -> (f64, Cover) {
         let (lat, lon) = latlon(dir);
         let r = self.etopo.reconstruct(lat, lon);
-        let cover = match &self.water {
-            WaterMap::BelowDatum => Cover::below_datum(r),
-            WaterMap::Mask(m) => match m.water_at(lat, lon) {
-                Water::Land => Cover::Land,
-                Water::Ocean => Cover::Ocean,
-                Water::Lake { level_m } => return (level_m, Cover::Lake),
+        let (r, cover) = match &self.water {
+            WaterMap::BelowDatum => (r, Cover::below_datum(r)),
+            WaterMap::Mask(m) => match m.water_cubic(lat, lon) {
+                (Water::Land, sea) => (coastal_land(r, sea), Cover::Land),
+                (Water::Ocean, _) => (sea_floor(r), Cover::Ocean),
+                (Water::Lake { level_m }, _) => return (level_m, Cover::Lake),
             },
         };
         if cover == Cover::Ocean {
@@ -266,10 +267,10 @@ impl Source {
                 match &self.water {
                     WaterMap::BelowDatum => tile.set(k, quantise(h, h < 0.0)),
                     WaterMap::Mask(m) => {
-                        let (h, cover) = match m.water_at(lat, lon) {
-                            Water::Land => (h, Cover::Land),
-                            Water::Ocean => (h, Cover::Ocean),
-                            Water::Lake { level_m } => (level_m, Cover::Lake),
+                        let (h, cover) = match m.water_cubic(lat, lon) {
+                            (Water::Land, sea) => (coastal_land(h, sea), Cover::Land),
+                            (Water::Ocean, _) => (sea_floor(h), Cover::Ocean),
+                            (Water::Lake { level_m }, _) => (level_m, Cover::Lake),
                         };
                         tile.set_cover(k, quantise_cover(h, cover), cover);
                     }

@@ -344,10 +344,117 @@ impl WaterMask {
         }
     }
 
+    /// The coastline reconstructed from the binary mask with a cubic at its native level
+    /// (TERRAIN.md §6, "the reconstructed shoreline"): the water indicator (ocean or lake = 1,
+    /// land = 0) of the 4×4 cells around the point is interpolated by Catmull-Rom in cell
+    /// coordinates, and water is where that is ≥ ½. Read cell by cell, a coast is a staircase
+    /// of 3.7 km steps (2′ cells); the interpolant instead draws a smooth curve through the cell
+    /// boundaries' midpoints. Being interpolating, it keeps every cell centre's class, so no
+    /// one-cell lake, island or strait is lost (a smoothing spline would drop them: a lone
+    /// cell peaks at 4/9). The water's kind is that of the nearest water cell of the 16 (its
+    /// lake's level for a lake). Also returns the interpolated ocean indicator clamped to
+    /// [0, 1]: how close the open sea is, 0 two cells or more away from it.
+    pub fn water_cubic(&self, lat: f64, lon: f64) -> (Water, f64) {
+        let d = self.cell_deg();
+        let x = (lon + 180.0) / d - 0.5;
+        let y = (90.0 - lat) / d - 0.5;
+        let (ix, iy) = (x.floor(), y.floor());
+        let (fx, fy) = (x - ix, y - iy);
+        let (ix, iy) = (ix as i64, iy as i64);
+        let nx = self.nx as i64;
+        let ny = self.ny as i64;
+        let cell =
+            |i: i64, j: i64| -> usize { (j.clamp(0, ny - 1) * nx + i.rem_euclid(nx)) as usize };
+        let first = self.class[cell(ix - 1, iy - 1)];
+        let uniform = (0..16).all(|k| self.class[cell(ix - 1 + k % 4, iy - 1 + k / 4)] == first);
+        if uniform {
+            let ocean = if first == OCEAN { 1.0 } else { 0.0 };
+            return (self.water_of_cell(cell(ix, iy)), ocean);
+        }
+        let (wx, wy) = (catmull_rom(fx), catmull_rom(fy));
+        let (mut water, mut ocean) = (0.0, 0.0);
+        let mut nearest: Option<(f64, usize)> = None;
+        for j in 0..4 {
+            for i in 0..4 {
+                let k = cell(ix - 1 + i, iy - 1 + j);
+                let c = self.class[k];
+                let w = wx[i as usize] * wy[j as usize];
+                if matches!(c, OCEAN | LAKE | POND) {
+                    water += w;
+                    let (dx, dy) = ((i - 1) as f64 - fx, (j - 1) as f64 - fy);
+                    let d2 = dx * dx + dy * dy;
+                    if nearest.is_none_or(|(best, _)| d2 < best) {
+                        nearest = Some((d2, k));
+                    }
+                }
+                if c == OCEAN {
+                    ocean += w;
+                }
+            }
+        }
+        let ocean = ocean.clamp(0.0, 1.0);
+        match nearest {
+            Some((_, k)) if water >= 0.5 => (self.water_of_cell(k), ocean),
+            _ => (Water::Land, ocean),
+        }
+    }
+
+    /// What cell k holds.
+    fn water_of_cell(&self, k: usize) -> Water {
+        match self.class[k] {
+            OCEAN => Water::Ocean,
+            LAKE | POND => Water::Lake {
+                level_m: self
+                    .lake_index(k)
+                    .map_or(0.0, |i| self.lakes[self.lake_of[i] as usize].level_m),
+            },
+            _ => Water::Land,
+        }
+    }
+
     /// Centre (lat, lon) of the cell holding a point (for reports).
     pub fn cell_centre(&self, lat: f64, lon: f64) -> (f64, f64) {
         self.centre(self.cell(lat, lon))
     }
+}
+
+/// Under the mask the sea floor lies at least this far below the datum (m), so the ocean
+/// surface is drawn over every sample the mask calls sea ([`sea_floor`]).
+pub const SEA_FLOOR_MIN_M: f64 = 1.0;
+
+/// The floor under a sample the mask calls sea, from the reconstructed ground `r` (m).
+/// ETOPO5's 9 km cells put the zero contour kilometres off the surveyed coast, so the
+/// reconstruction can read land there: it is mirrored below the datum (the further inland
+/// ETOPO5 places the point, the further out to sea it really is, so the deeper), and never
+/// shallower than [`SEA_FLOOR_MIN_M`]. Continuous; a floor already that deep is untouched.
+pub fn sea_floor(r: f64) -> f64 {
+    -r.abs().max(SEA_FLOOR_MIN_M)
+}
+/// Land at the sea's edge stands at least this high (m), so the coast is a bank rising out of
+/// the sea, never a pit below the sea beside it.
+pub const COAST_LAND_MIN_M: f64 = 1.0;
+
+/// The reconstructed ground `r` (m) of a land sample whose interpolated ocean indicator is
+/// `sea` ([`WaterMask::water_cubic`]): lifted toward [`COAST_LAND_MIN_M`] as the sea nears
+/// (fully where the indicator reaches ½, at the coastline), untouched two cells or more from
+/// the sea. Continuous, so no step appears where the lift ends; land below the datum away from
+/// the sea (Qattara, Amsterdam, the Caspian's shores) keeps its height.
+pub fn coastal_land(r: f64, sea: f64) -> f64 {
+    let x = (sea / 0.5).clamp(0.0, 1.0);
+    let s = x * x * (3.0 - 2.0 * x);
+    r + s * (r.max(COAST_LAND_MIN_M) - r)
+}
+
+/// Catmull-Rom weights of the four samples at −1, 0, 1, 2 for a point at t ∈ [0, 1) between
+/// samples 0 and 1 (they sum to 1 and reproduce linear functions).
+fn catmull_rom(t: f64) -> [f64; 4] {
+    let (t2, t3) = (t * t, t * t * t);
+    [
+        0.5 * (-t3 + 2.0 * t2 - t),
+        0.5 * (3.0 * t3 - 5.0 * t2 + 2.0),
+        0.5 * (-3.0 * t3 + 4.0 * t2 + t),
+        0.5 * (t3 - t2),
+    ]
 }
 
 /// A lake's level from the ground around it: the 10th percentile of the reconstructed heights
@@ -446,11 +553,12 @@ impl WaterMap {
         WaterMask::load(path, etopo)
     }
 
-    /// Land, ocean or lake at (lat, lon), degrees; under the fallback, the sign of the
-    /// reconstructed ETOPO height (the rule the tiles use).
+    /// Land, ocean or lake at (lat, lon), degrees: the reconstructed coastline
+    /// ([`WaterMask::water_cubic`]); under the fallback, the sign of the reconstructed ETOPO
+    /// height (the rules the tiles use).
     pub fn water_at(&self, etopo: &Etopo, lat: f64, lon: f64) -> Water {
         match self {
-            WaterMap::Mask(m) => m.water_at(lat, lon),
+            WaterMap::Mask(m) => m.water_cubic(lat, lon).0,
             WaterMap::BelowDatum if etopo.reconstruct(lat, lon) < 0.0 => Water::Ocean,
             WaterMap::BelowDatum => Water::Land,
         }
@@ -611,5 +719,104 @@ mod tests {
             .expect("the build thread ends");
         assert!(!p.exists());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_cubic_coast_keeps_every_cell_and_follows_a_diagonal_without_stairs() {
+        let lakes = mask(
+            [
+                "................",
+                "L##############L",
+                "##LLLLL###L#####",
+                "##LiiiL#L#######",
+                "##LipiL##L######",
+                "##LiiiL#########",
+                "................",
+                "................",
+            ],
+            250.0,
+        );
+        // Interpolating: at every cell centre the class is the cell's own, one-cell lakes,
+        // ponds and islands included.
+        for r in 0..8 {
+            for c in 0..16 {
+                let (lat, lon) = at(r, c);
+                assert_eq!(
+                    lakes.water_cubic(lat, lon).0,
+                    lakes.water_at(lat, lon),
+                    "cell ({r}, {c})"
+                );
+            }
+        }
+        // A coast at 45° through the cells: ocean where column ≥ row + 4. Cell by cell it is a
+        // staircase, the boundary ±½ cell off the straight line column = row + 3.5; the
+        // reconstruction follows that line within 0.11 cell (a separable cubic keeps a slight
+        // wave along a diagonal).
+        let rows: Vec<String> = (0..8)
+            .map(|r| {
+                (0..16)
+                    .map(|c| if c >= r + 4 { '.' } else { '#' })
+                    .collect()
+            })
+            .collect();
+        let diag = mask(std::array::from_fn(|r| rows[r].as_str()), 100.0);
+        let d = 22.5;
+        let is_sea = |x: f64, y: f64| {
+            // Cell-index coordinates (centre of cell (r, c) at x = c, y = r).
+            let (lat, lon) = (90.0 - (y + 0.5) * d, -180.0 + (x + 0.5) * d);
+            diag.water_cubic(lat, lon).0 == Water::Ocean
+        };
+        let (mut worst, mut worst_nearest) = (0.0f64, 0.0f64);
+        for k in 0..=30 {
+            let y = 2.0 + k as f64 * 0.1;
+            let (mut lo, mut hi) = (y + 1.5, y + 5.5);
+            assert!(!is_sea(lo, y) && is_sea(hi, y), "row {y}: land then sea");
+            for _ in 0..40 {
+                let mid = 0.5 * (lo + hi);
+                if is_sea(mid, y) {
+                    hi = mid
+                } else {
+                    lo = mid
+                }
+            }
+            worst = worst.max((lo - (y + 3.5)).abs());
+            // Cell by cell the crossing is at the cell edge of row round(y).
+            worst_nearest = worst_nearest.max(((y + 0.5).floor() + 3.5 - (y + 3.5)).abs());
+        }
+        assert!(worst_nearest >= 0.45, "the staircase is there to remove");
+        assert!(worst < 0.12, "coast {worst} cells off the diagonal");
+    }
+
+    #[test]
+    fn the_sea_floor_is_below_the_datum_and_continuous() {
+        assert_eq!(sea_floor(-4_000.0), -4_000.0, "a real floor is untouched");
+        assert_eq!(sea_floor(-0.2), -SEA_FLOOR_MIN_M);
+        assert_eq!(sea_floor(0.0), -SEA_FLOOR_MIN_M);
+        assert_eq!(
+            sea_floor(35.0),
+            -35.0,
+            "land by ETOPO5, sea by the survey: mirrored"
+        );
+        for k in -300..300 {
+            let (a, b) = (k as f64 * 0.01, (k + 1) as f64 * 0.01);
+            assert!(sea_floor(a) <= -SEA_FLOOR_MIN_M);
+            assert!((sea_floor(b) - sea_floor(a)).abs() <= 0.01 + 1e-12);
+        }
+    }
+
+    #[test]
+    fn coastal_land_rises_out_of_the_sea_and_is_untouched_away_from_it() {
+        // Two cells or more from the sea (indicator 0): as measured, below the datum too.
+        assert_eq!(coastal_land(-45.0, 0.0), -45.0);
+        assert_eq!(coastal_land(120.0, 0.3), 120.0);
+        // At the coastline (½): at least the bank's height.
+        assert_eq!(coastal_land(-3.0, 0.5), COAST_LAND_MIN_M);
+        // Between, continuous and monotone in the indicator.
+        let mut last = coastal_land(-10.0, 0.0);
+        for k in 1..=100 {
+            let v = coastal_land(-10.0, k as f64 * 0.005);
+            assert!(v >= last && v - last < 0.5, "{k}: {last} → {v}");
+            last = v;
+        }
     }
 }
