@@ -11,6 +11,7 @@ use super::bands::{hash3, mix, perlin, shore_fade};
 use super::derive::{dir_from_tans, mean_sample, tan_of};
 use super::etopo::monotone_cubic;
 use super::tile::{Cover, Tile};
+use super::water::catmull_rom;
 use crate::params::{LAST_STORED_LEVEL, TILE_APRON, TILE_SAMPLES, TILE_STRIDE};
 use crate::planet::tile::{canonical_sample, SampleRef};
 use crate::planet::{Body, Face, TileId};
@@ -115,6 +116,11 @@ pub struct Stencil {
     pub nearest: Cover,
     /// Whether a land node of the stencil lies below the datum (only under a water mask).
     pub land_below_datum: bool,
+    /// Where a node of the stencil is lake (only under a water mask): the lake indicator of the
+    /// 16 nodes interpolated by Catmull-Rom at the point (the lake is where it is ≥ ½, the
+    /// mask's own coastline rule, `WaterMask::water_cubic`, one level finer than the nearest
+    /// node's 38 m staircase), and the level of the nearest lake node.
+    pub lake: Option<(f64, f64)>,
 }
 
 /// Where an amplified sample reads its L9 samples: the canonical stored L9 sample (I, J) of a
@@ -248,17 +254,37 @@ pub fn stencil(src: &impl L9Samples, face: Face, x: f64, y: f64) -> Stencil {
     let (ci, cj) = (x.floor(), y.floor());
     let (i0, j0) = (ci as i64 - 1, cj as i64 - 1);
     let mut h = [[0.0; 4]; 4];
+    let mut lake_nodes = [[false; 4]; 4];
     let mut land_below_datum = false;
     for (r, row) in h.iter_mut().enumerate() {
         for (c, v) in row.iter_mut().enumerate() {
             *v = src.l9(face, i0 + c as i64, j0 + r as i64);
-            land_below_datum |=
-                *v < 0.0 && src.l9_cover(face, i0 + c as i64, j0 + r as i64) == Cover::Land;
+            let cover = src.l9_cover(face, i0 + c as i64, j0 + r as i64);
+            land_below_datum |= *v < 0.0 && cover == Cover::Land;
+            lake_nodes[r][c] = cover == Cover::Lake;
         }
     }
     let (fx, fy) = (x - ci, y - cj);
     let near = |f: f64| if f < 0.5 { 1 } else { 2 };
     let nearest = src.l9_cover(face, i0 + near(fx), j0 + near(fy));
+    let lake = lake_nodes.iter().flatten().any(|&l| l).then(|| {
+        let (wx, wy) = (catmull_rom(fx), catmull_rom(fy));
+        let mut indicator = 0.0;
+        let mut closest = (f64::INFINITY, 0.0);
+        for r in 0..4 {
+            for c in 0..4 {
+                if lake_nodes[r][c] {
+                    indicator += wx[c] * wy[r];
+                    let (dx, dy) = (c as f64 - 1.0 - fx, r as f64 - 1.0 - fy);
+                    let d2 = dx * dx + dy * dy;
+                    if d2 < closest.0 {
+                        closest = (d2, h[r][c]);
+                    }
+                }
+            }
+        }
+        (indicator, closest.1)
+    });
     Stencil {
         h,
         fx,
@@ -267,6 +293,7 @@ pub fn stencil(src: &impl L9Samples, face: Face, x: f64, y: f64) -> Stencil {
         j0,
         nearest,
         land_below_datum,
+        lake,
     }
 }
 
@@ -490,8 +517,10 @@ pub fn amplified_cover(
     // A lake is flat at its level. The ocean is where the surface is below the datum, unless
     // the nearest node is land and land below the datum is near (Qattara, polders: only under
     // a water mask; without one this is the sign rule the GPU's `tiles.amplify` follows).
-    if s.nearest == Cover::Lake {
-        return (b.h0, Cover::Lake);
+    if let Some((indicator, level)) = s.lake {
+        if indicator >= 0.5 {
+            return (level, Cover::Lake);
+        }
     }
     let sign_rule = s.nearest == Cover::Ocean || !s.land_below_datum;
     if b.h0 < 0.0 && sign_rule {
@@ -560,7 +589,14 @@ fn detail(
         d += band.clamp(-cap, cap);
         bound += cap;
     }
-    let mut h = b.h0 + shore_fade(b.h0.abs() / bound) * d;
+    // Detail fades toward the datum contour, and toward a lake's level beside one, so land
+    // never dips below the water it borders (its L9 shore nodes stand above the level:
+    // `water::coastal_land`).
+    let above_water = match s.lake {
+        Some((_, level)) => b.h0.abs().min((b.h0 - level).max(0.0)),
+        None => b.h0.abs(),
+    };
+    let mut h = b.h0 + shore_fade(above_water / bound) * d;
     if level >= FIRST_ROCK_LEVEL {
         h += rock_height(src, body, level, face, dir);
     }

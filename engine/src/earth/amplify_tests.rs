@@ -372,3 +372,62 @@ fn rocks_need_a_slope_and_appear_as_it_rises() {
         last = a;
     }
 }
+
+/// Land at 1,000 m with a lake at 990 m where the L9 node's column exceeds its row plus
+/// `SHORE_OFFSET` (a 45° shore across the lattice).
+struct DiagonalLake;
+
+const LAKE_LEVEL_M: f64 = 990.0;
+const SHORE_OFFSET: i64 = 10;
+
+impl DiagonalLake {
+    fn is_lake(i: i64, j: i64) -> bool {
+        i - j > SHORE_OFFSET
+    }
+}
+
+impl L9Samples for DiagonalLake {
+    fn l9(&self, _face: Face, i: i64, j: i64) -> f64 {
+        if Self::is_lake(i, j) {
+            LAKE_LEVEL_M
+        } else {
+            1_000.0
+        }
+    }
+    fn l9_cover(&self, _face: Face, i: i64, j: i64) -> super::tile::Cover {
+        if Self::is_lake(i, j) {
+            super::tile::Cover::Lake
+        } else {
+            super::tile::Cover::Land
+        }
+    }
+}
+
+#[test]
+fn amplified_lakes_follow_a_smooth_shore_and_land_stays_above_them() {
+    // Along rows of L12 samples crossing the shore, the first lake sample's L9 column minus
+    // row should sit on the straight shore (the L9 lattice's midline i − j = 10.5)
+    // within a fraction of an L9 texel; the nearest-node rule made a staircase a whole texel
+    // tall. Land samples stay at or above the lake's level.
+    let (f, body, level) = (Face(0), earth(), 12u8);
+    let scale = (1i64 << (level - LAST_STORED_LEVEL)) as f64;
+    let mut worst: f64 = 0.0;
+    for row in 0..64i64 {
+        let b = 100_000 * scale as i64 + row;
+        let y9 = l9_position(level, b);
+        let mut crossing = None;
+        let a0 = b + SHORE_OFFSET * scale as i64;
+        for a in (a0 - 40)..(a0 + 40) {
+            let (h, cover) = amplified_cover(&DiagonalLake, body, level, f, a, b);
+            if cover == super::tile::Cover::Lake {
+                assert_eq!(h, LAKE_LEVEL_M);
+                crossing.get_or_insert(l9_position(level, a));
+            } else {
+                assert!(h >= LAKE_LEVEL_M, "land at {h} m beside a lake at 990 m");
+            }
+        }
+        let x9 = crossing.expect("the row crosses the shore");
+        worst = worst.max((x9 - y9 - (SHORE_OFFSET as f64 + 0.5)).abs() - 0.5 / scale);
+    }
+    assert!(worst < 0.2, "shore {worst} L9 texels off the straight line");
+}

@@ -185,11 +185,14 @@ impl Source {
         let r = self.etopo.reconstruct(lat, lon);
         let (r, cover) = match &self.water {
             WaterMap::BelowDatum => (r, Cover::below_datum(r)),
-            WaterMap::Mask(m) => match m.water_cubic(lat, lon) {
-                (Water::Land, sea) => (coastal_land(r, sea), Cover::Land),
-                (Water::Ocean, _) => (sea_floor(r), Cover::Ocean),
-                (Water::Lake { level_m }, _) => return (level_m, Cover::Lake),
-            },
+            WaterMap::Mask(m) => {
+                let shore = m.water_cubic(lat, lon);
+                match shore.water {
+                    Water::Land => (coastal_land(r, &shore), Cover::Land),
+                    Water::Ocean => (sea_floor(r), Cover::Ocean),
+                    Water::Lake { level_m } => return (level_m, Cover::Lake),
+                }
+            }
         };
         if cover == Cover::Ocean {
             return (r, cover);
@@ -267,10 +270,11 @@ impl Source {
                 match &self.water {
                     WaterMap::BelowDatum => tile.set(k, quantise(h, h < 0.0)),
                     WaterMap::Mask(m) => {
-                        let (h, cover) = match m.water_cubic(lat, lon) {
-                            (Water::Land, sea) => (coastal_land(h, sea), Cover::Land),
-                            (Water::Ocean, _) => (sea_floor(h), Cover::Ocean),
-                            (Water::Lake { level_m }, _) => (level_m, Cover::Lake),
+                        let shore = m.water_cubic(lat, lon);
+                        let (h, cover) = match shore.water {
+                            Water::Land => (coastal_land(h, &shore), Cover::Land),
+                            Water::Ocean => (sea_floor(h), Cover::Ocean),
+                            Water::Lake { level_m } => (level_m, Cover::Lake),
                         };
                         tile.set_cover(k, quantise_cover(h, cover), cover);
                     }

@@ -352,9 +352,8 @@ impl WaterMask {
     /// boundaries' midpoints. Being interpolating, it keeps every cell centre's class, so no
     /// one-cell lake, island or strait is lost (a smoothing spline would drop them: a lone
     /// cell peaks at 4/9). The water's kind is that of the nearest water cell of the 16 (its
-    /// lake's level for a lake). Also returns the interpolated ocean indicator clamped to
-    /// [0, 1]: how close the open sea is, 0 two cells or more away from it.
-    pub fn water_cubic(&self, lat: f64, lon: f64) -> (Water, f64) {
+    /// lake's level for a lake). Also how near the sea and lakes are ([`Shore`]).
+    pub fn water_cubic(&self, lat: f64, lon: f64) -> Shore {
         let d = self.cell_deg();
         let x = (lon + 180.0) / d - 0.5;
         let y = (90.0 - lat) / d - 0.5;
@@ -368,34 +367,58 @@ impl WaterMask {
         let first = self.class[cell(ix - 1, iy - 1)];
         let uniform = (0..16).all(|k| self.class[cell(ix - 1 + k % 4, iy - 1 + k / 4)] == first);
         if uniform {
-            let ocean = if first == OCEAN { 1.0 } else { 0.0 };
-            return (self.water_of_cell(cell(ix, iy)), ocean);
+            let water = self.water_of_cell(cell(ix, iy));
+            let lake_level = match water {
+                Water::Lake { level_m } => Some(level_m),
+                _ => None,
+            };
+            return Shore {
+                water,
+                sea: if first == OCEAN { 1.0 } else { 0.0 },
+                lake: if lake_level.is_some() { 1.0 } else { 0.0 },
+                lake_level,
+            };
         }
         let (wx, wy) = (catmull_rom(fx), catmull_rom(fy));
-        let (mut water, mut ocean) = (0.0, 0.0);
+        let (mut water, mut sea, mut lake) = (0.0, 0.0, 0.0);
         let mut nearest: Option<(f64, usize)> = None;
+        let mut nearest_lake: Option<(f64, usize)> = None;
         for j in 0..4 {
             for i in 0..4 {
                 let k = cell(ix - 1 + i, iy - 1 + j);
                 let c = self.class[k];
                 let w = wx[i as usize] * wy[j as usize];
-                if matches!(c, OCEAN | LAKE | POND) {
-                    water += w;
-                    let (dx, dy) = ((i - 1) as f64 - fx, (j - 1) as f64 - fy);
-                    let d2 = dx * dx + dy * dy;
-                    if nearest.is_none_or(|(best, _)| d2 < best) {
-                        nearest = Some((d2, k));
+                let (dx, dy) = ((i - 1) as f64 - fx, (j - 1) as f64 - fy);
+                let d2 = dx * dx + dy * dy;
+                let closer = |n: Option<(f64, usize)>| n.is_none_or(|(best, _)| d2 < best);
+                match c {
+                    OCEAN => sea += w,
+                    LAKE | POND => {
+                        lake += w;
+                        if closer(nearest_lake) {
+                            nearest_lake = Some((d2, k));
+                        }
                     }
+                    _ => continue,
                 }
-                if c == OCEAN {
-                    ocean += w;
+                water += w;
+                if closer(nearest) {
+                    nearest = Some((d2, k));
                 }
             }
         }
-        let ocean = ocean.clamp(0.0, 1.0);
-        match nearest {
-            Some((_, k)) if water >= 0.5 => (self.water_of_cell(k), ocean),
-            _ => (Water::Land, ocean),
+        let lake_level = nearest_lake.and_then(|(_, k)| match self.water_of_cell(k) {
+            Water::Lake { level_m } => Some(level_m),
+            _ => None,
+        });
+        Shore {
+            water: match nearest {
+                Some((_, k)) if water >= 0.5 => self.water_of_cell(k),
+                _ => Water::Land,
+            },
+            sea: sea.clamp(0.0, 1.0),
+            lake: lake.clamp(0.0, 1.0),
+            lake_level,
         }
     }
 
@@ -434,20 +457,43 @@ pub fn sea_floor(r: f64) -> f64 {
 /// the sea, never a pit below the sea beside it.
 pub const COAST_LAND_MIN_M: f64 = 1.0;
 
-/// The reconstructed ground `r` (m) of a land sample whose interpolated ocean indicator is
-/// `sea` ([`WaterMask::water_cubic`]): lifted toward [`COAST_LAND_MIN_M`] as the sea nears
-/// (fully where the indicator reaches ½, at the coastline), untouched two cells or more from
-/// the sea. Continuous, so no step appears where the lift ends; land below the datum away from
-/// the sea (Qattara, Amsterdam, the Caspian's shores) keeps its height.
-pub fn coastal_land(r: f64, sea: f64) -> f64 {
-    let x = (sea / 0.5).clamp(0.0, 1.0);
+/// The reconstructed coastline at a point ([`WaterMask::water_cubic`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Shore {
+    pub water: Water,
+    /// The interpolated ocean indicator, clamped to [0, 1]: 0 two cells or more from the sea,
+    /// ½ on a sea coast.
+    pub sea: f64,
+    /// The same for lakes.
+    pub lake: f64,
+    /// The level of the nearest lake cell of the 16, if any.
+    pub lake_level: Option<f64>,
+}
+
+/// Lift of land toward a shore's bank as the shore's indicator rises to ½ (smoothstep).
+fn bank(r: f64, indicator: f64, bank_m: f64) -> f64 {
+    let x = (indicator / 0.5).clamp(0.0, 1.0);
     let s = x * x * (3.0 - 2.0 * x);
-    r + s * (r.max(COAST_LAND_MIN_M) - r)
+    r + s * (r.max(bank_m) - r)
+}
+
+/// The reconstructed ground `r` (m) of a land sample at `shore`: lifted toward
+/// [`COAST_LAND_MIN_M`] above the sea, and as far above the nearest lake's level, as that
+/// water nears (fully where its indicator reaches ½, at the shoreline), untouched two cells
+/// or more from it. So a shore is a bank rising out of the water, never a pit beside it below
+/// its surface. Continuous, so no step appears where the lift ends; land below the datum away
+/// from the sea (Qattara, Amsterdam, the Caspian's shores) keeps its height.
+pub fn coastal_land(r: f64, shore: &Shore) -> f64 {
+    let r = bank(r, shore.sea, COAST_LAND_MIN_M);
+    match shore.lake_level {
+        Some(level) => bank(r, shore.lake, level + COAST_LAND_MIN_M),
+        None => r,
+    }
 }
 
 /// Catmull-Rom weights of the four samples at −1, 0, 1, 2 for a point at t ∈ [0, 1) between
 /// samples 0 and 1 (they sum to 1 and reproduce linear functions).
-fn catmull_rom(t: f64) -> [f64; 4] {
+pub(crate) fn catmull_rom(t: f64) -> [f64; 4] {
     let (t2, t3) = (t * t, t * t * t);
     [
         0.5 * (-t3 + 2.0 * t2 - t),
@@ -558,7 +604,7 @@ impl WaterMap {
     /// height (the rules the tiles use).
     pub fn water_at(&self, etopo: &Etopo, lat: f64, lon: f64) -> Water {
         match self {
-            WaterMap::Mask(m) => m.water_cubic(lat, lon).0,
+            WaterMap::Mask(m) => m.water_cubic(lat, lon).water,
             WaterMap::BelowDatum if etopo.reconstruct(lat, lon) < 0.0 => Water::Ocean,
             WaterMap::BelowDatum => Water::Land,
         }
@@ -742,7 +788,7 @@ mod tests {
             for c in 0..16 {
                 let (lat, lon) = at(r, c);
                 assert_eq!(
-                    lakes.water_cubic(lat, lon).0,
+                    lakes.water_cubic(lat, lon).water,
                     lakes.water_at(lat, lon),
                     "cell ({r}, {c})"
                 );
@@ -764,7 +810,7 @@ mod tests {
         let is_sea = |x: f64, y: f64| {
             // Cell-index coordinates (centre of cell (r, c) at x = c, y = r).
             let (lat, lon) = (90.0 - (y + 0.5) * d, -180.0 + (x + 0.5) * d);
-            diag.water_cubic(lat, lon).0 == Water::Ocean
+            diag.water_cubic(lat, lon).water == Water::Ocean
         };
         let (mut worst, mut worst_nearest) = (0.0f64, 0.0f64);
         for k in 0..=30 {
@@ -805,18 +851,38 @@ mod tests {
     }
 
     #[test]
-    fn coastal_land_rises_out_of_the_sea_and_is_untouched_away_from_it() {
-        // Two cells or more from the sea (indicator 0): as measured, below the datum too.
-        assert_eq!(coastal_land(-45.0, 0.0), -45.0);
-        assert_eq!(coastal_land(120.0, 0.3), 120.0);
-        // At the coastline (½): at least the bank's height.
-        assert_eq!(coastal_land(-3.0, 0.5), COAST_LAND_MIN_M);
+    fn shore_land_rises_out_of_the_water_and_is_untouched_away_from_it() {
+        let shore = |sea: f64, lake: f64, lake_level: Option<f64>| Shore {
+            water: Water::Land,
+            sea,
+            lake,
+            lake_level,
+        };
+        // Two cells or more from water (indicators 0): as measured, below the datum too.
+        assert_eq!(coastal_land(-45.0, &shore(0.0, 0.0, None)), -45.0);
+        assert_eq!(coastal_land(-45.0, &shore(0.0, 0.0, Some(-20.0))), -45.0);
+        assert_eq!(coastal_land(120.0, &shore(0.3, 0.0, None)), 120.0);
+        // At the coastline (½): at least the bank's height, over the sea or over the lake.
+        assert_eq!(coastal_land(-3.0, &shore(0.5, 0.0, None)), COAST_LAND_MIN_M);
+        assert_eq!(
+            coastal_land(4_700.0, &shore(0.0, 0.5, Some(4_718.0))),
+            4_718.0 + COAST_LAND_MIN_M
+        );
         // Between, continuous and monotone in the indicator.
-        let mut last = coastal_land(-10.0, 0.0);
-        for k in 1..=100 {
-            let v = coastal_land(-10.0, k as f64 * 0.005);
-            assert!(v >= last && v - last < 0.5, "{k}: {last} → {v}");
-            last = v;
+        for lake in [false, true] {
+            let at = |x: f64| {
+                if lake {
+                    coastal_land(-10.0, &shore(0.0, x, Some(0.0)))
+                } else {
+                    coastal_land(-10.0, &shore(x, 0.0, None))
+                }
+            };
+            let mut last = at(0.0);
+            for k in 1..=100 {
+                let v = at(k as f64 * 0.005);
+                assert!(v >= last && v - last < 0.5, "{k}: {last} → {v}");
+                last = v;
+            }
         }
     }
 }
