@@ -8,6 +8,7 @@ pub mod camera;
 pub mod cbt;
 pub mod debug_view;
 pub mod earth;
+pub mod exposure;
 pub mod frame_constants;
 pub mod ground;
 pub mod params;

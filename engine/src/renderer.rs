@@ -18,6 +18,7 @@ use crate::cbt::update::MeshStats;
 use crate::debug_view::DebugView;
 use crate::earth::gpu_budget::BudgetState;
 use crate::earth::gpu_feed::GpuTileMaker;
+use crate::exposure::{Exposure, ExposureMode};
 use crate::frame_constants::{FrameConstantBuffers, FrameConstants};
 use crate::params::{LAST_STORED_LEVEL, MAX_LEVEL};
 use crate::planet::{Body, TileId};
@@ -60,6 +61,8 @@ pub struct RendererOptions {
     pub gpu_tile_budget_ms: f64,
     pub cbt: CbtParams,
     pub publish: PublishOptions,
+    /// Fixed, or adapted to the image (`crate::exposure`).
+    pub exposure: ExposureMode,
 }
 
 impl RendererOptions {
@@ -75,6 +78,7 @@ impl RendererOptions {
             gpu_tile_budget_ms: crate::earth::gpu_feed::DEFAULT_GPU_TILE_BUDGET_MS,
             cbt: CbtParams::default(),
             publish: PublishOptions::default(),
+            exposure: ExposureMode::default(),
         }
     }
 }
@@ -154,6 +158,8 @@ pub struct PlanetRenderer {
     constants: FrameConstantBuffers,
     /// The air: parameters and LUTs (`atmos.*`).
     pub atmosphere: Atmosphere,
+    /// The exposure the shading applies (`exposure.adapt`).
+    pub exposure: Exposure,
     clock: FrameClock,
     /// Supply per feed class (`stream::envelope`), fed from the source once per frame.
     feed: FeedMeter,
@@ -238,6 +244,7 @@ impl PlanetRenderer {
             .map_err(|e| RenderError::Setup(e.to_string()))?;
         let constants = FrameConstantBuffers::new(ctx, frames_in_flight)?;
         let atmosphere = Atmosphere::new(ctx, AtmosphereParams::earth(body), frames_in_flight)?;
+        let exposure = Exposure::new(ctx, opts.exposure)?;
         Ok(PlanetRenderer {
             body,
             source,
@@ -252,6 +259,7 @@ impl PlanetRenderer {
             mesh,
             constants,
             atmosphere,
+            exposure,
             clock: FrameClock::new(),
             feed: FeedMeter::default(),
             prepared: None,
@@ -460,6 +468,10 @@ impl PlanetRenderer {
         let mut lap = Lap::start();
         let mut times = PrepareTimes::default();
         self.clock.tick();
+        // A waiting frame is a still render's (or a test's): its exposure adapts at once.
+        self.exposure.prepare(
+            (!self.opts.wait_for_tiles).then(|| self.clock.period.unwrap_or(self.clock.wall_dt)),
+        );
         // The interval since the last frame: when it blocked on tiles, those it set out to
         // fetch in this thread (loaded and left pending) were its backlog while it fetched. A
         // frame that did not wait asked only the oracle, whose queue is the backlog.
@@ -543,7 +555,10 @@ impl PlanetRenderer {
         let edges = req.view == DebugView::Wireframe;
         let p = declare_publish(g, extent, mesh.mesh(), surface, self.opts.publish, edges);
         let atmos = self.atmosphere.declare(g, frame);
-        declare_terrain(g, extent, p.hits, surface, atmos, target, req.view);
+        let exposure = self.exposure.declare(g);
+        declare_terrain(
+            g, extent, p.hits, surface, atmos, exposure, target, req.view,
+        );
         if let (true, Some(mut depth)) = (edges, p.depth) {
             declare_debug_edges(g, &mesh, &surface, target, &mut depth);
         }
@@ -608,6 +623,7 @@ impl PlanetRenderer {
         self.mesh.destroy(ctx);
         self.constants.destroy(ctx);
         self.atmosphere.destroy(ctx);
+        self.exposure.destroy(ctx);
     }
 }
 

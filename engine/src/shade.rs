@@ -8,13 +8,16 @@ use crate::debug_view::DebugView;
 use framegraph::{BufferDesc, BufferRef, Graph, ImageRef};
 
 /// Declare `shade.terrain`, shading `hits` into `target` (RGBA8, storage) through the
-/// atmosphere's LUTs.
+/// atmosphere's LUTs, with the exposure `exposure.adapt` left in `exposure` (to which it adds
+/// this frame's luminance measurement).
+#[allow(clippy::too_many_arguments)]
 pub fn declare_terrain(
     g: &mut Graph<'_>,
     extent: [u32; 2],
     hits: ImageRef,
     surface: SurfaceBindings,
     atmos: AtmosphereLuts,
+    mut exposure: BufferRef,
     target: &mut ImageRef,
     view: DebugView,
 ) {
@@ -29,6 +32,7 @@ pub fn declare_terrain(
         .read("skyview", atmos.skyview)
         .read("aerial", atmos.aerial)
         .read("sealevel", atmos.sealevel)
+        .write("exposure", &mut exposure)
         .write("color", target)
         .push(&view.shade_mode())
         .dispatch_threads([extent[0], extent[1], 1]);

@@ -15,6 +15,7 @@ layout(local_size_x = 8, local_size_y = 8) in;
 #include "common/atmosphere.glsl"
 #include "common/material.glsl"
 #include "common/ocean.glsl"
+#include "common/exposure.glsl"
 
 // Reflectance at normal incidence of the ground's specular lobe (dielectrics, 4 %).
 #define GROUND_F0 0.04
@@ -102,10 +103,15 @@ void aerial_perspective(vec2 uv, vec3 d, float dist_km, out vec3 add, out vec3 t
     }
 }
 
-// Exposure, then the ACES filmic curve as fitted by Narkowicz 2015 (docs/atmosphere.md), then
-// the sRGB transfer function: the target is UNORM and its bytes are shown as sRGB.
+// The luminance this invocation's pixel was tonemapped from (the exposure's measurement).
+float g_luminance = 0.0;
+
+// Exposure (exposure.adapt's value), then the ACES filmic curve as fitted by Narkowicz 2015
+// (docs/atmosphere.md), then the sRGB transfer function: the target is UNORM and its bytes
+// are shown as sRGB.
 vec3 tonemap(vec3 lum) {
-    vec3 x = lum * atmos.exposure;
+    g_luminance = dot(lum, vec3(0.2126, 0.7152, 0.0722));
+    vec3 x = lum * exposure.value;
     vec3 y = clamp((x * (2.51 * x + 0.03)) / (x * (2.43 * x + 0.59) + 0.14), 0.0, 1.0);
     return mix(12.92 * y, 1.055 * pow(y, vec3(1.0 / 2.4)) - 0.055, step(0.0031308, y));
 }
@@ -144,9 +150,7 @@ vec3 shade_ocean(SlotRecord r, vec2 st, vec3 d, vec3 up, vec3 pos, float dist, f
         + (1.0 - f) * ocean_body(depth) / PI * e;
 }
 
-void main() {
-    uvec2 px = gl_GlobalInvocationID.xy;
-    if (px.x >= uint(frame.viewport.x) || px.y >= uint(frame.viewport.y)) return;
+void shade_pixel(uvec2 px) {
     vec3 d = pixel_ray(vec2(px) + 0.5);
     uvec4 h = imageLoad(hits, ivec2(px));
     float dist = hit_dist(h);
@@ -197,4 +201,29 @@ void main() {
         c = tonemap(lit * trans + add);
     }
     imageStore(color, ivec2(px), vec4(c, 1.0));
+}
+
+// Per workgroup: the sum of the counted pixels' log2 luminance (fixed point) and their number,
+// added to the exposure's state by one thread.
+shared int s_log[64];
+shared uint s_count[64];
+
+void main() {
+    uvec2 px = gl_GlobalInvocationID.xy;
+    if (px.x < uint(frame.viewport.x) && px.y < uint(frame.viewport.y)) shade_pixel(px);
+    bool counted = g_luminance > EXPOSURE_MIN_LUMINANCE;
+    uint li = gl_LocalInvocationIndex;
+    s_log[li] = counted ? int(round(clamp(log2(g_luminance), EXPOSURE_LOG2_MIN, EXPOSURE_LOG2_MAX) * EXPOSURE_LOG_SCALE)) : 0;
+    s_count[li] = counted ? 1u : 0u;
+    for (uint stride = 32u; stride > 0u; stride >>= 1u) {
+        barrier();
+        if (li < stride) {
+            s_log[li] += s_log[li + stride];
+            s_count[li] += s_count[li + stride];
+        }
+    }
+    if (li == 0u && s_count[0] > 0u) {
+        atomicAdd(exposure.log_sum, int64_t(s_log[0]));
+        atomicAdd(exposure.count, s_count[0]);
+    }
 }

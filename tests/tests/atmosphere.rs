@@ -534,3 +534,109 @@ fn a_first_frame_without_shading_still_makes_the_persistent_luts() {
     r.destroy(&gpu.ctx);
     gpu.assert_clean();
 }
+
+/// Display value (exposure × luminance, before the tonemap) of an sRGB byte, by inverting the
+/// sRGB transfer function and the ACES fit of `shade.terrain` (docs/atmosphere.md).
+fn display_value(byte: u8) -> f64 {
+    let v = byte as f64 / 255.0;
+    let y = if v <= 0.04045 {
+        v / 12.92
+    } else {
+        ((v + 0.055) / 1.055).powf(2.4)
+    };
+    // y = x(2.51x + 0.03) / (x(2.43x + 0.59) + 0.14), solved for x ≥ 0.
+    let (a, b, c) = (2.43 * y - 2.51, 0.59 * y - 0.03, 0.14 * y);
+    (-b - (b * b - 4.0 * a * c).sqrt()) / (2.0 * a)
+}
+
+/// Per pixel, the luminance of the display values (None where a channel is near black or
+/// white, where the inversion is ill-conditioned).
+fn display_luminance(rgba: &[u8]) -> Vec<Option<f64>> {
+    rgba.chunks(4)
+        .map(|p| {
+            p[..3].iter().all(|&c| (10..=245).contains(&c)).then(|| {
+                let x = [0, 1, 2].map(|k| display_value(p[k]));
+                0.2126 * x[0] + 0.7152 * x[1] + 0.0722 * x[2]
+            })
+        })
+        .collect()
+}
+
+/// Auto exposure puts the scene's geometric mean luminance at the key. The same view is
+/// rendered at the fixed default (5) and with `ExposureMode::Auto`; from the fixed image the
+/// test recovers the scene's luminance (inverting sRGB and ACES), computes the exposure the rule
+/// asks for (the key over the geometric mean, within ±2 stops of 5), and compares it with the
+/// exposure the auto image was made with (its display values over the fixed image's, × 5):
+/// within 0.15 stop. Scenes without the sun or its glint in view (their pixels saturate, so the
+/// test cannot measure them; the shading counts them, clamped): the sea at 2 km with the sun
+/// 20° high behind the camera, and the noon sky looking up.
+#[test]
+fn auto_exposure_puts_the_geometric_mean_at_the_key() {
+    use engine::exposure::ExposureMode;
+    let mut gpu = Gpu::new();
+    let (w, h) = (96u32, 64u32);
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let scenes = [
+        (
+            "sea_2km",
+            ViewCamera::geo(30.0, -40.0, R + 2_000.0, 270.0, -5.0, 60.0, w, h),
+            90.0,
+            20.0,
+        ),
+        (
+            "sky_up",
+            ViewCamera::geo(30.0, -40.0, R + 10.0, 0.0, 60.0, 60.0, w, h),
+            135.0,
+            60.0,
+        ),
+    ];
+    for (name, cam, az, el) in scenes {
+        let mut images = Vec::new();
+        for mode in [ExposureMode::Fixed(5.0), ExposureMode::Auto] {
+            let mut opts = test_renderer_options(&gpu.ctx);
+            opts.exposure = mode;
+            let mut r =
+                PlanetRenderer::new(&gpu.ctx, earth_source(), opts, gpu.exec.frames_in_flight())
+                    .unwrap();
+            r.sun = Some(local_sun(cam.eye, az, el));
+            let mut f = planet_frame(&mut gpu, &mut r, &cam);
+            for _ in 0..3 {
+                f = planet_frame(&mut gpu, &mut r, &cam);
+            }
+            write_png(
+                &dir.join(format!("exposure_{name}_{mode:?}.png")),
+                w,
+                h,
+                &f.rgba,
+            );
+            images.push(f.rgba);
+            r.destroy(&gpu.ctx);
+        }
+        let (fixed, auto) = (display_luminance(&images[0]), display_luminance(&images[1]));
+        let logs: Vec<f64> = fixed.iter().flatten().map(|x| (x / 5.0).log2()).collect();
+        assert!(
+            logs.len() > (w * h / 2) as usize,
+            "{name}: most pixels measurable"
+        );
+        let mean = logs.iter().sum::<f64>() / logs.len() as f64;
+        let want = (engine::exposure::AUTO_KEY / mean.exp2()).clamp(5.0 / 4.0, 5.0 * 4.0);
+        let mut ratios: Vec<f64> = fixed
+            .iter()
+            .zip(&auto)
+            .filter_map(|(f, a)| Some((a.as_ref()? / f.as_ref()?).log2()))
+            .collect();
+        ratios.sort_by(f64::total_cmp);
+        assert!(!ratios.is_empty(), "{name}: pixels measurable in both");
+        let got = 5.0 * ratios[ratios.len() / 2].exp2();
+        println!(
+            "{name}: geometric mean luminance 2^{mean:.2}, the rule's exposure {want:.3}, the \
+             auto image's {got:.3} ({} pixels)",
+            ratios.len()
+        );
+        assert!(
+            (got / want).log2().abs() < 0.15,
+            "{name}: auto exposure {got:.3}, want {want:.3}"
+        );
+    }
+    gpu.assert_clean();
+}

@@ -33,6 +33,11 @@ pub struct GpuArgs {
     /// over (a tuning knob: 0 hands every leaf over) [default: engine::publish::RASTER_MAX_BOX_PX].
     #[arg(long, env = "PLANETFALL_RASTER_MAX_BOX")]
     pub raster_max_box: Option<u32>,
+    /// Display value per unit of luminance before the tonemap: `auto` adapts it to the image
+    /// (the geometric mean luminance at the key, within ±2 stops of 5; `engine::exposure`), or
+    /// a fixed number (5 is the default scale).
+    #[arg(long, env = "PLANETFALL_EXPOSURE", default_value = "auto")]
+    pub exposure: engine::exposure::ExposureMode,
 }
 
 pub fn parse_publish(s: &str) -> Result<PublishMode, String> {
@@ -51,6 +56,8 @@ static GPU_TILE_BUDGET: std::sync::OnceLock<Option<f64>> = std::sync::OnceLock::
 static PUBLISH: std::sync::OnceLock<PublishMode> = std::sync::OnceLock::new();
 /// `--raster-max-box` as the last context was made with it.
 static RASTER_MAX_BOX: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+/// `--exposure` as the last context was made with it.
+static EXPOSURE: std::sync::OnceLock<engine::exposure::ExposureMode> = std::sync::OnceLock::new();
 
 /// Sets the options' GPU tile feed from `--gpu-tiles` and `--gpu-tile-budget-ms`, and the
 /// publish mode from `--publish`.
@@ -62,10 +69,14 @@ pub fn frame_options(ctx: &Context, o: &mut engine::renderer::RendererOptions) {
     publish_options(o);
 }
 
-/// Sets the options' publish mode from `--publish` and the compute raster's hand-over box
-/// from `--raster-max-box` (for frames that make no GPU tiles).
+/// Sets the options' publish mode from `--publish`, the compute raster's hand-over box
+/// from `--raster-max-box` (for frames that make no GPU tiles) and the exposure from
+/// `--exposure`.
 pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     o.publish.mode = PUBLISH.get().copied().unwrap_or_default();
+    if let Some(e) = EXPOSURE.get() {
+        o.exposure = *e;
+    }
     if let Some(px) = RASTER_MAX_BOX.get().copied().flatten() {
         o.publish.max_box_px = px;
     }
@@ -93,6 +104,7 @@ impl GpuArgs {
         let _ = GPU_TILE_BUDGET.set(self.gpu_tile_budget_ms);
         let _ = PUBLISH.set(self.publish);
         let _ = RASTER_MAX_BOX.set(self.raster_max_box);
+        let _ = EXPOSURE.set(self.exposure);
         let opts = ContextOptions {
             validation: self.validation,
             device: self.device.clone(),
