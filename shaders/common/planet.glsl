@@ -81,8 +81,16 @@ void canonical_vertex(inout uint face, inout uvec2 X) {
     }
 }
 
-// Owning face and fixed-point face coordinates of a unit direction (f32: a hint to be refined
+// Fixed-point coordinates on `face` of a direction with a positive component along its axis:
+// the direction projected onto the face's plane, clamped to the face (f32: a hint to be refined
 // through a tile frame, not an exact address).
+ivec2 dir_to_fixed_on(uint face, vec3 dir) {
+    float a = max(dot(dir, FACE_AXIS[face]), 1e-6);
+    vec2 uv = vec2(atan_p(dot(dir, FACE_U[face]) / a), atan_p(dot(dir, FACE_V[face]) / a)) / (PI * 0.25);
+    return ivec2(clamp((uv + 1.0) * float(1u << 29), vec2(0.0), vec2(float(FIXED_ONE))));
+}
+
+// Owning face and fixed-point face coordinates of a unit direction (a hint, as above).
 void dir_to_face_fixed(vec3 dir, out uint face, out ivec2 X) {
     face = 0u;
     float best = -2.0;
@@ -90,8 +98,20 @@ void dir_to_face_fixed(vec3 dir, out uint face, out ivec2 X) {
         float a = dot(dir, FACE_AXIS[f]);
         if (a > best) { best = a; face = f; }
     }
-    vec2 uv = vec2(atan_p(dot(dir, FACE_U[face]) / best), atan_p(dot(dir, FACE_V[face]) / best)) / (PI * 0.25);
-    X = ivec2(clamp((uv + 1.0) * float(1u << 29), vec2(0.0), vec2(float(FIXED_ONE))));
+    X = dir_to_fixed_on(face, dir);
+}
+
+// The face across the edge that fixed point X of `face` lies past (at a cube corner, the edge
+// it is furthest past). Decided on the exact integer, so a point just past an edge goes to the
+// neighbour even where its f32 direction cannot tell the two faces apart.
+uint face_across(uint face, ivec2 X) {
+    ivec2 over = max(-X, X - ivec2(int(FIXED_ONE)));
+    vec3 out_dir = over.x >= over.y ? FACE_U[face] * (X.x < 0 ? -1.0 : 1.0)
+                                    : FACE_V[face] * (X.y < 0 ? -1.0 : 1.0);
+    for (uint f = 0u; f < 6u; ++f) {
+        if (dot(FACE_AXIS[f], out_dir) > 0.5) return f;
+    }
+    return face;
 }
 
 

@@ -150,23 +150,32 @@ SurfacePoint surface_at_fixed(uint face, uvec2 X) {
 // Locate a camera-relative point near fixed-point hint X on `face`: the finest resident slot
 // and the point's texel coordinates in it (through that tile's frame and chart, so nothing
 // planet-sized is subtracted), with its plane coordinates and height over the plane in that
-// tile's frame (abh: callers need no chart inverse). Points past the face edge read the
-// folded apron.
+// tile's frame (abh: callers need no chart inverse). A point past the face edge is read on the
+// face that owns it (the slot carries that face: callers take the face from `fs`, not `face`).
 void locate_abh(vec3 p, uint face, ivec2 X, out uint fs, out vec2 st, out vec3 abh) {
-    uvec2 Xc = uvec2(clamp(X, ivec2(0), ivec2(int(FIXED_ONE))));
-    fs = finest_slot(face, Xc, frame.max_level);
-    for (int k = 0; k < 3; ++k) {
+    fs = finest_slot(face, uvec2(clamp(X, ivec2(0), ivec2(int(FIXED_ONE)))), frame.max_level);
+    // Four steps: a hint a tile off, the face edge, and on the owning face the hint from the
+    // f32 direction (about 0.5 m on Earth: a few L18 texels, possibly the next tile).
+    for (int k = 0; k < 4; ++k) {
         SlotRecord r = slots.s[fs];
         abh = point_to_plane(r, p);
         st = chart_forward(r, abh.xy);
         // Within half a texel of the tile the gathers read the apron: good enough, and it
         // stops points exactly on an edge from bouncing between the two tiles.
         if (all(greaterThanEqual(st, vec2(-0.5))) && all(lessThanEqual(st, vec2(512.5)))) return;
-        // Outside this tile: find the tile that holds it (same face; past the face, the apron).
+        // Outside this tile: find the tile that holds it. (st bounded so that the fixed point
+        // fits an int at L0: a tile's width past it is past the face anyway.)
         ivec2 origin = ivec2(uvec2(r.x, r.y) << (FIXED_BITS - r.level));
-        ivec2 Xn = origin + ivec2(floor(st * exp2(21.0 - float(r.level))));
-        uvec2 Xnc = uvec2(clamp(Xn, ivec2(0), ivec2(int(FIXED_ONE))));
-        uint next = finest_slot(face, Xnc, frame.max_level);
+        ivec2 Xn = origin + ivec2(floor(clamp(st, vec2(-511.0), vec2(1023.0)) * exp2(21.0 - float(r.level))));
+        uint f = r.face;
+        uvec2 Xa = uvec2(Xn);
+        if (any(lessThan(Xn, ivec2(0))) || any(greaterThan(Xn, ivec2(int(FIXED_ONE))))) {
+            // Past the face edge: the face across it owns the point; where on it, from the
+            // point's direction from the planet centre (a hint: st comes from the tile's frame).
+            f = face_across(f, Xn);
+            Xa = uvec2(dir_to_fixed_on(f, normalize(p - frame.planet_center)));
+        }
+        uint next = finest_slot(f, Xa, frame.max_level);
         if (next == fs) return;
         fs = next;
     }
