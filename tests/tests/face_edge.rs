@@ -1,0 +1,102 @@
+//! A view across a cube edge reads every hit on the face that owns it: over an analytic planet
+//! with a valley across the edge between faces 0 and 2, each pixel's tile is on its hit's face
+//! and the rendered depth agrees with the CPU reference (`engine::reference`, which reads every
+//! point on its owning face) on both sides of the edge; on lavapipe under validation.
+
+use engine::camera::ViewCamera;
+use engine::planet::cube::face_of;
+use engine::planet::{Body, Face};
+use engine::renderer::{PlanetRenderer, RendererOptions};
+use engine::source::{AnalyticSource, TileSource};
+use glam::DVec3;
+use planetfall_tests::{planet_frame, Gpu};
+use std::sync::Arc;
+
+const R: f64 = 6_371_000.0;
+
+/// Signed distance (m) of direction `d` from the plane of the cube edge x = y (positive on face
+/// 2's side), and a valley across it: its floor `FLOOR_M` past the edge on face 2, walls rising
+/// 2 km over 5 km either side.
+fn height(d: DVec3) -> f64 {
+    const FLOOR_M: f64 = 3_000.0;
+    let x = R * ((d.y - d.x) / std::f64::consts::SQRT_2).asin() - FLOOR_M;
+    let q = (x / 5_000.0).powi(2);
+    2_000.0 * q / (1.0 + q)
+}
+
+/// Past-face reads are rare in a rendered frame: a leaf's chord stays inside its face's cone,
+/// so only the resolve's surface search (±10 % along the ray) or an ocean point can leave it;
+/// with the old apron clamp this view had none (0 pixels on another face's slot, also with
+/// the mesh 8× coarser and at grazing pitches). `surface_gpu`'s
+/// `a_point_past_its_face_is_read_on_the_owning_face` is the test that fails on the apron; this
+/// one guards the whole frame: every pixel's tile is on the face that owns its hit, and the
+/// depth agrees with the reference on both faces.
+#[test]
+fn a_view_across_a_cube_edge_reads_each_hit_on_its_owning_face() {
+    let mut gpu = Gpu::new();
+    let body = Body { radius: R };
+    let src = Arc::new(AnalyticSource::new(body, 12, 2_100.0, height));
+    let (w, h) = (96u32, 64u32);
+    let mut opts = RendererOptions::for_device(&gpu.ctx);
+    opts.slots = 256;
+    opts.pool_capacity = 1 << 16;
+    let mut r =
+        PlanetRenderer::new(&gpu.ctx, src.clone(), opts, gpu.exec.frames_in_flight()).unwrap();
+    // On face 0, 9 km short of the valley floor, 100 m up, looking east across the edge.
+    let lon = 45.0 - (6_000.0 / R).to_degrees();
+    let dir = engine::planet::cube::latlon_to_dir(0.0, lon);
+    let cam = ViewCamera::geo(0.0, lon, R + height(dir) + 100.0, 90.0, -10.0, 60.0, w, h);
+    let mut f = planet_frame(&mut gpu, &mut r, &cam);
+    for _ in 0..40 {
+        if r.settled() {
+            break;
+        }
+        f = planet_frame(&mut gpu, &mut r, &cam);
+    }
+    assert!(r.settled(), "{:?}", r.stats);
+    let lod = r.lod_params(&cam);
+    let reference = engine::reference::render(r.residency(), &lod, body, &cam, src.max_relief());
+    let (mut both, mut on2, mut other_face, mut off, mut worst) = (0, 0, 0, 0, 0.0f64);
+    for y in 0..h {
+        for x in 0..w {
+            let i = (y * w + x) as usize;
+            let (a, c) = (&f.aov[i], reference[i]);
+            let (true, Some(c)) = (a.is_terrain(), c) else {
+                continue;
+            };
+            both += 1;
+            let hit = DVec3::new(a.dir[0] as f64, a.dir[1] as f64, a.dir[2] as f64);
+            on2 += (face_of(hit) == Face(2)) as u32;
+            // The hit's tile is on the face that owns it (within a texel of the edge either
+            // face's tile holds it: its apron).
+            let tile = r
+                .residency()
+                .by_slot(a.slot as u32)
+                .expect("a resident slot");
+            let from_edge = R * ((hit.y - hit.x) / std::f64::consts::SQRT_2).asin().abs();
+            if tile.id.face != face_of(hit) && from_edge > body.texel(tile.id.level) {
+                other_face += 1;
+                println!("px {x},{y}: hit on {:?}, read {:?}", face_of(hit), tile.id);
+            }
+            let e = (a.dist as f64 - c).abs() / c;
+            if e > 0.002 {
+                off += 1;
+            }
+            worst = worst.max(e);
+        }
+    }
+    println!(
+        "{both} terrain px, {on2} on face 2, {other_face} read another face's tile, \
+         {off} off the reference by > 0.2 % (worst {worst:.2e})"
+    );
+    assert!(
+        on2 > w * h / 10 && both - on2 > w * h / 10,
+        "the view shows both faces: {on2} of {both} px on face 2"
+    );
+    assert_eq!(other_face, 0, "pixels read on another face's tile");
+    // Off the reference: only the grazing skyline of the far rim (one image row, measured 24
+    // px at 12 %: a silhouette a pixel apart).
+    assert!(off <= w, "{off} px off the reference by > 0.2 %");
+    r.destroy(&gpu.ctx);
+    gpu.assert_clean();
+}
