@@ -27,10 +27,10 @@ fn height(d: DVec3) -> f64 {
 /// Past-face reads are rare in a rendered frame: a leaf's chord stays inside its face's cone,
 /// so only the resolve's surface search (±10 % along the ray) or an ocean point can leave it;
 /// with the old apron clamp this view had none (0 pixels on another face's slot, also with
-/// the mesh 8× coarser and at grazing pitches). `surface_gpu`'s
-/// `a_point_past_its_face_is_read_on_the_owning_face` is the test that fails on the apron; this
-/// one guards the whole frame: every pixel's tile is on the face that owns its hit, and the
-/// depth agrees with the reference on both faces.
+/// the mesh 8× coarser and at grazing pitches). The ocean test below and `surface_gpu`'s
+/// `a_point_past_its_face_is_read_on_the_owning_face` fail on the apron; this one guards the
+/// whole frame over land: every pixel's tile is on the face that owns its hit, and the depth
+/// agrees with the reference on both faces.
 #[test]
 fn a_view_across_a_cube_edge_reads_each_hit_on_its_owning_face() {
     let mut gpu = Gpu::new();
@@ -97,6 +97,66 @@ fn a_view_across_a_cube_edge_reads_each_hit_on_its_owning_face() {
     // Off the reference: only the grazing skyline of the far rim (one image row, measured 24
     // px at 12 %: a silhouette a pixel apart).
     assert!(off <= w, "{off} px off the reference by > 0.2 %");
+    r.destroy(&gpu.ctx);
+    gpu.assert_clean();
+}
+
+/// An ocean pixel whose visible leaf is sea floor on face 0 while the ray met the sea surface on
+/// face 2 (a grazing ray under a shallow sea crossing the edge): `publish.resolve` locates the
+/// surface point with the leaf's face as its hint, and must read it on face 2, which owns it.
+/// On the old apron clamp these pixels carried face 0's tile.
+#[test]
+fn an_ocean_pixel_past_its_leaf_face_reads_the_owning_face() {
+    let mut gpu = Gpu::new();
+    let body = Body { radius: R };
+    // A sea 5 m deep everywhere.
+    let src = Arc::new(AnalyticSource::new(body, 14, 10.0, |_| -5.0));
+    let (w, h) = (96u32, 64u32);
+    let mut opts = RendererOptions::for_device(&gpu.ctx);
+    opts.slots = 256;
+    opts.pool_capacity = 1 << 16;
+    let mut r =
+        PlanetRenderer::new(&gpu.ctx, src.clone(), opts, gpu.exec.frames_in_flight()).unwrap();
+    // On face 2, 700 m east of the edge, 10 m over the sea, looking west just below the horizon:
+    // rays meet the sea 300–1,000 m out and the floor 5 m below some hundreds of metres on.
+    let lon = 45.0 + (700.0 / R).to_degrees();
+    let cam = ViewCamera::geo(0.0, lon, R + 10.0, 270.0, -1.5, 60.0, w, h);
+    let mut f = planet_frame(&mut gpu, &mut r, &cam);
+    for _ in 0..40 {
+        if r.settled() {
+            break;
+        }
+        f = planet_frame(&mut gpu, &mut r, &cam);
+    }
+    assert!(r.settled(), "{:?}", r.stats);
+    let (mut water2, mut other_face) = (0, 0);
+    for (i, a) in f.aov.iter().enumerate() {
+        if !a.is_terrain() || !a.is_water() {
+            continue;
+        }
+        let hit = DVec3::new(a.dir[0] as f64, a.dir[1] as f64, a.dir[2] as f64);
+        let tile = r
+            .residency()
+            .by_slot(a.slot as u32)
+            .expect("a resident slot");
+        let from_edge = R * ((hit.y - hit.x) / std::f64::consts::SQRT_2).asin();
+        // Past the apron of face 0's tiles (4 texels) by a margin.
+        if from_edge > 8.0 * body.texel(tile.id.level) {
+            water2 += 1;
+            if tile.id.face != face_of(hit) {
+                other_face += 1;
+                if other_face <= 5 {
+                    println!(
+                        "px {i}: sea surface {from_edge:.0} m past the edge read on {:?}",
+                        tile.id
+                    );
+                }
+            }
+        }
+    }
+    println!("{water2} sea px on face 2 past the apron, {other_face} read another face's tile");
+    assert!(water2 > w, "the view shows the sea on face 2: {water2} px");
+    assert_eq!(other_face, 0, "sea pixels read on another face's tile");
     r.destroy(&gpu.ctx);
     gpu.assert_clean();
 }
