@@ -101,16 +101,25 @@ fn a_view_across_a_cube_edge_reads_each_hit_on_its_owning_face() {
     gpu.assert_clean();
 }
 
+/// A sea floor 20 m deep with a ridge along the cube edge x = y on face 2's side, its crest 3 m
+/// under the sea 36 m past the edge: face 0's apron (four texels past its edge) holds the
+/// ridge's rising flank.
+fn sea_floor(d: DVec3) -> f64 {
+    let x = R * ((d.y - d.x) / std::f64::consts::SQRT_2).asin();
+    -20.0 + 17.0 * (-((x - 36.0) / 14.0).powi(2)).exp()
+}
+
 /// An ocean pixel whose visible leaf is sea floor on face 0 while the ray met the sea surface on
-/// face 2 (a grazing ray under a shallow sea crossing the edge): `publish.resolve` locates the
-/// surface point with the leaf's face as its hint, and must read it on face 2, which owns it.
-/// On the old apron clamp these pixels carried face 0's tile.
+/// face 2 (a grazing ray under the sea crossing the edge): `publish.resolve` locates the
+/// surface point with the leaf's face as its hint, and must read the floor under it on face 2,
+/// which owns it. On the old apron clamp, face 0's apron continued the ridge's flank above the
+/// datum there: no sea, and 192 pixels (two image rows) showed the floor beyond at 2.3 km
+/// against the sea's 0.77 km (measured; 96 sea pixels read face 0's tile with a flat floor).
 #[test]
 fn an_ocean_pixel_past_its_leaf_face_reads_the_owning_face() {
     let mut gpu = Gpu::new();
     let body = Body { radius: R };
-    // A sea 5 m deep everywhere.
-    let src = Arc::new(AnalyticSource::new(body, 14, 10.0, |_| -5.0));
+    let src = Arc::new(AnalyticSource::new(body, 14, 25.0, sea_floor));
     let (w, h) = (96u32, 64u32);
     let mut opts = RendererOptions::for_device(&gpu.ctx);
     opts.slots = 256;
@@ -118,7 +127,7 @@ fn an_ocean_pixel_past_its_leaf_face_reads_the_owning_face() {
     let mut r =
         PlanetRenderer::new(&gpu.ctx, src.clone(), opts, gpu.exec.frames_in_flight()).unwrap();
     // On face 2, 700 m east of the edge, 10 m over the sea, looking west just below the horizon:
-    // rays meet the sea 300–1,000 m out and the floor 5 m below some hundreds of metres on.
+    // rays meet the sea 300–1,000 m out, pass over the ridge and meet the floor on face 0.
     let lon = 45.0 + (700.0 / R).to_degrees();
     let cam = ViewCamera::geo(0.0, lon, R + 10.0, 270.0, -1.5, 60.0, w, h);
     let mut f = planet_frame(&mut gpu, &mut r, &cam);
@@ -154,9 +163,32 @@ fn an_ocean_pixel_past_its_leaf_face_reads_the_owning_face() {
             }
         }
     }
-    println!("{water2} sea px on face 2 past the apron, {other_face} read another face's tile");
+    // The depth is the reference's (the sea surface): on face 0's apron the sea floor past the
+    // edge continues the ridge's rising flank above the datum, no sea, and the pixel would show
+    // the floor beyond.
+    let lod = r.lod_params(&cam);
+    let reference = engine::reference::render(r.residency(), &lod, body, &cam, src.max_relief());
+    let (mut off, mut worst) = (0, 0.0f64);
+    for (i, (a, c)) in f.aov.iter().zip(&reference).enumerate() {
+        let (true, Some(c)) = (a.is_terrain(), c) else {
+            continue;
+        };
+        let e = (a.dist as f64 - c).abs() / c;
+        worst = worst.max(e);
+        if e > 0.01 {
+            off += 1;
+            if off <= 5 {
+                println!("px {i}: depth {} m, reference {c:.1} m", a.dist);
+            }
+        }
+    }
+    println!(
+        "{water2} sea px on face 2 past the apron, {other_face} read another face's tile, \
+         {off} px off the reference by > 1 % (worst {worst:.2e})"
+    );
     assert!(water2 > w, "the view shows the sea on face 2: {water2} px");
     assert_eq!(other_face, 0, "sea pixels read on another face's tile");
+    assert_eq!(off, 0, "pixels off the reference by > 1 %");
     r.destroy(&gpu.ctx);
     gpu.assert_clean();
 }
