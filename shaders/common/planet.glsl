@@ -101,18 +101,4 @@ void dir_to_face_fixed(vec3 dir, out uint face, out ivec2 X) {
     X = dir_to_fixed_on(face, dir);
 }
 
-// The face across the edge that fixed point X of `face` lies past (at a cube corner, the edge
-// it is furthest past). Decided on the exact integer, so a point just past an edge goes to the
-// neighbour even where its f32 direction cannot tell the two faces apart.
-uint face_across(uint face, ivec2 X) {
-    ivec2 over = max(-X, X - ivec2(int(FIXED_ONE)));
-    vec3 out_dir = over.x >= over.y ? FACE_U[face] * (X.x < 0 ? -1.0 : 1.0)
-                                    : FACE_V[face] * (X.y < 0 ? -1.0 : 1.0);
-    for (uint f = 0u; f < 6u; ++f) {
-        if (dot(FACE_AXIS[f], out_dir) > 0.5) return f;
-    }
-    return face;
-}
-
-
 #endif

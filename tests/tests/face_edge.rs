@@ -6,20 +6,29 @@
 use engine::camera::ViewCamera;
 use engine::planet::cube::face_of;
 use engine::planet::{Body, Face};
+use engine::reference::RefPixel;
 use engine::renderer::{PlanetRenderer, RendererOptions};
 use engine::source::{AnalyticSource, TileSource};
 use glam::DVec3;
-use planetfall_tests::{planet_frame, Gpu};
+use planetfall_tests::{planet_frame, Gpu, PlanetFrame};
 use std::sync::Arc;
 
 const R: f64 = 6_371_000.0;
 
-/// Signed distance (m) of direction `d` from the plane of the cube edge x = y (positive on face
-/// 2's side), and a valley across it: its floor `FLOOR_M` past the edge on face 2, walls rising
-/// 2 km over 5 km either side.
+const W: u32 = 96;
+const H: u32 = 64;
+
+/// Signed distance (m) of direction `d` from the plane of the cube edge x = y between faces 0
+/// and 2, positive on face 2's side.
+fn from_edge(d: DVec3) -> f64 {
+    R * ((d.y - d.x) / std::f64::consts::SQRT_2).asin()
+}
+
+/// A valley across the edge: its floor `FLOOR_M` past the edge on face 2, walls rising 2 km
+/// over 5 km either side.
 fn height(d: DVec3) -> f64 {
     const FLOOR_M: f64 = 3_000.0;
-    let x = R * ((d.y - d.x) / std::f64::consts::SQRT_2).asin() - FLOOR_M;
+    let x = from_edge(d) - FLOOR_M;
     let q = (x / 5_000.0).powi(2);
     2_000.0 * q / (1.0 + q)
 }
@@ -36,30 +45,15 @@ fn a_view_across_a_cube_edge_reads_each_hit_on_its_owning_face() {
     let mut gpu = Gpu::new();
     let body = Body { radius: R };
     let src = Arc::new(AnalyticSource::new(body, 12, 2_100.0, height));
-    let (w, h) = (96u32, 64u32);
-    let mut opts = RendererOptions::for_device(&gpu.ctx);
-    opts.slots = 256;
-    opts.pool_capacity = 1 << 16;
-    let mut r =
-        PlanetRenderer::new(&gpu.ctx, src.clone(), opts, gpu.exec.frames_in_flight()).unwrap();
     // On face 0, 9 km short of the valley floor, 100 m up, looking east across the edge.
     let lon = 45.0 - (6_000.0 / R).to_degrees();
     let dir = engine::planet::cube::latlon_to_dir(0.0, lon);
-    let cam = ViewCamera::geo(0.0, lon, R + height(dir) + 100.0, 90.0, -10.0, 60.0, w, h);
-    let mut f = planet_frame(&mut gpu, &mut r, &cam);
-    for _ in 0..40 {
-        if r.settled() {
-            break;
-        }
-        f = planet_frame(&mut gpu, &mut r, &cam);
-    }
-    assert!(r.settled(), "{:?}", r.stats);
-    let lod = r.lod_params(&cam);
-    let reference = engine::reference::render(r.residency(), &lod, body, &cam, src.max_relief());
+    let cam = ViewCamera::geo(0.0, lon, R + height(dir) + 100.0, 90.0, -10.0, 60.0, W, H);
+    let (r, f, reference) = settled_view(&mut gpu, src, &cam);
     let (mut both, mut on2, mut other_face, mut off, mut worst) = (0, 0, 0, 0, 0.0f64);
-    for y in 0..h {
-        for x in 0..w {
-            let i = (y * w + x) as usize;
+    for y in 0..H {
+        for x in 0..W {
+            let i = (y * W + x) as usize;
             let (a, c) = (&f.aov[i], reference[i]);
             let (true, Some(c)) = (a.is_terrain(), c) else {
                 continue;
@@ -73,8 +67,7 @@ fn a_view_across_a_cube_edge_reads_each_hit_on_its_owning_face() {
                 .residency()
                 .by_slot(a.slot as u32)
                 .expect("a resident slot");
-            let from_edge = R * ((hit.y - hit.x) / std::f64::consts::SQRT_2).asin().abs();
-            if tile.id.face != face_of(hit) && from_edge > body.texel(tile.id.level) {
+            if tile.id.face != face_of(hit) && from_edge(hit).abs() > body.texel(tile.id.level) {
                 other_face += 1;
                 println!("px {x},{y}: hit on {:?}, read {:?}", face_of(hit), tile.id);
             }
@@ -90,13 +83,13 @@ fn a_view_across_a_cube_edge_reads_each_hit_on_its_owning_face() {
          {off} off the reference by > 0.2 % (worst {worst:.2e})"
     );
     assert!(
-        on2 > w * h / 10 && both - on2 > w * h / 10,
+        on2 > W * H / 10 && both - on2 > W * H / 10,
         "the view shows both faces: {on2} of {both} px on face 2"
     );
     assert_eq!(other_face, 0, "pixels read on another face's tile");
     // Off the reference: only the grazing skyline of the far rim (one image row, measured 24
     // px at 12 %: a silhouette a pixel apart).
-    assert!(off <= w, "{off} px off the reference by > 0.2 %");
+    assert!(off <= W, "{off} px off the reference by > 0.2 %");
     r.destroy(&gpu.ctx);
     gpu.assert_clean();
 }
@@ -105,8 +98,7 @@ fn a_view_across_a_cube_edge_reads_each_hit_on_its_owning_face() {
 /// under the sea 36 m past the edge: face 0's apron (four texels past its edge) holds the
 /// ridge's rising flank.
 fn sea_floor(d: DVec3) -> f64 {
-    let x = R * ((d.y - d.x) / std::f64::consts::SQRT_2).asin();
-    -20.0 + 17.0 * (-((x - 36.0) / 14.0).powi(2)).exp()
+    -20.0 + 17.0 * (-((from_edge(d) - 36.0) / 14.0).powi(2)).exp()
 }
 
 /// An ocean pixel whose visible leaf is sea floor on face 0 while the ray met the sea surface on
@@ -120,24 +112,11 @@ fn an_ocean_pixel_past_its_leaf_face_reads_the_owning_face() {
     let mut gpu = Gpu::new();
     let body = Body { radius: R };
     let src = Arc::new(AnalyticSource::new(body, 14, 25.0, sea_floor));
-    let (w, h) = (96u32, 64u32);
-    let mut opts = RendererOptions::for_device(&gpu.ctx);
-    opts.slots = 256;
-    opts.pool_capacity = 1 << 16;
-    let mut r =
-        PlanetRenderer::new(&gpu.ctx, src.clone(), opts, gpu.exec.frames_in_flight()).unwrap();
     // On face 2, 700 m east of the edge, 10 m over the sea, looking west just below the horizon:
     // rays meet the sea 300–1,000 m out, pass over the ridge and meet the floor on face 0.
     let lon = 45.0 + (700.0 / R).to_degrees();
-    let cam = ViewCamera::geo(0.0, lon, R + 10.0, 270.0, -1.5, 60.0, w, h);
-    let mut f = planet_frame(&mut gpu, &mut r, &cam);
-    for _ in 0..40 {
-        if r.settled() {
-            break;
-        }
-        f = planet_frame(&mut gpu, &mut r, &cam);
-    }
-    assert!(r.settled(), "{:?}", r.stats);
+    let cam = ViewCamera::geo(0.0, lon, R + 10.0, 270.0, -1.5, 60.0, W, H);
+    let (r, f, reference) = settled_view(&mut gpu, src, &cam);
     let (mut water2, mut other_face) = (0, 0);
     for (i, a) in f.aov.iter().enumerate() {
         if !a.is_terrain() || !a.is_water() {
@@ -148,15 +127,15 @@ fn an_ocean_pixel_past_its_leaf_face_reads_the_owning_face() {
             .residency()
             .by_slot(a.slot as u32)
             .expect("a resident slot");
-        let from_edge = R * ((hit.y - hit.x) / std::f64::consts::SQRT_2).asin();
+        let past = from_edge(hit);
         // Past the apron of face 0's tiles (4 texels) by a margin.
-        if from_edge > 8.0 * body.texel(tile.id.level) {
+        if past > 8.0 * body.texel(tile.id.level) {
             water2 += 1;
             if tile.id.face != face_of(hit) {
                 other_face += 1;
                 if other_face <= 5 {
                     println!(
-                        "px {i}: sea surface {from_edge:.0} m past the edge read on {:?}",
+                        "px {i}: sea surface {past:.0} m past the edge read on {:?}",
                         tile.id
                     );
                 }
@@ -166,8 +145,6 @@ fn an_ocean_pixel_past_its_leaf_face_reads_the_owning_face() {
     // The depth is the reference's (the sea surface): on face 0's apron the sea floor past the
     // edge continues the ridge's rising flank above the datum, no sea, and the pixel would show
     // the floor beyond.
-    let lod = r.lod_params(&cam);
-    let reference = engine::reference::render(r.residency(), &lod, body, &cam, src.max_relief());
     let (mut off, mut worst) = (0, 0.0f64);
     for (i, (a, c)) in f.aov.iter().zip(&reference).enumerate() {
         let (true, Some(c)) = (a.is_terrain(), c) else {
@@ -186,9 +163,34 @@ fn an_ocean_pixel_past_its_leaf_face_reads_the_owning_face() {
         "{water2} sea px on face 2 past the apron, {other_face} read another face's tile, \
          {off} px off the reference by > 1 % (worst {worst:.2e})"
     );
-    assert!(water2 > w, "the view shows the sea on face 2: {water2} px");
+    assert!(water2 > W, "the view shows the sea on face 2: {water2} px");
     assert_eq!(other_face, 0, "sea pixels read on another face's tile");
     assert_eq!(off, 0, "pixels off the reference by > 1 %");
     r.destroy(&gpu.ctx);
     gpu.assert_clean();
+}
+
+/// A renderer over `src` settled on `cam`, its last frame, and the CPU reference of that frame
+/// over the same resident tiles.
+fn settled_view(
+    gpu: &mut Gpu,
+    src: Arc<AnalyticSource>,
+    cam: &ViewCamera,
+) -> (PlanetRenderer, PlanetFrame, Vec<RefPixel>) {
+    let mut opts = RendererOptions::for_device(&gpu.ctx);
+    opts.slots = 256;
+    opts.pool_capacity = 1 << 16;
+    let relief = src.max_relief();
+    let mut r = PlanetRenderer::new(&gpu.ctx, src, opts, gpu.exec.frames_in_flight()).unwrap();
+    let mut f = planet_frame(gpu, &mut r, cam);
+    for _ in 0..40 {
+        if r.settled() {
+            break;
+        }
+        f = planet_frame(gpu, &mut r, cam);
+    }
+    assert!(r.settled(), "{:?}", r.stats);
+    let lod = r.lod_params(cam);
+    let reference = engine::reference::render(r.residency(), &lod, r.body, cam, relief);
+    (r, f, reference)
 }
