@@ -6,9 +6,8 @@
 use crate::atlas::slots::Residency;
 use crate::camera::ViewCamera;
 use crate::earth::tile::Cover;
-use crate::planet::cube::dir_to_face;
 use crate::planet::Body;
-use crate::surface::{fixed_to_st, height_at_fixed, LodParams};
+use crate::surface::{height_at_point, locate, LodParams};
 use glam::DVec3;
 
 /// One pixel of the reference: distance along the ray to the first surface hit, or None.
@@ -26,23 +25,14 @@ pub fn pixel_ray(cam: &ViewCamera, x: f64, y: f64) -> DVec3 {
 /// Height of the blended surface under planet-centred point `p` for ray distance `t`, and p's
 /// own height above the datum.
 fn clearance(res: &Residency, lod: &LodParams, body: Body, p: DVec3, t: f64) -> f64 {
-    let (face, x, y) = fixed_of(p);
-    let (h, _) = height_at_fixed(res, lod, face, x, y, t);
+    let (h, _) = height_at_point(res, lod, p, t);
     p.length() - body.radius - h
-}
-
-fn fixed_of(p: DVec3) -> (crate::planet::Face, u64, u64) {
-    let (face, u, v) = dir_to_face(p);
-    let fx = |w: f64| (((w + 1.0) * (1u64 << 29) as f64).round() as u64).min(1 << 30);
-    (face, fx(u), fx(v))
 }
 
 /// Whether an ocean sample of the finest tile under `p` is among the four around it, as
 /// `publish.resolve`'s `try_ocean` asks (land below the datum and lakes have none).
 fn ocean_under(res: &Residency, lod: &LodParams, p: DVec3) -> bool {
-    let (face, x, y) = fixed_of(p);
-    let fs = res.finest(face, x, y, lod.max_level);
-    let (s, tt) = fixed_to_st(fs, x as i64, y as i64);
+    let (fs, s, tt) = locate(res, lod.max_level, p);
     let (i, j) = ((s - 0.5).floor() as i64, (tt - 0.5).floor() as i64);
     let at = |a: i64, b: i64| {
         fs.tile

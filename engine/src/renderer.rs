@@ -293,16 +293,15 @@ impl PlanetRenderer {
         if self.residency.tiles.is_empty() {
             return None;
         }
-        use crate::planet::cube::{dir_to_face, unit_to_fixed};
-        let (face, u, v) = dir_to_face(dir);
+        let (face, x, y) = crate::surface::owning_fixed(dir);
         let p = crate::surface::surface_at_fixed(
             &self.residency,
             &self.lod_params(cam),
             self.body,
             cam.eye,
             face,
-            unit_to_fixed(u),
-            unit_to_fixed(v),
+            x,
+            y,
         );
         Some(p.height)
     }

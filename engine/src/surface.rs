@@ -4,7 +4,7 @@
 //! tested against and by the reference ray caster.
 
 use crate::atlas::slots::{Residency, ResidentTile};
-use crate::planet::cube::fixed_to_unit;
+use crate::planet::cube::{dir_to_face, fixed_to_unit, unit_to_fixed};
 use crate::planet::{Body, Face};
 use glam::DVec3;
 
@@ -206,6 +206,31 @@ fn ancestor_at<'r>(
         }
     }
     (t, s, tt)
+}
+
+/// The face that owns the direction of planet-centred point `p`, and p's fixed-point
+/// coordinates on it: where every reader of the surface at a point addresses it. The GPU's
+/// `locate_abh` (surface.glsl) re-addresses a point past its hint's face onto this face, so a
+/// fragment past its triangle's face reads the owning face's tiles, not the folded apron.
+pub fn owning_fixed(p: DVec3) -> (Face, u64, u64) {
+    let (face, u, v) = dir_to_face(p);
+    (face, unit_to_fixed(u), unit_to_fixed(v))
+}
+
+/// The finest resident tile (level ≤ `max_level`) under planet-centred point `p`, on the face
+/// that owns it, and p's texel coordinates in that tile (the CPU side of `locate_abh`).
+pub fn locate(res: &Residency, max_level: u8, p: DVec3) -> (&ResidentTile, f64, f64) {
+    let (face, x, y) = owning_fixed(p);
+    let t = res.finest(face, x, y, max_level);
+    let (s, tt) = fixed_to_st(t, x as i64, y as i64);
+    (t, s, tt)
+}
+
+/// Blended height under planet-centred point `p` for ray distance `t_dist`, and the level
+/// chosen.
+pub fn height_at_point(res: &Residency, lod: &LodParams, p: DVec3, t_dist: f64) -> (f64, u8) {
+    let (face, x, y) = owning_fixed(p);
+    height_at_fixed(res, lod, face, x, y, t_dist)
 }
 
 /// Blended height at fixed point (X, Y) of `face` for ray distance `t_dist`.

@@ -81,8 +81,16 @@ void canonical_vertex(inout uint face, inout uvec2 X) {
     }
 }
 
-// Owning face and fixed-point face coordinates of a unit direction (f32: a hint to be refined
+// Fixed-point coordinates on `face` of a direction with a positive component along its axis:
+// the direction projected onto the face's plane, clamped to the face (f32: a hint to be refined
 // through a tile frame, not an exact address).
+ivec2 dir_to_fixed_on(uint face, vec3 dir) {
+    float a = max(dot(dir, FACE_AXIS[face]), 1e-6);
+    vec2 uv = vec2(atan_p(dot(dir, FACE_U[face]) / a), atan_p(dot(dir, FACE_V[face]) / a)) / (PI * 0.25);
+    return ivec2(clamp((uv + 1.0) * float(1u << 29), vec2(0.0), vec2(float(FIXED_ONE))));
+}
+
+// Owning face and fixed-point face coordinates of a unit direction (a hint, as above).
 void dir_to_face_fixed(vec3 dir, out uint face, out ivec2 X) {
     face = 0u;
     float best = -2.0;
@@ -90,9 +98,7 @@ void dir_to_face_fixed(vec3 dir, out uint face, out ivec2 X) {
         float a = dot(dir, FACE_AXIS[f]);
         if (a > best) { best = a; face = f; }
     }
-    vec2 uv = vec2(atan_p(dot(dir, FACE_U[face]) / best), atan_p(dot(dir, FACE_V[face]) / best)) / (PI * 0.25);
-    X = ivec2(clamp((uv + 1.0) * float(1u << 29), vec2(0.0), vec2(float(FIXED_ONE))));
+    X = dir_to_fixed_on(face, dir);
 }
-
 
 #endif

@@ -150,23 +150,41 @@ SurfacePoint surface_at_fixed(uint face, uvec2 X) {
 // Locate a camera-relative point near fixed-point hint X on `face`: the finest resident slot
 // and the point's texel coordinates in it (through that tile's frame and chart, so nothing
 // planet-sized is subtracted), with its plane coordinates and height over the plane in that
-// tile's frame (abh: callers need no chart inverse). Points past the face edge read the
-// folded apron.
+// tile's frame (abh: callers need no chart inverse). A point past the face edge is read on the
+// face that owns it (the slot carries that face: callers take the face from `fs`, not `face`).
 void locate_abh(vec3 p, uint face, ivec2 X, out uint fs, out vec2 st, out vec3 abh) {
-    uvec2 Xc = uvec2(clamp(X, ivec2(0), ivec2(int(FIXED_ONE))));
-    fs = finest_slot(face, Xc, frame.max_level);
-    for (int k = 0; k < 3; ++k) {
+    fs = finest_slot(face, uvec2(clamp(X, ivec2(0), ivec2(int(FIXED_ONE)))), frame.max_level);
+    // Four steps: a hint a tile off, the face edge, and on the owning face the hint from the
+    // f32 direction (about 0.5 m on Earth: a few L18 texels, possibly the next tile). Within
+    // that 0.5 m of a face edge the direction may name either face: the point then reads the
+    // apron, as before.
+    for (int k = 0; k < 4; ++k) {
         SlotRecord r = slots.s[fs];
         abh = point_to_plane(r, p);
         st = chart_forward(r, abh.xy);
         // Within half a texel of the tile the gathers read the apron: good enough, and it
-        // stops points exactly on an edge from bouncing between the two tiles.
-        if (all(greaterThanEqual(st, vec2(-0.5))) && all(lessThanEqual(st, vec2(512.5)))) return;
-        // Outside this tile: find the tile that holds it (same face; past the face, the apron).
+        // stops points exactly on an edge from bouncing between the two tiles. Not past a
+        // face edge, where half a coarse texel is kilometres of the other face (an L0 texel is
+        // 19.5 km on Earth) read at this tile's level: there a hundredth of a texel.
+        uint last = (1u << r.level) - 1u;
+        vec2 lo = vec2(r.x == 0u ? -0.01 : -0.5, r.y == 0u ? -0.01 : -0.5);
+        vec2 hi = vec2(r.x == last ? 512.01 : 512.5, r.y == last ? 512.01 : 512.5);
+        if (all(greaterThanEqual(st, lo)) && all(lessThanEqual(st, hi))) return;
+        // Outside this tile: find the tile that holds it. (st bounded so that the fixed point
+        // fits an int at L0: a tile's width past it is past the face anyway.)
         ivec2 origin = ivec2(uvec2(r.x, r.y) << (FIXED_BITS - r.level));
-        ivec2 Xn = origin + ivec2(floor(st * exp2(21.0 - float(r.level))));
-        uvec2 Xnc = uvec2(clamp(Xn, ivec2(0), ivec2(int(FIXED_ONE))));
-        uint next = finest_slot(face, Xnc, frame.max_level);
+        ivec2 Xn = origin + ivec2(floor(clamp(st, vec2(-511.0), vec2(1023.0)) * exp2(21.0 - float(r.level))));
+        uint f = r.face;
+        ivec2 Xa = Xn;
+        if (any(lessThan(Xn, ivec2(0))) || any(greaterThan(Xn, ivec2(int(FIXED_ONE))))) {
+            // Past the face edge, as this tile's chart has it: the face that owns the point's
+            // direction from the planet centre, and where on it (a hint: st comes from the
+            // tile's frame). Not the face across that edge: a chart extrapolated far past its
+            // tile can put a point inside the face past its edge (measured: 9.5 km inside face
+            // 0 read on face 2's L0 apron).
+            dir_to_face_fixed(normalize(p - frame.planet_center), f, Xa);
+        }
+        uint next = finest_slot(f, uvec2(Xa), frame.max_level);
         if (next == fs) return;
         fs = next;
     }

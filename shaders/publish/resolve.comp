@@ -1,7 +1,7 @@
 #version 460
 // publish.resolve: what the design assigns to the fragment stage, once per pixel in compute.
 // Intersect the pixel's ray with the leaf that won the visibility buffer, find the point's tile
-// and texel (re-addressed to the tile — or past a face edge, the folded apron — that holds it),
+// and texel (re-addressed to the tile that holds it, past a face edge on the face that owns it),
 // read the blended surface and make the published hit follow the surface, not the chord: where
 // chord and surface disagree by more than 1 m, or by 0.01% of the distance when that is less
 // (so near the camera every visible discrepancy is corrected), move the hit along

@@ -8,7 +8,8 @@ layout(local_size_x = 64) in;
 
 // Per probe: face, X, Y, t bits (t = ray distance in metres, or 0 for the two-pass vertex path).
 layout(std430, set = 0, binding = 0) readonly buffer Probes { uvec4 probes[]; } probes_in;
-// Per probe: height (fixed t), level, then the vertex path's position xyz and height.
+// Per probe: height (fixed t), level, the vertex path's level and lod; its position xyz and
+// height; where locate() finds that position (s, t, slot) and its height there minus the vertex's.
 layout(std430, set = 0, binding = 1) writeonly buffer Results { vec4 results[]; } results_out;
 layout(push_constant) uniform Push { uint count; } pc;
 
@@ -26,13 +27,13 @@ void main() {
     uint level;
     float h = height_at(fs, fixed_to_st(fs, X2), t, level);
     SurfacePoint sp = surface_at_fixed(face, X);
-    // locate() from the vertex position must find the vertex's own texel coordinates.
+    // locate() from the vertex position must find the vertex's own tile and texel coordinates
+    // (on the face that owns the point: probes may lie past their face's edge).
     uint fs2;
     vec2 st2;
     float hc;
     locate(sp.pos, f2, ivec2(X2), fs2, st2, hc);
-    float st_err = length(st2 - fixed_to_st(fs2, X2));
     results_out.results[3u * i] = vec4(h, float(level), float(sp.level), sp.lod);
     results_out.results[3u * i + 1u] = vec4(sp.pos, sp.height);
-    results_out.results[3u * i + 2u] = vec4(st_err, hc - sp.height, float(fs2), 0.0);
+    results_out.results[3u * i + 2u] = vec4(st2, float(fs2), hc - sp.height);
 }

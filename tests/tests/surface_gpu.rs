@@ -10,7 +10,7 @@ use engine::planet::cube::{fixed_to_unit, FIXED_ONE};
 use engine::planet::{Body, Face, TileId};
 use engine::source::{AnalyticSource, TileSource};
 use engine::surface::{height_at_fixed, surface_at_fixed, LodParams};
-use framegraph::{BufferDesc, Graph};
+use framegraph::{BufferDesc, BufferRef, Graph};
 use glam::DVec3;
 use planetfall_tests::Gpu;
 
@@ -158,16 +158,15 @@ fn gpu_surface_matches_cpu_reference() {
         // The two-pass vertex path: same height; position within the chart's precision.
         let sp = surface_at_fixed(&res, &lod, body, cam.eye, f, x, y);
         let gp = r[3 * i + 1];
-        let lp = r[3 * i + 2];
+        let st_err = locate_error(&res, sp.position, r[3 * i + 2]);
         assert!(
-            lp[0] < 2e-3,
-            "probe {i}: locate() found st {} texel off",
-            lp[0]
+            st_err < 2e-3,
+            "probe {i}: locate() found st {st_err} texel off"
         );
         assert!(
-            lp[1].abs() < 0.05,
+            r[3 * i + 2][3].abs() < 0.05,
             "probe {i}: locate() height {} m off",
-            lp[1]
+            r[3 * i + 2][3]
         );
         assert!(
             (gp[3] as f64 - sp.height).abs() < 0.01,
@@ -245,13 +244,112 @@ fn roots_only_surface_matches_on_every_face() {
             err < 40.0,
             "probe {i} {f:?} ({x},{y}): position off by {err} m"
         );
+        let st_err = locate_error(&res, sp.position, r[3 * i + 2]);
         assert!(
-            r[3 * i + 2][0] < 2e-3,
-            "probe {i} {f:?}: locate() {} texel off",
-            r[3 * i + 2][0]
+            st_err < 2e-3,
+            "probe {i} {f:?}: locate() {st_err} texel off"
         );
     }
     gpu.assert_clean();
+}
+
+/// A point past its hint's face (a publish resolve's chord or ocean point can be: the hint is
+/// its leaf's face) is read on the face that owns it — the tile and texel the CPU's
+/// `engine::surface::locate` finds — not on the hint's face, whose folded apron holds four
+/// texels of the neighbour and then repeats its last sample.
+#[test]
+fn a_point_past_its_face_is_read_on_the_owning_face() {
+    let body = Body { radius: R };
+    let src = AnalyticSource::new(body, 12, 1200.0, relief);
+    let (face, u, v) = (Face(0), 0.999, 0.31); // the chain reaches over the +u edge to face 2
+    let res = residency(&src, face, u, v, 7);
+    let dir = face.direction(u, v);
+    let cam = ViewCamera::look(
+        dir * (R + relief(dir) + 3000.0),
+        -dir + DVec3::Z * 0.3,
+        DVec3::Z,
+        60.0,
+        256,
+        256,
+    );
+    // L7 texels (153 m) past the edge, 30 m above the ground: half a texel (inside the apron) to
+    // 300 texels, along the edge around the chain.
+    let texel7 = body.texel(7);
+    let mut points = Vec::new();
+    for (k, past) in [0.6, 2.0, 5.0, 12.0, 40.0, 120.0, 300.0].iter().enumerate() {
+        for dv in [-0.002, 0.0, 0.0015] {
+            let d = face.direction(
+                1.0 + past * texel7 / (0.25 * std::f64::consts::PI * R),
+                v + dv,
+            );
+            let p = d * (R + relief(d) + 30.0 + k as f64);
+            points.push(p);
+        }
+    }
+    let hint_y = ((v + 1.0) * 0.5 * FIXED_ONE as f64) as u32;
+    let n = points.len();
+    let pos: Vec<[f32; 4]> = points
+        .iter()
+        .map(|p| {
+            let q = *p - cam.eye;
+            [q.x as f32, q.y as f32, q.z as f32, 0.0]
+        })
+        .collect();
+    let hints: Vec<[u32; 4]> = vec![[face.0 as u32, FIXED_ONE as u32, hint_y, 0]; n];
+    let mut gpu = Gpu::new();
+    let r = run_surface_frame(&mut gpu, &res, &cam, |g, b| {
+        let mut input = g.create_buffer("test.points", BufferDesc::gpu(16 * n as u64));
+        let mut hint = g.create_buffer("test.hints", BufferDesc::gpu(16 * n as u64));
+        let mut output = g.create_buffer("test.results", BufferDesc::gpu(16 * n as u64));
+        g.transfer("test.points.upload")
+            .update(&mut input, 0, bytemuck::cast_slice(&pos))
+            .update(&mut hint, 0, bytemuck::cast_slice(&hints));
+        g.compute("test.locate_probe", &shaders::TEST_LOCATE_PROBE)
+            .read("frame", b.frame)
+            .read("slots", b.slots)
+            .read("tile_lookup", b.lookup)
+            .read("probes_in", input)
+            .read("hints_in", hint)
+            .write("results_out", &mut output)
+            .push(&(n as u32))
+            .dispatch_threads([n as u32, 1, 1]);
+        output
+    });
+    let mut worst = 0.0f64;
+    for (i, p) in points.iter().enumerate() {
+        let (tile, s, t) = engine::surface::locate(&res, engine::params::MAX_LEVEL, *p);
+        assert_ne!(tile.id.face, face, "point {i} lies on the neighbour face");
+        let g = r[i];
+        let found = res.by_slot(g[0] as u32).map(|t| t.id);
+        assert_eq!(
+            found,
+            Some(tile.id),
+            "point {i}: GPU read slot {} ({found:?}), the owning face's tile is {:?}",
+            g[0],
+            tile.id
+        );
+        let st_err = ((g[1] as f64 - s).powi(2) + (g[2] as f64 - t).powi(2)).sqrt();
+        worst = worst.max(st_err);
+        assert!(st_err < 0.01, "point {i}: st off by {st_err} texel");
+        let h = p.length() - R;
+        assert!(
+            (g[3] as f64 - h).abs() < 0.05,
+            "point {i}: height {} m, CPU {h} m",
+            g[3]
+        );
+    }
+    println!("{n} points past the face edge, worst st {worst:.2e} texel");
+    gpu.assert_clean();
+}
+
+/// How far (texels) the GPU's `locate` result (s, t, slot) lies from where the CPU's
+/// `engine::surface::locate` finds planet-centred point `p`; infinite for another tile.
+fn locate_error(res: &Residency, p: DVec3, gpu: [f32; 4]) -> f64 {
+    let (tile, s, t) = engine::surface::locate(res, engine::params::MAX_LEVEL, p);
+    if gpu[2] as u32 != tile.slot {
+        return f64::INFINITY;
+    }
+    ((gpu[0] as f64 - s).powi(2) + (gpu[1] as f64 - t).powi(2)).sqrt()
 }
 
 /// Run the probe shader over `probes` (face, X, Y, ray distance) with `res` resident; three
@@ -262,13 +360,39 @@ fn run_probes(
     cam: &ViewCamera,
     probes: &[(Face, u64, u64, f64)],
 ) -> Vec<[f32; 4]> {
-    let body = Body { radius: R };
-    let lod = LodParams::for_camera(body, cam);
     let n = probes.len();
     let words: Vec<[u32; 4]> = probes
         .iter()
         .map(|&(f, x, y, t)| [f.0 as u32, x as u32, y as u32, (t as f32).to_bits()])
         .collect();
+    run_surface_frame(gpu, res, cam, |g, b| {
+        let mut input = g.create_buffer("test.probes", BufferDesc::gpu(16 * n as u64));
+        let mut output = g.create_buffer("test.results", BufferDesc::gpu(48 * n as u64));
+        g.transfer("test.probes.upload")
+            .update(&mut input, 0, bytemuck::cast_slice(&words));
+        g.compute("test.surface_probe", &shaders::TEST_SURFACE_PROBE)
+            .read("frame", b.frame)
+            .read("slots", b.slots)
+            .read("tile_lookup", b.lookup)
+            .read("tile_heights", b.heights)
+            .read("probes_in", input)
+            .write("results_out", &mut output)
+            .push(&(n as u32))
+            .dispatch_threads([n as u32, 1, 1]);
+        output
+    })
+}
+
+/// One frame with `res` resident and `cam`'s frame constants: `declare` adds the test's nodes
+/// over the surface bindings and returns the buffer to read back.
+fn run_surface_frame(
+    gpu: &mut Gpu,
+    res: &Residency,
+    cam: &ViewCamera,
+    declare: impl FnOnce(&mut Graph<'_>, SurfaceBindings) -> BufferRef,
+) -> Vec<[f32; 4]> {
+    let body = Body { radius: R };
+    let lod = LodParams::for_camera(body, cam);
     let (slot, _) = gpu.exec.begin_frame(&gpu.ctx).unwrap();
     let cap = (res.tiles.len() as u32 + 8).next_power_of_two();
     let mut tiles = TileAtlas::new(&gpu.ctx, cap, cap, gpu.exec.frames_in_flight()).unwrap();
@@ -282,19 +406,7 @@ fn run_probes(
     let mut g = Graph::new();
     let frame = constants.import(&mut g, slot);
     let b = SurfaceBindings::new(frame, tiles.declare(&mut g));
-    let mut input = g.create_buffer("test.probes", BufferDesc::gpu(16 * n as u64));
-    let mut output = g.create_buffer("test.results", BufferDesc::gpu(48 * n as u64));
-    g.transfer("test.probes.upload")
-        .update(&mut input, 0, bytemuck::cast_slice(&words));
-    g.compute("test.surface_probe", &shaders::TEST_SURFACE_PROBE)
-        .read("frame", b.frame)
-        .read("slots", b.slots)
-        .read("tile_lookup", b.lookup)
-        .read("tile_heights", b.heights)
-        .read("probes_in", input)
-        .write("results_out", &mut output)
-        .push(&(n as u32))
-        .dispatch_threads([n as u32, 1, 1]);
+    let output = declare(&mut g, b);
     g.readback("results", output);
     let out = gpu
         .exec
