@@ -346,8 +346,15 @@ fn readiness_is_sane(r: &serde_json::Value) {
         num(&rd["teleport_still_s"]["cold"], "cold"),
     );
     assert!(warm > 0.0 && cold.is_finite(), "teleports: {rd}");
-    // A still image comes from the stand-ins as soon as two frames agree, on either store, so
-    // the store shows in the time to settle (every wanted tile exact and faded in).
+    // The still point is the frame the renderer reported itself settled (frames without
+    // readback), confirmed by a readback pair after it.
+    for t in ["teleport_warm", "teleport_cold"] {
+        assert_eq!(rd[t]["still_confirmed"], true, "{t}: {rd}");
+        assert_eq!(
+            rd[t]["frames_to_still"], rd[t]["frames_to_settled"],
+            "{t}: {rd}"
+        );
+    }
     let (warm_settled, cold_settled) = (
         num(&rd["teleport_warm"]["seconds_to_settled"], "warm settled"),
         num(&rd["teleport_cold"]["seconds_to_settled"], "cold settled"),

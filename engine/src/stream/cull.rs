@@ -167,7 +167,11 @@ impl Frustum {
                 .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), x| {
                     (l.min(x), h.max(x))
                 });
-            (rl >= 0.0 && hi < 0.0) || (rh <= 0.0 && lo > 0.0)
+            // Two corner rays lie in each side plane: their projections on its normal are 0
+            // give or take rounding, and a −1e-17 must not stop the plane from separating
+            // (it did, at random from frame to frame, keeping tiles far outside the view).
+            let tol = 1e-9 * a.length() * self.rays[0].length();
+            (rl >= -tol && hi < 0.0) || (rh <= tol && lo > 0.0)
         };
         if self.planes.iter().any(|&n| separates(n)) {
             return true;

@@ -114,10 +114,15 @@ pub struct Settle {
     pub frames_to_settled: u32,
     pub seconds_to_settled: f64,
     pub settled: bool,
-    /// The last frame whose image still changed (pop max > `STILL_PX` or any coverage
-    /// change against the frame before), and the wall time up to its end.
+    /// The first frame of the still image and the wall time up to its end: the frame in which
+    /// the renderer reported itself settled (frames without readback), when a readback pair
+    /// after it shows the same image (pop max ≤ `STILL_PX`, no coverage change); else the
+    /// last read-back frame that still changed.
     pub frames_to_still: u32,
     pub seconds_to_still: f64,
+    /// Two read-back frames after the still point agreed (false: the caps ended it first).
+    #[serde(default)]
+    pub still_confirmed: bool,
     pub frames_run: u32,
 }
 

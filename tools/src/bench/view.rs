@@ -23,7 +23,8 @@ use std::time::Instant;
 /// exceeds this (px) or any pixel changes coverage. With an unchanged mesh and tiles the image
 /// repeats exactly; 0.1 px is far above f32 noise and far below a visible step.
 pub const STILL_PX: f64 = 0.1;
-/// Frames run after `settled()` to confirm the image no longer changes.
+/// Read-back frames that confirm a settled image: one pair (the first compared with the
+/// second); past the caps no more.
 const CONFIRM_FRAMES: u32 = 2;
 
 pub fn renderer(gpu: &Gpu, scene: &Scene) -> Result<PlanetRenderer> {
@@ -38,7 +39,16 @@ pub fn renderer(gpu: &Gpu, scene: &Scene) -> Result<PlanetRenderer> {
 }
 
 /// Run `cam` until the renderer settles and the image stops changing (or `max` frames, or
-/// `max_wall_s` seconds).
+/// `max_wall_s` seconds). Returns the settle figures, the first frame's wall ms and its GPU
+/// span.
+///
+/// The renderer knows when its image can no longer change ([`PlanetRenderer::settled`]: the
+/// mesh quiet, every wanted tile resident with its exact payload, nothing uploading, fading or
+/// cross-fading), so the frames until then are cheap ones without readback — a 1080p AOV
+/// readback and its comparison take ~100 ms on the H200, far longer than the frame, and would
+/// be what a teleport's time measured. The image is then confirmed still by one readback pair;
+/// if that pair differs (the renderer called itself settled too early) every later frame is
+/// read back and compared until two agree, and the last frame that changed is the still point.
 pub fn settle(
     gpu: &mut Gpu,
     r: &mut PlanetRenderer,
@@ -48,43 +58,46 @@ pub fn settle(
 ) -> Result<(Settle, f64, f64)> {
     let mut s = Settle::default();
     let (mut wall_ms, mut first, mut first_gpu) = (0.0, 0.0, 0.0);
-    let mut prev: Option<Vec<Option<f64>>> = None;
-    let mut settled_at: Option<u32> = None;
-    while s.frames_run < max.max(1) {
-        let f = gpu.frame(r, cam, true, false)?;
+    let capped =
+        |s: &Settle, wall_ms: f64| s.frames_run >= max.max(1) || wall_ms * 1e-3 >= max_wall_s;
+    // Cheap frames until the renderer reports itself settled.
+    while !capped(&s, wall_ms) {
+        let f = gpu.frame(r, cam, false, false)?;
         s.frames_run += 1;
         wall_ms += f.wall_ms;
         if s.frames_run == 1 {
             let gpu = f.span_ms.unwrap_or_else(|| frame_span(&f.times).0);
             (first, first_gpu) = (f.wall_ms, gpu);
         }
-        let d = f.distances().unwrap_or_default();
-        let changed = match &prev {
-            None => true,
-            Some(p) => {
-                let c = pop::change(cam, p, cam, &d);
-                c.max_px > STILL_PX || c.coverage_changed > 0
-            }
-        };
-        if changed {
-            s.frames_to_still = s.frames_run;
-            s.seconds_to_still = wall_ms * 1e-3;
-        }
-        prev = Some(d);
-        if settled_at.is_none() && r.settled() {
-            settled_at = Some(s.frames_run);
-            s.frames_to_settled = s.frames_run;
-            s.seconds_to_settled = wall_ms * 1e-3;
+        if r.settled() {
             s.settled = true;
-        }
-        if settled_at.is_some_and(|at| s.frames_run >= at + CONFIRM_FRAMES)
-            || wall_ms * 1e-3 >= max_wall_s
-        {
             break;
         }
     }
-    if !s.settled {
-        (s.frames_to_settled, s.seconds_to_settled) = (s.frames_run, wall_ms * 1e-3);
+    (s.frames_to_settled, s.seconds_to_settled) = (s.frames_run, wall_ms * 1e-3);
+    (s.frames_to_still, s.seconds_to_still) = (s.frames_run, wall_ms * 1e-3);
+    // Confirmation: read back frames until two in a row show the same image (one pair when
+    // the renderer was right); a frame that still changed moves the still point to it.
+    let mut prev: Option<Vec<Option<f64>>> = None;
+    let mut confirm_frames = 0;
+    loop {
+        let f = gpu.frame(r, cam, true, false)?;
+        s.frames_run += 1;
+        confirm_frames += 1;
+        wall_ms += f.wall_ms;
+        let d = f.distances().unwrap_or_default();
+        if let Some(p) = &prev {
+            let c = pop::change(cam, p, cam, &d);
+            if c.max_px <= STILL_PX && c.coverage_changed == 0 {
+                s.still_confirmed = true;
+                break;
+            }
+            (s.frames_to_still, s.seconds_to_still) = (s.frames_run, wall_ms * 1e-3);
+        }
+        prev = Some(d);
+        if confirm_frames >= CONFIRM_FRAMES && capped(&s, wall_ms) {
+            break;
+        }
     }
     Ok((s, first, first_gpu))
 }
