@@ -495,7 +495,8 @@ impl PlanetRenderer {
         self.stats.fetch_s = fetch.elapsed().as_secs_f64();
         times.stream_ms = lap.ms();
         if let Some(m) = &mut self.gpu_tiles {
-            m.plan(req.frame_slot, &self.wanted, self.clock.wall_dt);
+            let cut = self.stream.in_cut_window();
+            m.plan(req.frame_slot, &self.wanted, self.clock.wall_dt, cut);
         }
         times.feed_ms += lap.ms();
         use crate::params::{SUN_AZIMUTH_DEG, SUN_ELEVATION_DEG};

@@ -72,6 +72,8 @@ pub struct TileBudget {
     limit: BudgetLimit,
     /// No frame stepped yet.
     first: bool,
+    /// A camera cut's window is open (`stream::cut`): the catch-up cap is the ceiling.
+    cut: bool,
 }
 
 impl TileBudget {
@@ -89,7 +91,18 @@ impl TileBudget {
             needed: 0,
             limit: BudgetLimit::Budget,
             first: true,
+            cut: false,
         }
+    }
+
+    /// Whether the coming frames follow a camera cut whose view is not yet complete
+    /// (`TileStream::in_cut_window`). After a cut the image is new anyway, and the frame rate
+    /// while the view fills matters less than filling it: the budget goes at once to the
+    /// ceiling, not half the frame period. At the H200's idle clock after a teleport, half of
+    /// an 8 ms frame admitted 2–3 amplified tiles a frame: the cold teleport took 7.5 s to
+    /// settle, 3.4 s with the ceiling (docs/bench.md).
+    pub fn set_cut(&mut self, cut: bool) {
+        self.cut = cut;
     }
 
     /// The catch-up cap for the smoothed period (the base until a period is known).
@@ -119,6 +132,8 @@ impl TileBudget {
         let cap = self.cap_ms();
         self.ms = if needed == 0 {
             self.base_ms
+        } else if self.cut {
+            CATCH_UP_MAX_MS.max(self.base_ms)
         } else if tile_capped {
             self.ms.min(cap)
         } else {
@@ -211,6 +226,24 @@ mod tests {
         assert_eq!(v.last().expect("frames").1, CATCH_UP_MAX_MS);
         let v = run(60.0, 1.0, |_| 10);
         assert!((v.last().expect("frames").1 - 0.5e3 / 60.0).abs() < 1e-9);
+    }
+
+    /// In a cut's window the budget is the ceiling at once, whatever the frame period; when
+    /// the window closes it is the catch-up law again.
+    #[test]
+    fn a_cut_takes_the_ceiling_at_once() {
+        let mut b = TileBudget::new(2.0);
+        let dt = 1.0 / 120.0;
+        b.step(dt, 0, false);
+        b.set_cut(true);
+        assert_eq!(b.step(dt, 40, false), CATCH_UP_MAX_MS);
+        assert_eq!(b.step(dt, 40, false), CATCH_UP_MAX_MS);
+        assert_eq!(b.step(dt, 0, false), 2.0, "nothing missing: the base");
+        b.set_cut(false);
+        assert!(
+            b.step(dt, 40, false) <= 0.5e3 / 120.0 + 1e-9,
+            "half the period again"
+        );
     }
 
     /// When the tile cap bounded the last frame, the budget does not grow past it, and the

@@ -388,10 +388,11 @@ impl GpuTileMaker {
     }
 
     /// After the stream's update (which queued this frame's requests and computed `wanted`,
-    /// `dt_s` wall seconds after the last frame): sets this frame's budget and picks its tiles
-    /// for `slot`.
-    pub fn plan(&mut self, slot: usize, wanted: &WantedSet, dt_s: f64) {
+    /// `dt_s` wall seconds after the last frame; `cut`: a camera cut's window is open): sets this
+    /// frame's budget and picks its tiles for `slot`.
+    pub fn plan(&mut self, slot: usize, wanted: &WantedSet, dt_s: f64, cut: bool) {
         let needed = self.feed.needed(wanted);
+        self.budget.set_cut(cut);
         let budget = self.budget.step(dt_s, needed, self.tile_capped);
         // An unmeasured class costs the whole budget: one tile of it until it is measured.
         let cost = self.cost_ms;
