@@ -105,8 +105,12 @@ impl TileBudget {
         self.cut = cut;
     }
 
-    /// The catch-up cap for the smoothed period (the base until a period is known).
+    /// The catch-up cap for the smoothed period (the base until a period is known); the
+    /// ceiling in a cut's window.
     fn cap_ms(&self) -> f64 {
+        if self.cut {
+            return CATCH_UP_MAX_MS.max(self.base_ms);
+        }
         let share = self.period_s.map_or(0.0, |p| CATCH_UP_SHARE * p * 1e3);
         share.min(CATCH_UP_MAX_MS).max(self.base_ms)
     }
@@ -133,7 +137,7 @@ impl TileBudget {
         self.ms = if needed == 0 {
             self.base_ms
         } else if self.cut {
-            CATCH_UP_MAX_MS.max(self.base_ms)
+            cap
         } else if tile_capped {
             self.ms.min(cap)
         } else {
