@@ -203,7 +203,7 @@ impl Pipelines {
             .layout(layout);
         let raw = unsafe {
             ctx.device
-                .create_compute_pipelines(vk::PipelineCache::null(), &[info], None)
+                .create_compute_pipelines(ctx.pipeline_cache, &[info], None)
         }
         .map_err(|(_, result)| Error::Pipeline {
             shader: shader.name.into(),
@@ -321,7 +321,7 @@ impl Pipelines {
             .push_next(&mut rendering);
         let raw = unsafe {
             ctx.device
-                .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
+                .create_graphics_pipelines(ctx.pipeline_cache, &[info], None)
         }
         .map_err(|(_, result)| Error::Pipeline {
             shader: format!("{} + {}", vs.name, fs.name),

@@ -303,3 +303,51 @@ fn compute_pipelines_built_together_are_the_cached_ones() {
     }
     gpu.assert_clean();
 }
+
+/// The pipeline cache file: a context given a path saves its cache when dropped; the next
+/// context loads it (and builds the same pipelines through it, validation clean); a corrupt
+/// file is ignored, not handed to the driver, and the context still builds its pipelines.
+#[test]
+fn the_pipeline_cache_is_saved_reloaded_and_a_corrupt_file_ignored() {
+    use framegraph::pipeline::Pipelines;
+    use framegraph::{Context, ContextOptions};
+    let dir = std::env::temp_dir().join(format!("pf-pcache-gpu-{}", std::process::id()));
+    let path = dir.join("pipeline-cache.bin");
+    let opts = ContextOptions {
+        validation: true,
+        device: std::env::var("PLANETFALL_DEVICE").ok(),
+        pipeline_cache: Some(path.clone()),
+        ..Default::default()
+    };
+    let list = [&shaders::TEST_ARGS, &shaders::TEST_SWEEP];
+    let session = |expect_loaded: bool| {
+        let ctx = Context::new(&opts).expect("context");
+        assert_eq!(
+            ctx.pipeline_cache_loaded,
+            expect_loaded,
+            "{}",
+            path.display()
+        );
+        let pipes = Pipelines::default();
+        pipes.prebuild_compute(&ctx, &list).expect("builds");
+        assert_eq!(pipes.len(), 2);
+        pipes.destroy(&ctx);
+        let msgs = ctx.messages.messages();
+        assert!(msgs.is_empty(), "validation: {}", msgs.join("\n"));
+        drop(ctx);
+        std::fs::read(&path).expect("saved at drop")
+    };
+    // Our 24-byte header and at least the Vulkan cache header (llvmpipe stores nothing more:
+    // Mesa keeps compiled shaders in a cache of its own).
+    let first = session(false);
+    assert!(first.len() >= 24 + 32, "{} bytes", first.len());
+    session(true);
+    // A flipped byte in the driver's data: refused by the checksum, rebuilt and saved again.
+    let mut bad = first.clone();
+    let k = bad.len() - 1;
+    bad[k] ^= 0x5a;
+    std::fs::write(&path, &bad).unwrap();
+    session(false);
+    session(true);
+    let _ = std::fs::remove_dir_all(&dir);
+}

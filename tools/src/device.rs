@@ -108,8 +108,16 @@ impl GpuArgs {
         let opts = ContextOptions {
             validation: self.validation,
             device: self.device.clone(),
+            pipeline_cache: Some(pipeline_cache_path()),
             ..Default::default()
         };
         Context::new(&opts).context("creating the Vulkan context")
     }
+}
+
+/// Where every command keeps the Vulkan pipeline cache: the data directory
+/// (`PLANETFALL_DATA`, else the user's cache directory), one file per machine; a file of
+/// another device or driver is ignored (`framegraph::context::pipeline_cache`).
+pub fn pipeline_cache_path() -> std::path::PathBuf {
+    engine::store::data_dir(None).join("pipeline-cache.bin")
 }

@@ -8,6 +8,7 @@
 mod device;
 mod instance;
 mod memory;
+mod pipeline_cache;
 
 pub use device::DeviceInfo;
 pub use instance::MessageLog;
@@ -34,6 +35,9 @@ pub struct ContextOptions {
     pub instance_extensions: Vec<&'static CStr>,
     /// Enable VK_KHR_swapchain on the device.
     pub swapchain: bool,
+    /// A file to keep the pipeline cache in across processes (loaded if it is this device's
+    /// and whole, saved when the context is dropped; `pipeline_cache.rs`).
+    pub pipeline_cache: Option<std::path::PathBuf>,
 }
 
 impl ContextOptions {
@@ -79,6 +83,11 @@ pub struct Context {
     pub validation: bool,
     /// Whether the device was created with VK_KHR_swapchain.
     pub swapchain: bool,
+    /// Every pipeline is created through it (`ContextOptions::pipeline_cache`).
+    pub pipeline_cache: vk::PipelineCache,
+    pipeline_cache_path: Option<std::path::PathBuf>,
+    /// The cache started from a file of an earlier process.
+    pub pipeline_cache_loaded: bool,
 }
 
 impl Context {
@@ -122,6 +131,27 @@ impl Context {
             }
         );
 
+        let props = unsafe { instance.get_physical_device_properties(physical) };
+        let initial = match &opts.pipeline_cache {
+            Some(path) if path.exists() => match pipeline_cache::load(path, &props) {
+                Ok(data) => data,
+                Err(why) => {
+                    log::info!("pipeline cache {} ignored: {why}", path.display());
+                    Vec::new()
+                }
+            },
+            _ => Vec::new(),
+        };
+        let pipeline_cache_loaded = !initial.is_empty();
+        let cache_info = vk::PipelineCacheCreateInfo::default().initial_data(&initial);
+        let pipeline_cache =
+            unsafe { device.create_pipeline_cache(&cache_info, None) }.map_err(|result| {
+                Error::Vk {
+                    call: "vkCreatePipelineCache",
+                    result,
+                }
+            })?;
+
         let push_descriptor = ash::khr::push_descriptor::Device::new(&instance, &device);
         let debug_utils_dev = debug_instance
             .as_ref()
@@ -141,7 +171,21 @@ impl Context {
             messages,
             validation: opts.validation,
             swapchain: opts.swapchain,
+            pipeline_cache,
+            pipeline_cache_path: opts.pipeline_cache.clone(),
+            pipeline_cache_loaded,
         })
+    }
+
+    /// Write the pipeline cache to its file (done when the context is dropped). A failure is
+    /// returned (and logged by the drop): the next process only builds its pipelines again.
+    pub fn save_pipeline_cache(&self) -> std::io::Result<()> {
+        let Some(path) = &self.pipeline_cache_path else {
+            return Ok(());
+        };
+        let data = unsafe { self.device.get_pipeline_cache_data(self.pipeline_cache) }
+            .map_err(|e| std::io::Error::other(format!("vkGetPipelineCacheData: {e}")))?;
+        pipeline_cache::save(path, &data)
     }
 
     /// The queue families as the frame-graph compiler sees them.
@@ -184,6 +228,11 @@ impl Drop for Context {
     fn drop(&mut self) {
         unsafe {
             let _ = self.device.device_wait_idle();
+            if let Err(e) = self.save_pipeline_cache() {
+                log::warn!("pipeline cache not saved: {e}");
+            }
+            self.device
+                .destroy_pipeline_cache(self.pipeline_cache, None);
             if let Some(a) = self.allocator.lock().take() {
                 let report = a.generate_report();
                 if report.total_allocated_bytes > 0 {

@@ -89,6 +89,7 @@ impl App {
             device: self.setup.device.clone(),
             instance_extensions: framegraph::swapchain::required_extensions(display)?,
             swapchain: true,
+            pipeline_cache: Some(crate::device::pipeline_cache_path()),
         };
         let t = std::time::Instant::now();
         let ctx = Context::new(&opts).context("creating the Vulkan context")?;
