@@ -274,12 +274,24 @@ impl PlanetRenderer {
     /// Whether the last frame left nothing to do: the mesh quiet, every wanted tile resident and
     /// faded in.
     pub fn settled(&self) -> bool {
-        self.stats.mesh.quiet
-            && self.stats.residency.pending == 0
-            && self.stats.residency.provisional == 0
-            && self.stats.residency.stale == 0
-            && self.stats.uploaded_tiles == 0
-            && self.stats.fading == 0
+        self.unsettled().is_empty()
+    }
+
+    /// What the last frame left to do, by name (empty: [`PlanetRenderer::settled`]): the mesh
+    /// still refining, tiles pending, stand-ins, stale payloads, uploads, fades.
+    pub fn unsettled(&self) -> Vec<&'static str> {
+        let r = &self.stats.residency;
+        [
+            (!self.stats.mesh.quiet, "mesh"),
+            (r.pending > 0, "pending"),
+            (r.provisional > 0, "provisional"),
+            (r.stale > 0, "stale"),
+            (self.stats.uploaded_tiles > 0, "uploading"),
+            (self.stats.fading > 0, "fading"),
+        ]
+        .into_iter()
+        .filter_map(|(held, name)| held.then_some(name))
+        .collect()
     }
 
     pub fn residency(&self) -> &Residency {

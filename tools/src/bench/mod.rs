@@ -236,11 +236,12 @@ pub fn run(gpu_args: &crate::device::GpuArgs, o: &Options) -> Result<(Report, Ve
         );
         r.readiness = Some(readiness);
         println!(
-            "teleport: settled {} frames / {:.2} s, still {} frames / {:.2} s",
+            "teleport: settled {} frames / {:.2} s, still {} frames / {:.2} s; frames held by {:?}",
             teleport.frames_to_settled,
             teleport.seconds_to_settled,
             teleport.frames_to_still,
-            teleport.seconds_to_still
+            teleport.seconds_to_still,
+            teleport.held_by
         );
         r.flights = flights;
         r.teleport = Some(teleport);

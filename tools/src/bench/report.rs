@@ -124,6 +124,11 @@ pub struct Settle {
     #[serde(default)]
     pub still_confirmed: bool,
     pub frames_run: u32,
+    /// Of the frames before the settled one, how many each part of the renderer's unsettled
+    /// state held (`PlanetRenderer::unsettled`: mesh, pending, provisional, stale, uploading,
+    /// fading); a frame counts under every part that held it.
+    #[serde(default)]
+    pub held_by: std::collections::BTreeMap<String, u32>,
 }
 
 /// The timed frames of a view (docs/bench.md, "How frame time is measured").

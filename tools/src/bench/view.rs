@@ -69,9 +69,13 @@ pub fn settle(
             let gpu = f.span_ms.unwrap_or_else(|| frame_span(&f.times).0);
             (first, first_gpu) = (f.wall_ms, gpu);
         }
-        if r.settled() {
+        let held = r.unsettled();
+        if held.is_empty() {
             s.settled = true;
             break;
+        }
+        for part in held {
+            *s.held_by.entry(part.to_string()).or_default() += 1;
         }
     }
     (s.frames_to_settled, s.seconds_to_settled) = (s.frames_run, wall_ms * 1e-3);
