@@ -274,12 +274,12 @@ impl PlanetRenderer {
     /// Whether the last frame left nothing to do: the mesh quiet, every wanted tile resident and
     /// faded in.
     pub fn settled(&self) -> bool {
-        self.unsettled().is_empty()
+        self.unsettled().next().is_none()
     }
 
-    /// What the last frame left to do, by name (empty: [`PlanetRenderer::settled`]): the mesh
+    /// What the last frame left to do, by name (none: [`PlanetRenderer::settled`]): the mesh
     /// still refining, tiles pending, stand-ins, stale payloads, uploads, fades.
-    pub fn unsettled(&self) -> Vec<&'static str> {
+    pub fn unsettled(&self) -> impl Iterator<Item = &'static str> {
         let r = &self.stats.residency;
         [
             (!self.stats.mesh.quiet, "mesh"),
@@ -291,7 +291,6 @@ impl PlanetRenderer {
         ]
         .into_iter()
         .filter_map(|(held, name)| held.then_some(name))
-        .collect()
     }
 
     pub fn residency(&self) -> &Residency {

@@ -117,6 +117,30 @@ fn aprons_match_neighbours_under_the_mask() {
 const W: u32 = 160;
 const H: u32 = 90;
 
+/// At least four frames of `cam` and until the renderer settles (at most 200), with the sun
+/// 45° high in the south-east; the last frame, also written to `water_NAME.png`.
+fn settled_frame(
+    gpu: &mut Gpu,
+    r: &mut PlanetRenderer,
+    cam: &ViewCamera,
+    name: &str,
+) -> planetfall_tests::PlanetFrame {
+    r.sun = Some(local_sun(cam.eye, 135.0, 45.0));
+    let mut f = planet_frame(gpu, r, cam);
+    let mut n = 1;
+    while n < 4 || (!r.settled() && n < 200) {
+        if !r.settled() {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        f = planet_frame(gpu, r, cam);
+        n += 1;
+    }
+    println!("{name}: {n} frames, settled {}", r.settled());
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    write_png(&dir.join(format!("water_{name}.png")), W, H, &f.rgba);
+    f
+}
+
 /// 2 km over the Qattara Depression looking down: all land (the sign rule drew sea here);
 /// 2 km over the Caspian: water whose published hits lie on the lake's surface at −28 m.
 #[test]
@@ -129,22 +153,7 @@ fn qattara_renders_as_land_and_the_caspian_at_its_level() {
         gpu.exec.frames_in_flight(),
     )
     .unwrap();
-    let mut frame = |cam: &ViewCamera, name: &str| {
-        r.sun = Some(local_sun(cam.eye, 135.0, 45.0));
-        let mut f = planet_frame(&mut gpu, &mut r, cam);
-        let mut n = 1;
-        while n < 4 || (!r.settled() && n < 200) {
-            if !r.settled() {
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            f = planet_frame(&mut gpu, &mut r, cam);
-            n += 1;
-        }
-        println!("{name}: {n} frames, settled {}", r.settled());
-        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
-        write_png(&dir.join(format!("water_{name}.png")), W, H, &f.rgba);
-        f
-    };
+    let mut frame = |cam: &ViewCamera, name: &str| settled_frame(&mut gpu, &mut r, cam, name);
 
     let qattara = ViewCamera::geo(29.5, 27.0, R + 2_000.0, 0.0, -70.0, 60.0, W, H);
     let f = frame(&qattara, "qattara_2km");
@@ -202,18 +211,7 @@ fn gibraltar_coast_follows_the_reconstructed_shoreline() {
     )
     .unwrap();
     let cam = ViewCamera::geo(35.97, -5.55, R + 20_000.0, 0.0, -90.0, 60.0, W, H);
-    r.sun = Some(local_sun(cam.eye, 135.0, 45.0));
-    let mut f = planet_frame(&mut gpu, &mut r, &cam);
-    let mut n = 1;
-    while n < 4 || (!r.settled() && n < 200) {
-        if !r.settled() {
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        f = planet_frame(&mut gpu, &mut r, &cam);
-        n += 1;
-    }
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
-    write_png(&dir.join("water_gibraltar_20km.png"), W, H, &f.rgba);
+    let f = settled_frame(&mut gpu, &mut r, &cam, "gibraltar_20km");
     let src = earth_source_with_water();
     let s = src.oracle.cache().source();
     let (w, h) = (W as usize, H as usize);
@@ -265,7 +263,7 @@ fn gibraltar_coast_follows_the_reconstructed_shoreline() {
     }
     let water = f.aov.iter().filter(|p| p.is_water()).count();
     println!(
-        "Gibraltar from 20 km ({n} frames): {water} of {} pixels water; {off} differ from the \
+        "Gibraltar from 20 km: {water} of {} pixels water; {off} differ from the \
          reconstructed coastline, {off_far} of them more than 2 px from it; {off_etopo} differ \
          from ETOPO5's zero contour",
         w * h

@@ -8,10 +8,10 @@
 //! operation; the GPU tests hold the two within a centimetre.
 
 use super::bands::{hash3, mix, perlin, shore_fade};
+use super::coast::catmull_rom;
 use super::derive::{dir_from_tans, mean_sample, tan_of};
 use super::etopo::monotone_cubic;
 use super::tile::{Cover, Tile};
-use super::water::catmull_rom;
 use crate::params::{LAST_STORED_LEVEL, TILE_APRON, TILE_SAMPLES, TILE_STRIDE};
 use crate::planet::tile::{canonical_sample, SampleRef};
 use crate::planet::{Body, Face, TileId};

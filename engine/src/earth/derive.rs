@@ -6,10 +6,11 @@
 //! (`earth::tile::quantise_cover`) as they are made.
 
 use super::bands::{band_sum, relief_weight, shore_fade, BAND_AMPLITUDE_PER_TEXEL};
+use super::coast::{coastal_land, sea_floor, SEA_FLOOR_MIN_M};
 use super::etopo::{Etopo, EtopoError};
 use super::fmath;
 use super::tile::{quantise, quantise_cover, Cover, Tile};
-use super::water::{coastal_land, sea_floor, Water, WaterMap, SEA_FLOOR_MIN_M};
+use super::water::{Water, WaterMap};
 use crate::params::{FIRST_DERIVED_LEVEL, TILE_APRON, TILE_SAMPLES, TILE_STRIDE};
 use crate::planet::tile::{canonical_sample, sample_coord, samples_per_face, SampleRef};
 use crate::planet::{Body, Face, TileId};

@@ -69,12 +69,11 @@ pub fn settle(
             let gpu = f.span_ms.unwrap_or_else(|| frame_span(&f.times).0);
             (first, first_gpu) = (f.wall_ms, gpu);
         }
-        let held = r.unsettled();
-        if held.is_empty() {
+        if r.settled() {
             s.settled = true;
             break;
         }
-        for part in held {
+        for part in r.unsettled() {
             *s.held_by.entry(part.to_string()).or_default() += 1;
         }
     }
