@@ -159,9 +159,10 @@ fn settle_on_feed(
     r: &mut PlanetRenderer,
     cam: &ViewCamera,
     o: &Options,
+    trace: bool,
 ) -> Result<Settle> {
     let cap = o.max_settle_frames.saturating_mul(10);
-    Ok(settle(gpu, r, cam, cap, o.plan.hold_max_wall_s)?.0)
+    Ok(settle(gpu, r, cam, cap, o.plan.hold_max_wall_s, trace)?.0)
 }
 
 /// Fly `cams` (the first one settled first) on the 60 Hz clock; one PopFrame per later
@@ -185,7 +186,7 @@ fn fly(
             tile_ms: Vec::new(),
         });
     };
-    settle_on_feed(gpu, r, first, o)?;
+    settle_on_feed(gpu, r, first, o, false)?;
     r.set_frame_period(Some(FLIGHT_FRAME_PERIOD_S));
     let res = fly_settled(gpu, r, name, cams, o, feed, supply);
     r.set_frame_period(None);
@@ -540,7 +541,7 @@ pub fn run(gpu: &mut Gpu, scene: &Scene, o: &Options) -> Result<Flights> {
         let mut r = flight_renderer(gpu, &cold_feed)?;
         // A teleport: nothing on screen to be continuous with, so no arrival fades in.
         r.cut();
-        let res = settle_on_feed(gpu, &mut r, &cam, o);
+        let res = settle_on_feed(gpu, &mut r, &cam, o, true);
         r.destroy(&gpu.ctx);
         still.push(res?);
     }

@@ -129,6 +129,39 @@ pub struct Settle {
     /// fading); a frame counts under every part that held it.
     #[serde(default)]
     pub held_by: std::collections::BTreeMap<String, u32>,
+    /// Per frame before the settled one (teleports only): what the stream, the GPU feed and
+    /// the mesh did, to see what holds a settle.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trace: Vec<SettleFrame>,
+}
+
+/// One frame of a traced settle.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct SettleFrame {
+    pub wall_ms: f64,
+    pub host_ms: f64,
+    /// The frame's GPU span, and of it the `tiles.*` nodes.
+    pub gpu_ms: f64,
+    pub tiles_gpu_ms: f64,
+    /// The stream's report (`ResidencyReport`).
+    pub wanted: usize,
+    pub resident: usize,
+    pub pending: usize,
+    pub loaded: usize,
+    pub arrived_waiting: usize,
+    pub missing: usize,
+    pub failed: usize,
+    pub provisional: usize,
+    pub cut_window: bool,
+    pub uploaded: u32,
+    pub fading: u32,
+    pub mesh_quiet: bool,
+    pub leaves: u32,
+    /// The GPU feed: this frame's budget (ms), the wanted tiles still queued, and the measured
+    /// ms per tile (derived, amplified).
+    pub budget_ms: f64,
+    pub needed: usize,
+    pub cost_ms: [Option<f64>; 2],
 }
 
 /// The timed frames of a view (docs/bench.md, "How frame time is measured").

@@ -7,7 +7,9 @@ use super::clock::{self, ClockSampler};
 use super::floors::{self, FrameShape};
 use super::frame::{Gpu, HostStages, FRAMES_IN_FLIGHT};
 use super::pop;
-use super::report::{Limits, NodeStat, PerNodePass, Settle, StageMs, Tiles, Timed, ViewResult};
+use super::report::{
+    Limits, NodeStat, PerNodePass, Settle, SettleFrame, StageMs, Tiles, Timed, ViewResult,
+};
 use super::rings;
 use super::scene::Scene;
 use super::stats::{frame_span, median, per_node, quantile};
@@ -55,6 +57,7 @@ pub fn settle(
     cam: &ViewCamera,
     max: u32,
     max_wall_s: f64,
+    trace: bool,
 ) -> Result<(Settle, f64, f64)> {
     let mut s = Settle::default();
     let (mut wall_ms, mut first, mut first_gpu) = (0.0, 0.0, 0.0);
@@ -68,6 +71,9 @@ pub fn settle(
         if s.frames_run == 1 {
             let gpu = f.span_ms.unwrap_or_else(|| frame_span(&f.times).0);
             (first, first_gpu) = (f.wall_ms, gpu);
+        }
+        if trace {
+            s.trace.push(trace_frame(r, &f));
         }
         if r.settled() {
             s.settled = true;
@@ -103,6 +109,38 @@ pub fn settle(
         }
     }
     Ok((s, first, first_gpu))
+}
+
+fn trace_frame(r: &PlanetRenderer, f: &super::frame::Frame) -> SettleFrame {
+    let (res, budget) = (&r.stats.residency, r.gpu_tile_budget().unwrap_or_default());
+    SettleFrame {
+        wall_ms: f.wall_ms,
+        host_ms: f.host_ms,
+        gpu_ms: f.span_ms.unwrap_or_else(|| frame_span(&f.times).0),
+        tiles_gpu_ms: f
+            .times
+            .iter()
+            .filter(|t| t.name.starts_with("tiles."))
+            .map(|t| t.duration_ms)
+            .sum::<f64>()
+            .max(0.0),
+        wanted: res.wanted,
+        resident: res.resident,
+        pending: res.pending,
+        loaded: res.loaded_this_frame,
+        arrived_waiting: res.arrived_waiting,
+        missing: res.missing,
+        failed: res.failed,
+        provisional: res.provisional,
+        cut_window: res.cut_window,
+        uploaded: r.stats.uploaded_tiles,
+        fading: r.stats.fading,
+        mesh_quiet: r.stats.mesh.quiet,
+        leaves: r.stats.mesh.leaves,
+        budget_ms: budget.ms,
+        needed: budget.needed,
+        cost_ms: r.gpu_tile_cost_ms(),
+    }
 }
 
 /// Measure one view; returns the result and the scored frame's RGBA8 image.
@@ -143,7 +181,7 @@ fn measure(
 ) -> Result<(ViewResult, Vec<u8>)> {
     let mut v = ViewResult::default();
     (v.settle, v.first_frame_ms, v.first_frame_gpu_ms) =
-        settle(gpu, r, cam, o.max_settle_frames, f64::INFINITY)?;
+        settle(gpu, r, cam, o.max_settle_frames, f64::INFINITY, false)?;
 
     // The scored frame (settled: the same image as the last warm-up frame) with its colour.
     let f = gpu.frame(r, cam, true, true)?;
