@@ -2,8 +2,9 @@
 //! N + 64 physical pages. Each tile holds one page; the 64 beyond the slot count hold the
 //! previous payloads of same-slot replacements while they cross-fade (`replace`, 1.5 s), so a
 //! replacement never waits for an eviction and at most 64 run at once. Each frame `plan` gives wanted-but-missing tiles free slots in priority order,
-//! parents before children, and evicts tiles no longer wanted — least recently wanted first,
-//! never one with a child in the table, never more than the loads need.
+//! parents before children, and evicts resident tiles no longer wanted — least recently
+//! wanted first, never one with a child in the table, never more than the loads need. A
+//! requested tile no longer wanted is released at once (it has no payload worth keeping).
 //!
 //! Invariants (`validate`, tested): a tile in the table has its parent in the table; a resident
 //! tile has its parent resident; no two tiles share a slot or a page (cross-fade pages
@@ -281,6 +282,28 @@ impl SlotTable {
                 self.slots[s as usize].last_wanted = now;
             }
         }
+        let mut plan = Plan::default();
+        // A requested tile the view no longer wants gives its slot back at once: it holds no
+        // payload to keep, and making it would spend the feed on what nothing draws (a
+        // teleport's first wanted set, taken against the planet-wide height bounds, is ~5×
+        // the one its landed L9 tiles then give). Finer levels first: an unwanted tile's
+        // descendants are unwanted too (a wanted set holds its ancestors), and none can be
+        // resident under a requested parent.
+        let mut unwanted: Vec<TileId> = self
+            .map
+            .iter()
+            .filter(|(_, &s)| {
+                let s = &self.slots[s as usize];
+                s.state == SlotState::Requested && s.last_wanted < now
+            })
+            .map(|(&t, _)| t)
+            .collect();
+        unwanted.sort_by_key(|t| (Reverse(t.level), *t));
+        for t in unwanted {
+            if self.children[self.map[&t] as usize] == 0 {
+                plan.evictions.push(self.remove(t));
+            }
+        }
         // Evictable: not wanted this frame and no child in the table. Least recently wanted
         // first; then finer levels, then id (deterministic).
         let key = |s: &Slot, t: TileId| (s.last_wanted, Reverse(t.level), t);
@@ -292,7 +315,6 @@ impl SlotTable {
             })
             .map(|(&t, &s)| key(&self.slots[s as usize], t))
             .collect();
-        let mut plan = Plan::default();
         for w in &wanted.tiles {
             if self.map.contains_key(&w.id) {
                 continue;

@@ -77,6 +77,35 @@ fn evicts_least_recently_wanted_leaves_only_as_needed() {
 }
 
 #[test]
+fn a_requested_tile_no_longer_wanted_gives_its_slot_back_at_once() {
+    let a = TileId::new(0, Face(0), 0, 0);
+    let [a0, a1, ..] = a.children();
+    let g = a0.children()[3];
+    let mut t = SlotTable::new(16);
+    let p = t.plan(&want(&[a, a0, a1, g]));
+    assert_eq!(p.loads.len(), 4);
+    assert_eq!(t.mark_resident(a, 0.0), Ok(t.slot_of(a).unwrap()));
+    // The next view wants a and a1 only: a0 and its child g are released though the table
+    // has room (their payloads never came), finer first; a1 stays requested.
+    let p = t.plan(&want(&[a, a1]));
+    t.validate().expect("invariants");
+    assert_eq!(
+        p.evictions.iter().map(|e| e.tile).collect::<Vec<_>>(),
+        vec![g, a0]
+    );
+    assert!(p.evictions.iter().all(|e| !e.was_resident));
+    assert_eq!(t.count(SlotState::Requested), 1);
+    assert_eq!(t.state_of(a1), SlotState::Requested);
+    // A resident tile no longer wanted stays (a cache) while the table has room.
+    let p = t.plan(&want(&[TileId::new(0, Face(1), 0, 0)]));
+    assert_eq!(
+        p.evictions.iter().map(|e| e.tile).collect::<Vec<_>>(),
+        vec![a1]
+    );
+    assert_eq!(t.state_of(a), SlotState::Resident);
+}
+
+#[test]
 fn resident_needs_a_resident_parent_and_fades_in() {
     let a = TileId::new(0, Face(4), 0, 0);
     let c = a.children()[2];
