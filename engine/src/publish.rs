@@ -26,6 +26,19 @@ pub struct MeshBindings {
     pub draw_args_offset: u64,
     /// Pool capacity (bounds the draw list).
     pub capacity: u32,
+    /// Occlusion culling's leaf stamps (None: every leaf drawn, no stamps kept).
+    pub occlusion: Option<OcclusionBindings>,
+}
+
+/// The stamps occlusion culling keeps across frames: per pool entry, the last frame whose
+/// visibility buffer the leaf won a pixel of (`publish.resolve` writes them; the next frame's
+/// `raster.compute.early` draws those leaves, `raster.compute.late` tests the rest against the
+/// depth they left). Persistent, zeroed with the pool.
+#[derive(Clone, Copy, Debug)]
+pub struct OcclusionBindings {
+    pub seen: BufferRef,
+    /// This frame's stamp: ≥ 2, one more than the last frame's.
+    pub frame_stamp: u32,
 }
 
 /// Who rasterises the leaves `raster.compute` hands over (near-plane crossers, big footprints).
@@ -77,6 +90,9 @@ impl PublishMode {
     }
 }
 
+/// Side of `raster.hiz`'s depth tiles, px (`RASTER_HIZ_TILE` in `shaders/common/raster.glsl`).
+pub const RASTER_HIZ_TILE: u32 = 8;
+
 /// The largest pixel box `raster.compute` rasterises in one thread; bigger leaves are handed
 /// over. One thread loops over its leaf's rows, so this bounds the longest loop in a warp.
 pub const RASTER_MAX_BOX_PX: u32 = 1024;
@@ -90,6 +106,9 @@ pub struct PublishOptions {
     pub mode: PublishMode,
     /// The largest pixel box one `raster.compute` thread takes ([`RASTER_MAX_BOX_PX`]).
     pub max_box_px: u32,
+    /// Occlusion culling in two phases when the mesh keeps stamps ([`OcclusionBindings`]);
+    /// false draws every leaf (for comparisons: the visibility buffer is the same bits).
+    pub occlusion: bool,
 }
 
 impl Default for PublishOptions {
@@ -98,6 +117,7 @@ impl Default for PublishOptions {
             no_correction: false,
             mode: PublishMode::default(),
             max_box_px: RASTER_MAX_BOX_PX,
+            occlusion: true,
         }
     }
 }
@@ -111,6 +131,21 @@ pub struct Published {
     /// hardware raster's attachment, or in compute mode `publish.depth` made from the
     /// visibility buffer, only when asked for (`want_depth`).
     pub depth: Option<ImageRef>,
+    /// `raster.big`, whose header counts the leaves the two raster phases drew and culled
+    /// ([`RasterCounts`]).
+    pub big: BufferRef,
+}
+
+/// The raster's counts, the start of `raster.big` (`shaders/common/raster_big.glsl`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct RasterCounts {
+    pub draw_args: [u32; 4],
+    pub big_tally: u64,
+    /// Leaves `raster.compute.early` drew (won a pixel in the last frame).
+    pub early: u32,
+    /// Leaves `raster.compute.late` culled as hidden behind what the early phase drew.
+    pub occluded: u32,
 }
 
 /// Declare the publish, `publish.clear` … `publish.resolve`; `opts.mode` must be resolved.
@@ -128,6 +163,18 @@ pub fn declare_publish(
         "publish.hits",
         ImageDesc::d2(w, h, vk::Format::R32G32B32A32_UINT),
     );
+    // Without stamps kept (the mesh keeps none) the resolve stamps a scratch buffer nothing
+    // reads.
+    let (mut seen, stamp) = match mesh.occlusion {
+        Some(o) => (o.seen, o.frame_stamp),
+        None => (
+            g.create_buffer(
+                "publish.seen",
+                BufferDesc::gpu(4 * mesh.capacity.max(1) as u64),
+            ),
+            0,
+        ),
+    };
     g.compute("publish.resolve", &shaders::PUBLISH_RESOLVE)
         .read("frame", surface.frame)
         .read("slots", surface.slots)
@@ -136,11 +183,13 @@ pub fn declare_publish(
         .read("pool", mesh.pool)
         .read("vis", r.vis)
         .write("hits", &mut hits)
-        .push(&(opts.no_correction as u32))
+        .write("seen", &mut seen)
+        .push(&[opts.no_correction as u32, stamp])
         .dispatch_threads([w, h, 1]);
     Published {
         hits,
         depth: r.depth,
+        big: r.big,
     }
 }
 
@@ -151,6 +200,8 @@ pub struct Rasterised {
     /// drawn (`shaders/common/raster.glsl`).
     pub vis: BufferRef,
     pub depth: Option<ImageRef>,
+    /// The hand-over list and the raster's counts ([`RasterCounts`]).
+    pub big: BufferRef,
 }
 
 /// Declare the raster half of the publish, `publish.clear` … `raster.hardware` or
@@ -181,22 +232,63 @@ pub fn declare_raster(
         .write("dispatch", &mut dispatch)
         .write("big", &mut big)
         .dispatch([1, 1, 1]);
-    g.compute("raster.compute", &shaders::RASTER_COMPUTE)
-        .read("frame", frame)
-        .read("pool", mesh.pool)
-        .read("draw_list", mesh.draw_list)
-        .read("dispatch", dispatch)
-        .write("big", &mut big)
-        .write("vis", &mut vis)
-        .push(&[compute as u32, (opts.max_box_px as f32).to_bits()])
-        .dispatch_indirect(dispatch, 0);
+    let max_box = (opts.max_box_px as f32).to_bits();
+    match mesh.occlusion.filter(|_| opts.occlusion) {
+        None => {
+            g.compute("raster.compute", &shaders::RASTER_COMPUTE)
+                .read("frame", frame)
+                .read("pool", mesh.pool)
+                .read("draw_list", mesh.draw_list)
+                .read("dispatch", dispatch)
+                .write("big", &mut big)
+                .write("vis", &mut vis)
+                .push(&[compute as u32, max_box, 0])
+                .dispatch_indirect(dispatch, 0);
+        }
+        Some(o) => {
+            // Two phases: last frame's visible leaves, the depth they leave per tile, then
+            // the rest against it (`shaders/common/raster_small.glsl`).
+            let push = [compute as u32, max_box, o.frame_stamp];
+            g.compute("raster.compute.early", &shaders::RASTER_COMPUTE_EARLY)
+                .read("frame", frame)
+                .read("pool", mesh.pool)
+                .read("draw_list", mesh.draw_list)
+                .read("dispatch", dispatch)
+                .read("seen", o.seen)
+                .write("big", &mut big)
+                .write("vis", &mut vis)
+                .push(&push)
+                .dispatch_indirect(dispatch, 0);
+            let tiles = [w.div_ceil(RASTER_HIZ_TILE), h.div_ceil(RASTER_HIZ_TILE)];
+            let mut hiz = g.create_buffer(
+                "raster.hiz",
+                BufferDesc::gpu(4 * tiles[0] as u64 * tiles[1] as u64),
+            );
+            g.compute("raster.hiz", &shaders::RASTER_HIZ)
+                .read("frame", frame)
+                .read("vis", vis)
+                .write("hiz", &mut hiz)
+                .dispatch([tiles[0], tiles[1], 1]);
+            g.compute("raster.compute.late", &shaders::RASTER_COMPUTE_LATE)
+                .read("frame", frame)
+                .read("pool", mesh.pool)
+                .read("draw_list", mesh.draw_list)
+                .read("dispatch", dispatch)
+                .read("seen", o.seen)
+                .read("hiz", hiz)
+                .write("big", &mut big)
+                .write("vis", &mut vis)
+                .push(&push)
+                .dispatch_indirect(dispatch, 0);
+        }
+    }
     let depth = if compute {
         declare_big_compute(g, mesh, frame, big, &mut vis);
         want_depth.then(|| declare_depth(g, extent, frame, vis))
     } else {
         Some(declare_big_hardware(g, extent, mesh, frame, big, &mut vis))
     };
-    Rasterised { vis, depth }
+    Rasterised { vis, depth, big }
 }
 
 /// `raster.hardware`: the handed-over leaves as an indirect draw; returns its depth attachment.

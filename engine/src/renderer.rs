@@ -564,7 +564,9 @@ impl PlanetRenderer {
             return Ok(None);
         }
         let edges = req.view == DebugView::Wireframe;
-        let p = declare_publish(g, extent, mesh.mesh(), surface, self.opts.publish, edges);
+        let bindings = self.mesh.bindings(g, &mesh);
+        let p = declare_publish(g, extent, bindings, surface, self.opts.publish, edges);
+        self.mesh.declare_raster_counters(g, p.big);
         let atmos = self.atmosphere.declare(g, frame);
         let exposure = self.exposure.declare(g);
         declare_terrain(

@@ -20,6 +20,8 @@
 #define RASTER_EPS_PX 1e-3
 // Side of the screen tiles raster.compute.big gives one workgroup each, px.
 #define RASTER_TILE 32u
+// Side of raster.hiz's depth tiles, px.
+#define RASTER_HIZ_TILE 8u
 
 float cross2(vec2 a, vec2 b) { return a.x * b.y - a.y * b.x; }
 

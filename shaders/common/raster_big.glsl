@@ -17,7 +17,8 @@
 layout(std430, set = 0, binding = RASTER_BIG_BINDING) RASTER_BIG_ACCESS buffer Big {
     uint draw_args[4]; // VkDrawIndirectCommand (raster.hardware)
     uint64_t tally;    // leaves << 32 | tiles (raster.compute.big)
-    uint64_t pad;
+    uint early;        // leaves the early phase drew (raster.compute.early)
+    uint occluded;     // leaves the late phase culled (raster.compute.late)
     uvec2 leaves[];    // (leaf, first tile)
 } big;
 

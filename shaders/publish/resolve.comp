@@ -20,7 +20,11 @@ layout(local_size_x = 8, local_size_y = 8) in;
 layout(std430, set = 0, binding = 0) readonly buffer Pool { Bisector b[]; } pool;
 layout(std430, set = 0, binding = 1) readonly buffer Vis { uint64_t v[]; } vis;
 layout(set = 0, binding = 2, rgba32ui) uniform writeonly uimage2D hits;
-layout(push_constant) uniform Push { uint flags; } pc;   // bit 0: no surface correction
+// Per pool entry, the last frame whose visibility buffer the leaf won a pixel of: the next
+// frame's raster.compute.early draws those leaves first (occlusion culling).
+layout(std430, set = 0, binding = 3) writeonly buffer Seen { uint frame[]; } seen;
+// flags bit 0: no surface correction; frame_stamp: this frame's stamp for `seen`.
+layout(push_constant) uniform Push { uint flags; uint frame_stamp; } pc;
 
 #define CORRECT_ABS_M 1.0
 #define CORRECT_REL 1e-4
@@ -209,7 +213,9 @@ void main() {
         imageStore(hits, ivec2(px), uvec4(0u));
         return;
     }
-    Bisector b = pool.b[uint(key & 0xffffffffUL)];
+    uint leaf = uint(key & 0xffffffffUL);
+    seen.frame[leaf] = pc.frame_stamp;
+    Bisector b = pool.b[leaf];
     vec2 bary;
     float t = chord_distance(b, d, bary);
     uint face;

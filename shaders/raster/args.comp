@@ -23,4 +23,6 @@ void main() {
     big.draw_args[2] = 0u;
     big.draw_args[3] = 0u;
     big.tally = 0ul;
+    big.early = 0u;
+    big.occluded = 0u;
 }

@@ -7,7 +7,9 @@
 use engine::camera::ViewCamera;
 use engine::cbt::bisector::Bisector;
 use engine::frame_constants::{view_proj, FrameConstants, NEAR_M};
-use engine::publish::{declare_raster, MeshBindings, PublishMode, PublishOptions};
+use engine::publish::{
+    declare_raster, MeshBindings, OcclusionBindings, PublishMode, PublishOptions, RasterCounts,
+};
 use engine::renderer::PlanetRenderer;
 use engine::shade::AovPixel;
 use engine::source::TileSource;
@@ -39,6 +41,18 @@ fn rasterise(
     tris: &[[DVec3; 3]],
     opts: PublishOptions,
 ) -> Vec<u64> {
+    rasterise_with(gpu, cam, tris, opts, None).0
+}
+
+/// [`rasterise`] with occlusion stamps (`stamps[i]` for leaf i, and this frame's stamp: the
+/// early phase takes the leaves stamped one less); also the raster's counts.
+fn rasterise_with(
+    gpu: &mut Gpu,
+    cam: &ViewCamera,
+    tris: &[[DVec3; 3]],
+    opts: PublishOptions,
+    stamps: Option<(&[u32], u32)>,
+) -> (Vec<u64>, RasterCounts) {
     let ctx = &gpu.ctx;
     let mut fc: FrameConstants = bytemuck::Zeroable::zeroed();
     fc.view_proj = view_proj(cam).to_cols_array_2d();
@@ -63,30 +77,39 @@ fn rasterise(
         b.write(0, bytes).unwrap();
         b
     };
+    let zero = vec![0u32; n as usize];
     let bufs = [
         upload("test.frame", bytemuck::bytes_of(&fc)),
         upload("test.pool", bytemuck::cast_slice(&pool)),
         upload("test.draw_list", bytemuck::cast_slice(&draw_list)),
         upload("test.control", &control),
+        upload(
+            "test.seen",
+            bytemuck::cast_slice(stamps.map_or(&zero[..], |s| s.0)),
+        ),
     ];
     let mut g = Graph::new();
-    let [frame, pool, draw_list, control] = bufs.each_ref().map(|b| g.import_buffer(b));
+    let [frame, pool, draw_list, control, seen] = bufs.each_ref().map(|b| g.import_buffer(b));
     let mesh = MeshBindings {
         pool,
         draw_list,
         draw_args: control,
         draw_args_offset: DRAW_ARGS_OFFSET as u64,
         capacity: n,
+        occlusion: stamps.map(|(_, frame_stamp)| OcclusionBindings { seen, frame_stamp }),
     };
     let r = declare_raster(&mut g, [W, H], mesh, frame, opts, false);
     g.readback("vis", r.vis);
+    g.readback("big", r.big);
     let compiled = g.compile(gpu.ctx.queue_setup()).unwrap();
     let out = gpu.exec.run(&gpu.ctx, compiled).unwrap();
     let vis = bytemuck::cast_slice(out.readback("vis").unwrap()).to_vec();
+    let big = out.readback("big").unwrap();
+    let counts = bytemuck::pod_read_unaligned(&big[..std::mem::size_of::<RasterCounts>()]);
     for b in bufs {
         b.destroy(&gpu.ctx);
     }
-    vis
+    (vis, counts)
 }
 
 /// The nearest of `tris` along the ray through screen point (x, y) px whose view depth is at
@@ -279,6 +302,76 @@ fn compute_publish_clips_at_the_near_plane_like_the_hardware() {
         })
         .collect();
     assert!(check(&mut gpu, "a stack of big triangles", &stack) > (W * H / 2) as usize);
+}
+
+/// Occlusion culling leaves the visibility buffer the same bits and culls exactly the leaves
+/// behind what the early phase drew. A wall of small triangles 10 m ahead, stamped as drawn in
+/// the last frame, covers the screen; behind it, 20–30 m ahead, 200 small unstamped triangles
+/// (hidden: culled, every one); in front of it, 5 m ahead, 12 unstamped ones (nearer than the
+/// wall: drawn). A second frame whose stamps name nothing culls nothing.
+#[test]
+fn occlusion_culling_is_exact() {
+    let mut gpu = Gpu::new();
+    let cam = camera();
+    let p = |x, y, z| at(&cam, x, y, z);
+    // The wall: 0.5 m cells over ±7 m × ±4.5 m at 10 m (the view is ±8.7 m × ±5.8 m there,
+    // 16:10.7), so ~3 px cells — and a margin of sky around it.
+    let mut tris = Vec::new();
+    let cell = 0.5;
+    for i in -14..14 {
+        for j in -9..9 {
+            let (x0, y0) = (i as f64 * cell, j as f64 * cell);
+            let (x1, y1) = (x0 + cell, y0 + cell);
+            tris.push([p(x0, y0, 10.0), p(x1, y0, 10.0), p(x1, y1, 10.0)]);
+            tris.push([p(x0, y0, 10.0), p(x1, y1, 10.0), p(x0, y1, 10.0)]);
+        }
+    }
+    let wall = tris.len();
+    // Hidden: within the wall's middle (their 8 px tiles all covered by it), 20–30 m ahead.
+    for k in 0..200 {
+        let (x, y) = (
+            ((k * 37) % 40) as f64 / 40.0 * 16.0 - 8.0,
+            ((k * 53) % 30) as f64 / 30.0 * 10.0 - 5.0,
+        );
+        let z = 20.0 + (k % 11) as f64;
+        tris.push([p(x, y, z), p(x + 0.8, y, z), p(x, y + 0.8, z)]);
+    }
+    let hidden = tris.len() - wall;
+    // In front: nearer than the wall.
+    for k in 0..12 {
+        let (x, y) = ((k % 4) as f64 - 1.5, (k / 4) as f64 - 1.0);
+        tris.push([p(x, y, 5.0), p(x + 0.2, y, 5.0), p(x, y + 0.2, 5.0)]);
+    }
+    let stamp = 7;
+    let stamps: Vec<u32> = (0..tris.len())
+        .map(|i| if i < wall { stamp - 1 } else { 0 })
+        .collect();
+    let opts = PublishOptions {
+        mode: PublishMode::Compute,
+        ..Default::default()
+    };
+    let all = rasterise(&mut gpu, &cam, &tris, opts);
+    let (culled, counts) = rasterise_with(&mut gpu, &cam, &tris, opts, Some((&stamps, stamp)));
+    let differ = (0..all.len()).filter(|&i| all[i] != culled[i]).count();
+    assert_eq!(differ, 0, "occlusion culling changed {differ} px");
+    assert_eq!(counts.early as usize, wall);
+    assert_eq!(
+        counts.occluded as usize, hidden,
+        "every hidden triangle culled, none other"
+    );
+    // The front triangles are drawn: some pixel holds each of them.
+    for leaf in tris.len() - 12..tris.len() {
+        assert!(
+            culled.iter().any(|&k| (k & 0xffff_ffff) as usize == leaf),
+            "front leaf {leaf}"
+        );
+    }
+    // Nothing stamped as drawn in the last frame: nothing to test against, nothing culled.
+    let none = vec![0u32; tris.len()];
+    let (first, counts) = rasterise_with(&mut gpu, &cam, &tris, opts, Some((&none, stamp)));
+    assert_eq!((counts.early, counts.occluded), (0, 0));
+    assert_eq!(first, all);
+    gpu.assert_clean();
 }
 
 /// The renderer runs a concrete mode: the one asked for, or auto's choice for the device.

@@ -38,6 +38,19 @@ pub struct GpuArgs {
     /// a fixed number (5 is the default scale).
     #[arg(long, env = "PLANETFALL_EXPOSURE", default_value = "auto")]
     pub exposure: engine::exposure::ExposureMode,
+    /// Occlusion culling in the compute raster: on (last frame's visible leaves first, then the
+    /// rest culled where hidden behind them; the image is the same bits) or off (every leaf
+    /// drawn, for comparisons).
+    #[arg(long, env = "PLANETFALL_OCCLUSION", default_value = "on", value_parser = parse_on_off, action = clap::ArgAction::Set)]
+    pub occlusion: bool,
+}
+
+fn parse_on_off(s: &str) -> Result<bool, String> {
+    match s {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("expected on or off, not {s:?}")),
+    }
 }
 
 pub fn parse_publish(s: &str) -> Result<PublishMode, String> {
@@ -56,6 +69,8 @@ static GPU_TILE_BUDGET: std::sync::OnceLock<Option<f64>> = std::sync::OnceLock::
 static PUBLISH: std::sync::OnceLock<PublishMode> = std::sync::OnceLock::new();
 /// `--raster-max-box` as the last context was made with it.
 static RASTER_MAX_BOX: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+/// `--occlusion` as the last context was made with it.
+static OCCLUSION: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
 /// `--exposure` as the last context was made with it.
 static EXPOSURE: std::sync::OnceLock<engine::exposure::ExposureMode> = std::sync::OnceLock::new();
 
@@ -70,10 +85,13 @@ pub fn frame_options(ctx: &Context, o: &mut engine::renderer::RendererOptions) {
 }
 
 /// Sets the options' publish mode from `--publish`, the compute raster's hand-over box
-/// from `--raster-max-box` (for frames that make no GPU tiles) and the exposure from
-/// `--exposure`.
+/// from `--raster-max-box` (for frames that make no GPU tiles), occlusion culling from
+/// `--occlusion` and the exposure from `--exposure`.
 pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     o.publish.mode = PUBLISH.get().copied().unwrap_or_default();
+    if let Some(&on) = OCCLUSION.get() {
+        o.publish.occlusion = on;
+    }
     if let Some(e) = EXPOSURE.get() {
         o.exposure = *e;
     }
@@ -105,6 +123,7 @@ impl GpuArgs {
         let _ = PUBLISH.set(self.publish);
         let _ = RASTER_MAX_BOX.set(self.raster_max_box);
         let _ = EXPOSURE.set(self.exposure);
+        let _ = OCCLUSION.set(self.occlusion);
         let opts = ContextOptions {
             validation: self.validation,
             device: self.device.clone(),

@@ -39,6 +39,10 @@ pub struct MeshStats {
     /// Split wishes only levels finer than L14 allowed (`FLAG_FINE`), all iterations.
     #[serde(default)]
     pub fine_split_wishes: u32,
+    /// Of `drawn`, the leaves the raster culled as hidden behind terrain (occlusion culling,
+    /// `raster.compute.late`); the raster drew `drawn − occluded`.
+    #[serde(default)]
+    pub occluded: u32,
     /// The fine-detail gain after the frame (`cbt::gain`).
     #[serde(default = "unit_gain")]
     pub fine_detail_gain: f32,
@@ -63,6 +67,9 @@ pub struct FrameStats {
     pub high_water: u32,
     /// `Control::fine_split_wishes`.
     pub fine_split_wishes: u32,
+    /// Leaves the raster culled as occluded (`publish::RasterCounts::occluded`; the control
+    /// block does not hold it).
+    pub occluded: u32,
 }
 
 impl FrameStats {
@@ -79,6 +86,7 @@ impl FrameStats {
             drawn: c.draw.vertex_count / 3,
             high_water: c.high_water,
             fine_split_wishes: c.fine_split_wishes,
+            occluded: 0,
         }
     }
 
@@ -92,6 +100,7 @@ impl FrameStats {
             quiet: self.quiet,
             saturated: self.saturated(),
             fine_split_wishes: self.fine_split_wishes,
+            occluded: self.occluded,
             fine_detail_gain: fine_detail_gain as f32,
         }
     }

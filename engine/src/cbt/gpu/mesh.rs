@@ -14,12 +14,13 @@ use crate::cbt::bisector::Control;
 use crate::cbt::gain::FineDetailGain;
 use crate::cbt::params::CbtParams;
 use crate::cbt::update::FrameStats;
-use crate::publish::MeshBindings;
+use crate::publish::{MeshBindings, OcclusionBindings, RasterCounts};
 use framegraph::{Access, BufferDesc, Context, GpuBuffer, Graph};
 use std::mem::size_of;
 
 impl CbtHandles {
-    /// What the raster reads: the pool's corner positions, the draw list and its indirect draw.
+    /// What the raster reads: the pool's corner positions, the draw list and its indirect draw
+    /// (no occlusion stamps: [`GpuMesh::bindings`] adds them).
     pub fn mesh(&self) -> MeshBindings {
         MeshBindings {
             pool: self.pool,
@@ -27,6 +28,7 @@ impl CbtHandles {
             draw_args: self.control,
             draw_args_offset: Self::DRAW_ARGS_OFFSET,
             capacity: self.capacity,
+            occlusion: None,
         }
     }
 }
@@ -35,6 +37,11 @@ pub struct GpuMesh {
     pub cbt: CbtGpu,
     /// Host-visible copies of the control block, one per frame slot.
     counters: Vec<GpuBuffer>,
+    /// Host-visible copies of the raster's counts (`raster.counters`), one per frame slot.
+    raster_counters: Vec<GpuBuffer>,
+    /// Occlusion culling's stamps, one per pool entry (`publish::OcclusionBindings`): zeroed
+    /// with the pool by `raster.seen.clear` ([`GpuMesh::bindings`]).
+    leaf_stamps: GpuBuffer,
     /// Per slot, the frame declared there and not yet read: its view, the pool epoch and its
     /// frame index.
     declared: Vec<Option<(ViewPose, u64, u64)>>,
@@ -83,10 +90,26 @@ impl GpuMesh {
                 Ok(b)
             })
             .collect::<framegraph::Result<Vec<_>>>()?;
+        let rzeros = [0u8; size_of::<RasterCounts>()];
+        let raster_counters = (0..counters.len())
+            .map(|i| {
+                let mut b = GpuBuffer::new(
+                    ctx,
+                    &format!("raster.counters{i}"),
+                    BufferDesc::readback(rzeros.len() as u64),
+                )?;
+                b.write(0, &rzeros)?;
+                Ok(b)
+            })
+            .collect::<framegraph::Result<Vec<_>>>()?;
+        let leaf_stamps =
+            GpuBuffer::new(ctx, "raster.seen", BufferDesc::gpu(4 * cbt.capacity as u64))?;
         let declared = vec![None; counters.len()];
         Ok(GpuMesh {
             cbt,
             counters,
+            raster_counters,
+            leaf_stamps,
             declared,
             frames: 0,
             inputs: None,
@@ -116,6 +139,11 @@ impl GpuMesh {
             if let Some(bytes) = self.counters[slot].mapped() {
                 self.control = bytemuck::pod_read_unaligned(&bytes[..size_of::<Control>()]);
                 self.stats = frame_stats(&self.control);
+                if let Some(r) = self.raster_counters[slot].mapped() {
+                    let r: RasterCounts =
+                        bytemuck::pod_read_unaligned(&r[..size_of::<RasterCounts>()]);
+                    self.stats.occluded = r.occluded;
+                }
                 counted = Some(self.control.fine_split_wishes);
                 if epoch == self.epoch {
                     self.seen = Some(Seen {
@@ -179,10 +207,48 @@ impl GpuMesh {
         h
     }
 
+    /// What the raster reads, with the occlusion stamps: the pool's corners and draw list (of
+    /// `h`, this frame's handles from [`GpuMesh::declare`]) and the leaves' stamps, this
+    /// frame's being one more than the last's.
+    /// A frame that starts with `cbt.init` zeroes the stamps first (`raster.seen.clear`).
+    pub fn bindings(&self, g: &mut Graph<'_>, h: &CbtHandles) -> MeshBindings {
+        let mut seen = g.import_buffer(&self.leaf_stamps);
+        if self.cbt.init_this_frame() {
+            g.transfer("raster.seen.clear")
+                .fill(&mut seen, 0, ash::vk::WHOLE_SIZE, 0);
+        }
+        MeshBindings {
+            occlusion: Some(OcclusionBindings {
+                seen,
+                // ≥ 2: a zeroed stamp is never "the last frame's".
+                frame_stamp: (self.frames as u32).wrapping_add(1).max(2),
+            }),
+            ..h.mesh()
+        }
+    }
+
+    /// `raster.counters`: the raster's counts (the start of `big`, `publish::Published::big`)
+    /// into this frame slot's host copy, read when the slot comes round.
+    pub fn declare_raster_counters(&self, g: &mut Graph<'_>, big: framegraph::BufferRef) {
+        let mut dst = g.import_buffer(&self.raster_counters[self.slot]);
+        g.transfer("raster.counters").copy_buffer(
+            big,
+            &mut dst,
+            0,
+            0,
+            size_of::<RasterCounts>() as u64,
+        );
+        g.custom("raster.counters.host")
+            .read(dst, Access::HostRead)
+            .side_effect()
+            .declare_only();
+    }
+
     pub fn destroy(self, ctx: &Context) {
         self.cbt.destroy(ctx);
-        for c in self.counters {
+        for c in self.counters.into_iter().chain(self.raster_counters) {
             c.destroy(ctx);
         }
+        self.leaf_stamps.destroy(ctx);
     }
 }

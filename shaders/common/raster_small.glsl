@@ -1,0 +1,118 @@
+// The compute rasteriser's small-leaf path, one thread per drawn leaf, in three variants:
+// raster.compute (every leaf), and with occlusion culling the two phases
+// raster.compute.early (RASTER_EARLY: the leaves that won a pixel in the last frame, as
+// publish.resolve stamped them) and raster.compute.late (RASTER_LATE: the others, each tested
+// against raster.hiz, the farthest depth the early phase left per 8×8 px tile). A late leaf
+// whose nearest corner lies behind that depth over every tile of its pixel box would lose
+// every pixel it covers to what is already drawn, so skipping it leaves the visibility buffer
+// exactly as drawing it would: the cull is conservative by construction (a margin of 0.1 % of
+// the depth covers the coverage rule's extrapolation past the corners). Pixels the early
+// phase left empty are at the far value and cull nothing.
+#ifndef RASTER_SMALL_GLSL
+#define RASTER_SMALL_GLSL
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_shader_atomic_int64 : require
+layout(local_size_x = 64) in;
+#include "common/bisector.glsl"
+#include "common/frame.glsl"
+#include "common/raster.glsl"
+#include "common/raster_big.glsl"
+
+layout(std430, set = 0, binding = 0) readonly buffer Pool { Bisector b[]; } pool;
+layout(std430, set = 0, binding = 1) readonly buffer DrawList { uint leaves[]; } draw_list;
+layout(std430, set = 0, binding = 2) readonly buffer Dispatch { uint args[4]; } dispatch;
+layout(std430, set = 0, binding = 4) buffer Vis { uint64_t v[]; } vis;
+
+#if defined(RASTER_EARLY) || defined(RASTER_LATE)
+// Per pool entry, the last frame whose resolve saw the leaf win a pixel (publish.resolve).
+layout(std430, set = 0, binding = 5) readonly buffer Seen { uint frame[]; } seen;
+#endif
+#ifdef RASTER_LATE
+layout(std430, set = 0, binding = 6) readonly buffer Hiz { uint far_bits[]; } hiz;
+#endif
+
+// mode 0: hand over to raster.hardware, 1: to raster.compute.big; max_box: the largest pixel
+// box one thread rasterises (engine/src/publish.rs RASTER_MAX_BOX_PX); frame_stamp: this
+// frame's stamp (the early phase takes the leaves stamped one less).
+layout(push_constant) uniform Handover { uint mode; float max_box; uint frame_stamp; } handover;
+
+#ifdef RASTER_LATE
+// Whether every RASTER_HIZ_TILE² tile of the pixel box [lo, hi] holds early-phase depths all
+// nearer than `z_near` (the leaf's largest z_ndc, its nearest point). Boxes over 16 tiles are
+// kept untested (the loop bounds one thread's work).
+bool occluded(vec2 lo, vec2 hi, float z_near) {
+    uint near_bits = floatBitsToUint((1.0 / z_near) * (1.0 - 1e-3));
+    uvec2 t0 = uvec2(lo) / RASTER_HIZ_TILE, t1 = uvec2(hi) / RASTER_HIZ_TILE;
+    if ((t1.x - t0.x + 1u) * (t1.y - t0.y + 1u) > 16u) return false;
+    uint tw = (uint(frame.viewport.x) + RASTER_HIZ_TILE - 1u) / RASTER_HIZ_TILE;
+    for (uint y = t0.y; y <= t1.y; ++y) {
+        for (uint x = t0.x; x <= t1.x; ++x) {
+            if (hiz.far_bits[y * tw + x] >= near_bits) return false;
+        }
+    }
+    return true;
+}
+#endif
+
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i >= dispatch.args[3]) return;
+    uint leaf = draw_list.leaves[i];
+#if defined(RASTER_EARLY)
+    if (seen.frame[leaf] + 1u != handover.frame_stamp) return;
+    atomicAdd(big.early, 1u);
+#elif defined(RASTER_LATE)
+    if (seen.frame[leaf] + 1u == handover.frame_stamp) return;
+#endif
+    vec4 c[3];
+    bool near_plane = false;
+    for (uint k = 0u; k < 3u; ++k) {
+        vec3 p = vec3(pool.b[leaf].positions[3u * k], pool.b[leaf].positions[3u * k + 1u], pool.b[leaf].positions[3u * k + 2u]);
+        c[k] = frame.view_proj * vec4(p, 1.0);
+        near_plane = near_plane || raster_near(c[k]);
+    }
+    vec2 vp = frame.viewport;
+    if (!near_plane) {
+        vec2 s0 = raster_screen(c[0], vp), s1 = raster_screen(c[1], vp), s2 = raster_screen(c[2], vp);
+        vec2 lo, hi;
+        if (!raster_box(min(min(s0, s1), s2), max(max(s0, s1), s2), vp, lo, hi)) return; // off screen
+        vec2 box = hi - lo + 1.0;
+        if (box.x * box.y <= handover.max_box) {
+            vec3 z = vec3(c[0].z / c[0].w, c[1].z / c[1].w, c[2].z / c[2].w);
+#ifdef RASTER_LATE
+            if (occluded(lo, hi, max(max(z.x, z.y), z.z))) {
+                atomicAdd(big.occluded, 1u);
+                return;
+            }
+#endif
+            RasterTri t;
+            if (!raster_setup(s0, s1, s2, z, t)) return;
+            uint W = uint(vp.x);
+            for (float y = lo.y; y <= hi.y; y += 1.0) {
+                float x0, x1;
+                if (!raster_row_span(t, y, lo.x, hi.x, x0, x1)) continue;
+                for (float x = x0; x <= x1; x += 1.0) {
+                    float z;
+                    if (raster_covers(t, vec2(x, y) + 0.5, z)) {
+                        atomicMin(vis.v[uint(y) * W + uint(x)], raster_key(z, leaf));
+                    }
+                }
+            }
+            return;
+        }
+    }
+    if (handover.mode == 0u) {
+        uint slot = atomicAdd(big.draw_args[0], 3u) / 3u;
+        big.leaves[slot] = uvec2(leaf, 0u);
+        return;
+    }
+    // Tiled compute path: reserve this leaf's slot and its run of tiles in one 64-bit add, so
+    // first tiles grow with the slot (raster.compute.big finds a tile's leaf by searching them).
+    RasterPoly r;
+    if (!raster_poly(c, vp, r)) return; // behind the near plane or off screen
+    uvec2 n = raster_tiles(r.lo, r.hi);
+    uint64_t old = atomicAdd(big.tally, (uint64_t(1u) << 32) | uint64_t(n.x * n.y));
+    big.leaves[uint(old >> 32)] = uvec2(leaf, uint(old));
+}
+
+#endif
