@@ -95,7 +95,7 @@ fn a_still_frame_records_no_update_and_at_most_30_nodes() {
     assert!(still.len() <= 30, "{} nodes: {still:?}", still.len());
     assert!(update.is_empty(), "{update:?}");
     assert!(
-        still.iter().any(|(n, _)| n == "raster.compute"),
+        still.iter().any(|(n, _)| n == "raster.compute.late"),
         "the still frame still draws: {still:?}"
     );
     assert_eq!(
@@ -120,7 +120,9 @@ fn publish_compute_has_no_hardware_raster() {
     assert!(!has(&compute, "raster.hardware"), "{compute:?}");
     assert!(!has(&compute, "publish.depth"), "{compute:?}");
     for n in [
-        "raster.compute",
+        "raster.compute.early",
+        "raster.hiz",
+        "raster.compute.late",
         "raster.big.args",
         "raster.compute.big",
         "publish.resolve",
@@ -130,6 +132,13 @@ fn publish_compute_has_no_hardware_raster() {
     let hw = names(&["--frame", "5", "--publish", "hw"]);
     assert!(has(&hw, "raster.hardware"), "{hw:?}");
     assert!(!has(&hw, "raster.compute.big"), "{hw:?}");
+    // Without occlusion culling one pass draws every small leaf.
+    let all = names(&["--frame", "5", "--occlusion", "off"]);
+    assert!(has(&all, "raster.compute"), "{all:?}");
+    assert!(
+        !has(&all, "raster.hiz") && !has(&all, "raster.compute.late"),
+        "{all:?}"
+    );
     let wire = names(&["--publish", "compute", "--debug", "wireframe"]);
     assert!(
         has(&wire, "publish.depth") && has(&wire, "raster.cbt_debug"),
