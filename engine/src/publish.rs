@@ -107,7 +107,9 @@ pub struct PublishOptions {
     /// The largest pixel box one `raster.compute` thread takes ([`RASTER_MAX_BOX_PX`]).
     pub max_box_px: u32,
     /// Occlusion culling in two phases when the mesh keeps stamps ([`OcclusionBindings`]);
-    /// false draws every leaf (for comparisons: the visibility buffer is the same bits).
+    /// false draws every leaf in one pass (the visibility buffer is the same bits either way).
+    /// Off by default: on the H200 the second pass and `raster.hiz` cost more than the leaves
+    /// it culls save (docs/bench.md, "Occlusion culling").
     pub occlusion: bool,
 }
 
@@ -117,7 +119,7 @@ impl Default for PublishOptions {
             no_correction: false,
             mode: PublishMode::default(),
             max_box_px: RASTER_MAX_BOX_PX,
-            occlusion: true,
+            occlusion: false,
         }
     }
 }

@@ -566,7 +566,9 @@ impl PlanetRenderer {
         let edges = req.view == DebugView::Wireframe;
         let bindings = self.mesh.bindings(g, &mesh);
         let p = declare_publish(g, extent, bindings, surface, self.opts.publish, edges);
-        self.mesh.declare_raster_counters(g, p.big);
+        if self.opts.publish.occlusion {
+            self.mesh.declare_raster_counters(g, p.big);
+        }
         let atmos = self.atmosphere.declare(g, frame);
         let exposure = self.exposure.declare(g);
         declare_terrain(

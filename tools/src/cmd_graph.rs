@@ -33,6 +33,9 @@ pub struct Args {
     /// (as `render --publish`).
     #[arg(long, env = "PLANETFALL_PUBLISH", default_value = "auto", value_parser = crate::device::parse_publish)]
     publish: engine::publish::PublishMode,
+    /// Occlusion culling in the compute raster: on or off (as `render --occlusion`).
+    #[arg(long, env = "PLANETFALL_OCCLUSION", default_value = "off", value_parser = crate::device::parse_on_off, action = clap::ArgAction::Set)]
+    occlusion: bool,
     #[command(flatten)]
     frame: FrameArgs,
 }
@@ -51,6 +54,7 @@ pub fn run(a: Args) -> Result<()> {
     // compiled for `queues`, whatever that device has.
     let gpu = crate::device::GpuArgs {
         publish: a.publish,
+        occlusion: a.occlusion,
         ..Default::default()
     };
     let ctx = gpu.context()?;

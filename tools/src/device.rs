@@ -40,12 +40,12 @@ pub struct GpuArgs {
     pub exposure: engine::exposure::ExposureMode,
     /// Occlusion culling in the compute raster: on (last frame's visible leaves first, then the
     /// rest culled where hidden behind them; the image is the same bits) or off (every leaf
-    /// drawn, for comparisons).
-    #[arg(long, env = "PLANETFALL_OCCLUSION", default_value = "on", value_parser = parse_on_off, action = clap::ArgAction::Set)]
+    /// drawn in one pass: faster on the H200, docs/bench.md "Occlusion culling").
+    #[arg(long, env = "PLANETFALL_OCCLUSION", default_value = "off", value_parser = parse_on_off, action = clap::ArgAction::Set)]
     pub occlusion: bool,
 }
 
-fn parse_on_off(s: &str) -> Result<bool, String> {
+pub fn parse_on_off(s: &str) -> Result<bool, String> {
     match s {
         "on" => Ok(true),
         "off" => Ok(false),

@@ -95,7 +95,7 @@ fn a_still_frame_records_no_update_and_at_most_30_nodes() {
     assert!(still.len() <= 30, "{} nodes: {still:?}", still.len());
     assert!(update.is_empty(), "{update:?}");
     assert!(
-        still.iter().any(|(n, _)| n == "raster.compute.late"),
+        still.iter().any(|(n, _)| n == "raster.compute"),
         "the still frame still draws: {still:?}"
     );
     assert_eq!(
@@ -120,9 +120,7 @@ fn publish_compute_has_no_hardware_raster() {
     assert!(!has(&compute, "raster.hardware"), "{compute:?}");
     assert!(!has(&compute, "publish.depth"), "{compute:?}");
     for n in [
-        "raster.compute.early",
-        "raster.hiz",
-        "raster.compute.late",
+        "raster.compute",
         "raster.big.args",
         "raster.compute.big",
         "publish.resolve",
