@@ -221,8 +221,15 @@ void main() {
     uint face;
     ivec2 X = fixed_hint(b, bary, face);
 
-    // The ocean surface in front of the terrain hides it (water only).
-    if (t_ocean < t && try_ocean(d, t_ocean, face, X, px)) return;
+    // The ocean surface in front of the terrain hides it (water only). Located from its own
+    // direction: the leaf's hint is at the sea floor's chord point, kilometres down the ray
+    // at a grazing view, more tiles away than locating walks at the levels near the camera.
+    if (t_ocean < t) {
+        uint face_o;
+        ivec2 X_o;
+        dir_to_face_fixed(normalize(d * t_ocean - frame.planet_center), face_o, X_o);
+        if (try_ocean(d, t_ocean, face_o, X_o, px)) return;
+    }
 
     RayPoint p = ray_point(d, t, face, X);
     uint flags = 0u;

@@ -348,6 +348,7 @@ fn occlusion_culling_is_exact() {
         .collect();
     let opts = PublishOptions {
         mode: PublishMode::Compute,
+        occlusion: true,
         ..Default::default()
     };
     let all = rasterise(&mut gpu, &cam, &tris, opts);

@@ -319,3 +319,54 @@ fn the_gpu_is_handed_only_tiles_the_sign_rule_makes_alike() {
         assert!(a == b, "{name} {id:?}: the tiles differ");
     }
 }
+
+/// 10 m over the open Atlantic looking 25° down, toward a low sun: every pixel below the
+/// horizon is ocean, and each ocean hit is read in the tile that holds it. The sea floor's
+/// leaves lie 3.5 km down, so the resolve must locate the ocean point from its own direction:
+/// located from the leaf's hint (the floor's chord point, kilometres down the ray) the near
+/// pixels were read in tiles far away, and shaded as a dark polygon of the floor's mesh.
+#[test]
+fn the_ocean_near_the_camera_is_read_where_it_is() {
+    let mut gpu = Gpu::new();
+    let mut r = PlanetRenderer::new(
+        &gpu.ctx,
+        earth_source_with_water(),
+        test_renderer_options(&gpu.ctx),
+        gpu.exec.frames_in_flight(),
+    )
+    .unwrap();
+    let cam = ViewCamera::geo(30.0, -40.0, R + 10.0, 270.0, -25.0, 60.0, W, H);
+    let f = settled_frame(&mut gpu, &mut r, &cam, "atlantic_10m");
+    let tiles: std::collections::HashMap<u32, engine::planet::TileId> = r
+        .residency()
+        .tiles
+        .iter()
+        .map(|t| (t.slot, t.id))
+        .collect();
+    let (mut ocean, mut elsewhere) = (0, 0);
+    for y in 0..H {
+        for x in 0..W {
+            let p = f.aov[(y * W + x) as usize];
+            if !p.is_water() {
+                continue;
+            }
+            ocean += 1;
+            let d = pixel_ray(&cam, x as f64 + 0.5, y as f64 + 0.5);
+            let hit = cam.eye + d * p.dist as f64;
+            let (face, u, v) = engine::planet::cube::dir_to_face(hit.normalize());
+            let tile = tiles[&(p.slot as u32)];
+            let holds = engine::planet::TileId::containing(tile.level, face, u, v) == tile;
+            elsewhere += !holds as u32;
+        }
+    }
+    println!("Atlantic from 10 m: {ocean} ocean pixels, {elsewhere} read in another tile");
+    // Below the horizon (pitch −25°, 60° vertical field): most of the frame.
+    assert!(ocean > W * H / 2, "{ocean} ocean pixels");
+    // A point within rounding of a tile edge may be read in its neighbour (the apron).
+    assert!(
+        elsewhere * 100 <= ocean,
+        "{elsewhere} of {ocean} ocean pixels read in a tile that does not hold them"
+    );
+    r.destroy(&gpu.ctx);
+    gpu.assert_clean();
+}
