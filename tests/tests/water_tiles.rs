@@ -337,12 +337,8 @@ fn the_ocean_near_the_camera_is_read_where_it_is() {
     .unwrap();
     let cam = ViewCamera::geo(30.0, -40.0, R + 10.0, 270.0, -25.0, 60.0, W, H);
     let f = settled_frame(&mut gpu, &mut r, &cam, "atlantic_10m");
-    let tiles: std::collections::HashMap<u32, engine::planet::TileId> = r
-        .residency()
-        .tiles
-        .iter()
-        .map(|t| (t.slot, t.id))
-        .collect();
+    let tiles: std::collections::HashMap<u32, engine::planet::TileId> =
+        r.residency().tiles.iter().map(|t| (t.slot, t.id)).collect();
     let (mut ocean, mut elsewhere) = (0, 0);
     for y in 0..H {
         for x in 0..W {
