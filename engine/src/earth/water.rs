@@ -526,10 +526,8 @@ impl WaterMap {
         let build = std::thread::Builder::new()
             .name("water-mask".into())
             .spawn(move || {
-                match {
-                    idle_priority();
-                    build_mask(&gmt, WATER_MASK_MINUTES, &out)
-                } {
+                idle_priority();
+                match build_mask(&gmt, WATER_MASK_MINUTES, &out) {
                     Ok(()) => log::info!(
                         "water mask: built {}; used from the next start",
                         out.display()
