@@ -9,6 +9,10 @@
 //! the camera, horizon-weighted) and `atmos.aerial` (in-scattering and transmittance in 32³
 //! froxels over the frustum). `atmos.sealevel` (the sky seen from the sea for any sun angle,
 //! which the ocean reflects) is persistent like the first two. `shade.terrain` reads them all.
+//!
+//! A preview frame ([`Atmosphere::preview_next`]: the viewer's first) makes the LUTs at half
+//! their size on each axis and leaves `atmos.sealevel` to the next frame, which makes them all
+//! at full size.
 
 use crate::planet::Body;
 use bytemuck::{Pod, Zeroable};
@@ -124,8 +128,13 @@ impl AtmosphereParams {
         })
     }
 
-    /// The shaders' copy (`shaders/common/atmosphere.glsl`).
+    /// The shaders' copy (`shaders/common/atmosphere.glsl`), with the full LUT sizes.
     pub fn gpu(&self) -> AtmosphereGpu {
+        self.gpu_sized(LutSizes::FULL)
+    }
+
+    /// The shaders' copy with the LUT sizes `sizes`.
+    pub fn gpu_sized(&self, sizes: LutSizes) -> AtmosphereGpu {
         let v = |a: [f64; 3]| a.map(|x| x as f32);
         AtmosphereGpu {
             rayleigh_scattering: v(self.rayleigh_scattering),
@@ -144,14 +153,39 @@ impl AtmosphereParams {
             ozone_half_width: self.ozone_half_width_km as f32,
             exposure: self.exposure as f32,
             aerial_size: AERIAL_SIZE,
-            transmittance_size: TRANSMITTANCE_SIZE,
-            multiscatter_size: MULTISCATTER_SIZE,
-            skyview_size: SKYVIEW_SIZE,
+            transmittance_size: sizes.transmittance,
+            multiscatter_size: sizes.multiscatter,
+            skyview_size: sizes.skyview,
             aerial_steps: AERIAL_STEPS,
             sky_steps: SKY_STEPS,
             sealevel_size: SEALEVEL_SIZE,
         }
     }
+}
+
+/// The sizes of the LUTs a frame makes or reads, texels (the shaders read them from the
+/// parameters block, so any sizes work).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LutSizes {
+    pub transmittance: [u32; 2],
+    pub multiscatter: [u32; 2],
+    pub skyview: [u32; 2],
+}
+
+impl LutSizes {
+    /// Hillaire's sizes, for every frame but a preview.
+    pub const FULL: LutSizes = LutSizes {
+        transmittance: TRANSMITTANCE_SIZE,
+        multiscatter: MULTISCATTER_SIZE,
+        skyview: SKYVIEW_SIZE,
+    };
+    /// A preview frame's: half on each axis, a quarter of the cost (the LUT passes cost the
+    /// same per texel).
+    pub const PREVIEW: LutSizes = LutSizes {
+        transmittance: [TRANSMITTANCE_SIZE[0] / 2, TRANSMITTANCE_SIZE[1] / 2],
+        multiscatter: [MULTISCATTER_SIZE[0] / 2, MULTISCATTER_SIZE[1] / 2],
+        skyview: [SKYVIEW_SIZE[0] / 2, SKYVIEW_SIZE[1] / 2],
+    };
 }
 
 /// March steps per aerial-perspective slice: 32 slices × 2 steps along the densest column.
@@ -202,6 +236,9 @@ pub struct AtmosphereLuts {
     pub aerial: BufferRef,
     /// vec4 per texel, rgb sky luminance seen from the sea.
     pub sealevel: BufferRef,
+    /// Whether `sealevel` holds the current air (made this frame or before); if not, the
+    /// shading reflects a uniform sky instead ([`Atmosphere::preview_next`]).
+    pub sealevel_ready: bool,
 }
 
 /// The atmosphere's persistent state: its parameters (one host-visible copy per frame slot),
@@ -212,10 +249,20 @@ pub struct Atmosphere {
     transmittance: GpuBuffer,
     multiscatter: GpuBuffer,
     sealevel: GpuBuffer,
-    /// The air the persistent LUTs were last declared for ([`AtmosphereParams::air`]).
-    computed: Option<AtmosphereParams>,
-    /// Whether the prepared frame recomputes the persistent LUTs.
+    /// The air the transmittance and multiple-scattering LUTs were last declared for
+    /// ([`AtmosphereParams::air`]), and whether at a preview's sizes.
+    computed: Option<(AtmosphereParams, bool)>,
+    /// The air the sea-level sky LUT was last declared for: a frame behind `computed` after a
+    /// preview.
+    sealevel_computed: Option<AtmosphereParams>,
+    /// Whether the prepared frame recomputes the transmittance and multiple-scattering LUTs.
     recompute: bool,
+    /// Whether the prepared frame recomputes the sea-level sky LUT.
+    recompute_sealevel: bool,
+    /// The next prepared frame is a preview ([`Atmosphere::preview_next`]).
+    preview_next: bool,
+    /// The prepared frame's LUT sizes.
+    sizes: LutSizes,
     frame_slot: usize,
 }
 
@@ -252,21 +299,68 @@ impl Atmosphere {
                 BufferDesc::gpu(VEC4 * SEALEVEL_SIZE.iter().map(|&n| n as u64).product::<u64>()),
             )?,
             computed: None,
+            sealevel_computed: None,
             recompute: false,
+            recompute_sealevel: false,
+            preview_next: false,
+            sizes: LutSizes::FULL,
             frame_slot: 0,
         })
     }
 
     /// Host work of a frame: write the parameters to the slot's buffer; the persistent LUTs
-    /// are recomputed when the air differs from the one they hold (the first frame too).
+    /// are recomputed when the air differs from the one they hold (the first frame too) or
+    /// they were a preview's, the sea-level sky's unless this frame is a preview.
     pub fn prepare(&mut self, frame_slot: usize) -> framegraph::Result<()> {
+        let preview = std::mem::take(&mut self.preview_next);
+        let air = self.params.air();
+        self.recompute = match self.computed {
+            Some((held, small)) if held == air => small && !preview,
+            _ => true,
+        };
+        if self.recompute {
+            self.computed = Some((air, preview));
+        }
+        self.recompute_sealevel = self.sealevel_computed != Some(air) && !preview;
+        if self.recompute_sealevel {
+            self.sealevel_computed = Some(air);
+        }
+        // The persistent LUTs at the sizes they were made at; the sky view at this frame's.
+        let small = self.computed.is_some_and(|(_, small)| small);
+        let persistent = if small {
+            LutSizes::PREVIEW
+        } else {
+            LutSizes::FULL
+        };
+        let frame = if preview {
+            LutSizes::PREVIEW
+        } else {
+            LutSizes::FULL
+        };
+        self.sizes = LutSizes {
+            skyview: frame.skyview,
+            ..persistent
+        };
         let n = self.params_bufs.len();
         self.frame_slot = frame_slot % n;
-        self.params_bufs[self.frame_slot].write(0, bytemuck::bytes_of(&self.params.gpu()))?;
-        let air = self.params.air();
-        self.recompute = self.computed != Some(air);
-        self.computed = Some(air);
+        let gpu = self.params.gpu_sized(self.sizes);
+        self.params_bufs[self.frame_slot].write(0, bytemuck::bytes_of(&gpu))?;
         Ok(())
+    }
+
+    /// Make the next prepared frame a preview, cheap and replaced at once (the viewer's
+    /// first): its LUTs at [`LutSizes::PREVIEW`], and no `atmos.sealevel` — the ocean reflects
+    /// a uniform sky of the same irradiance on level ground (E/π, from `atmos.multiscatter`),
+    /// dimmer toward the horizon than the real one. The frame after makes every LUT at full
+    /// size. (On llvmpipe at 640×360 the full LUTs were 2.0 s of a 4.5 s first frame,
+    /// `atmos.sealevel` 1.3 s of it.)
+    pub fn preview_next(&mut self) {
+        self.preview_next = true;
+    }
+
+    /// The prepared frame's LUT sizes.
+    pub fn sizes(&self) -> LutSizes {
+        self.sizes
     }
 
     /// Whether the prepared frame recomputes the transmittance and multiple-scattering LUTs.
@@ -274,25 +368,35 @@ impl Atmosphere {
         self.recompute
     }
 
-    /// Declare the prepared frame's atmosphere: `atmos.transmittance` → `atmos.multiscatter` →
-    /// `atmos.sealevel` when the parameters changed, then `atmos.skyview` and `atmos.aerial` for `frame`.
+    /// Whether the prepared frame's sea-level sky LUT holds the current air (made in this
+    /// frame or an earlier one).
+    pub fn sealevel_ready(&self) -> bool {
+        self.sealevel_computed.is_some() && self.sealevel_computed == self.computed.map(|c| c.0)
+    }
+
+    /// Declare the prepared frame's atmosphere: `atmos.transmittance` → `atmos.multiscatter`
+    /// when the parameters changed, `atmos.sealevel` when they changed and it is not deferred
+    /// (or was deferred by the frame before), then `atmos.skyview` and `atmos.aerial` for
+    /// `frame`.
     pub fn declare(&self, g: &mut Graph<'_>, frame: BufferRef) -> AtmosphereLuts {
         let params = g.import_buffer(&self.params_bufs[self.frame_slot]);
         let mut transmittance = g.import_buffer(&self.transmittance);
         let mut multiscatter = g.import_buffer(&self.multiscatter);
         let mut sealevel = g.import_buffer(&self.sealevel);
         if self.recompute {
-            let [tw, th] = TRANSMITTANCE_SIZE;
+            let [tw, th] = self.sizes.transmittance;
             g.compute("atmos.transmittance", &shaders::ATMOS_TRANSMITTANCE)
                 .read("atmos", params)
                 .write("transmittance", &mut transmittance)
                 .dispatch_threads([tw, th, 1]);
-            let [mw, mh] = MULTISCATTER_SIZE;
+            let [mw, mh] = self.sizes.multiscatter;
             g.compute("atmos.multiscatter", &shaders::ATMOS_MULTISCATTER)
                 .read("atmos", params)
                 .read("transmittance", transmittance)
                 .write("multiscatter", &mut multiscatter)
                 .dispatch_threads([mw, mh, 1]);
+        }
+        if self.recompute_sealevel {
             g.compute("atmos.sealevel", &shaders::ATMOS_SEALEVEL)
                 .read("atmos", params)
                 .read("transmittance", transmittance)
@@ -300,7 +404,7 @@ impl Atmosphere {
                 .write("sealevel", &mut sealevel)
                 .dispatch_threads(SEALEVEL_SIZE);
         }
-        let [sw, sh] = SKYVIEW_SIZE;
+        let [sw, sh] = self.sizes.skyview;
         let mut skyview =
             g.create_buffer("atmos.skyview", BufferDesc::gpu(VEC4 * (sw * sh) as u64));
         g.compute("atmos.skyview", &shaders::ATMOS_SKYVIEW)
@@ -329,6 +433,7 @@ impl Atmosphere {
             skyview,
             aerial,
             sealevel,
+            sealevel_ready: self.sealevel_ready(),
         }
     }
 

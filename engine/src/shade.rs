@@ -34,7 +34,7 @@ pub fn declare_terrain(
         .read("sealevel", atmos.sealevel)
         .write("exposure", &mut exposure)
         .write("color", target)
-        .push(&view.shade_mode())
+        .push(&[view.shade_mode(), atmos.sealevel_ready as u32])
         .dispatch_threads([extent[0], extent[1], 1]);
 }
 

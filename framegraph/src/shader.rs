@@ -54,6 +54,12 @@ impl Shader {
     }
 
     /// SPIR-V words (copied out of the byte blob; alignment of `include_bytes!` is 1).
+    /// Bytes of SPIR-V: what a driver compiles, so a rough measure of what building the
+    /// pipeline costs.
+    pub fn spirv_len(&self) -> usize {
+        self.spirv.len()
+    }
+
     pub fn words(&self) -> Vec<u32> {
         self.spirv
             .chunks_exact(4)

@@ -25,7 +25,8 @@ layout(set = 0, binding = 1, rgba8) uniform writeonly image2D color;
 layout(std430, set = 0, binding = 23) readonly buffer Skyview { vec4 s[]; } skyview;
 layout(std430, set = 0, binding = 24) readonly buffer Aerial { vec4 a[]; } aerial;
 // view: 0 shaded, 1 level colours, 2 slot ids, 3 normals, 4 lat/lon, 5 water.
-layout(push_constant) uniform Push { uint view; } pc;
+// sealevel_ready: 0 while atmos.sealevel is not made yet (a frame that deferred it).
+layout(push_constant) uniform Push { uint view; uint sealevel_ready; } pc;
 
 #define VIEW_SHADED 0u
 #define VIEW_LEVEL 1u
@@ -119,8 +120,10 @@ vec3 tonemap(vec3 lum) {
 // The sky's luminance along `d` from the surface point `p` (km), without the sun's disk (the
 // glint is the sun's reflection): the sky over the point itself from the sea-level LUT, so
 // that water seen from orbit reflects the sky above it, not the black of space around the
-// camera.
-vec3 reflected_sky(vec3 p, vec3 d) {
+// camera. Before that LUT is made, a uniform sky with the same irradiance on level ground
+// `sky_e` (luminance E/π).
+vec3 reflected_sky(vec3 p, vec3 d, vec3 sky_e) {
+    if (pc.sealevel_ready == 0u) return sky_e / PI;
     return atmos_sealevel_sky(p, d, frame.sun_dir);
 }
 
@@ -145,7 +148,7 @@ vec3 shade_ocean(SlotRecord r, vec2 st, vec3 d, vec3 up, vec3 pos, float dist, f
     float f = fresnel_schlick(WATER_F0, dot(v, n));
     vec3 l = frame.sun_dir;
     vec3 e = sun_t * max(dot(up, l), 0.0) + sky_e;
-    return f * reflected_sky(pos, refl)
+    return f * reflected_sky(pos, refl, sky_e)
         + sun_t * ocean_glint(n, v, l, mss)
         + (1.0 - f) * ocean_body(depth) / PI * e;
 }

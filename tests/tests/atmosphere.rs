@@ -3,8 +3,8 @@
 //! planet checked for the sky's colour (issue "The look", "Must show").
 
 use engine::atmosphere::{
-    Atmosphere, AtmosphereParams, AERIAL_SIZE, MULTISCATTER_SIZE, SEALEVEL_SIZE, SKYVIEW_SIZE,
-    TRANSMITTANCE_SIZE,
+    Atmosphere, AtmosphereParams, LutSizes, AERIAL_SIZE, MULTISCATTER_SIZE, SEALEVEL_SIZE,
+    SKYVIEW_SIZE, TRANSMITTANCE_SIZE,
 };
 use engine::camera::ViewCamera;
 use engine::frame_constants::{FrameConstantBuffers, FrameConstants};
@@ -638,5 +638,84 @@ fn auto_exposure_puts_the_geometric_mean_at_the_key() {
             "{name}: auto exposure {got:.3}, want {want:.3}"
         );
     }
+    gpu.assert_clean();
+}
+
+/// A preview frame (the viewer's first: `Atmosphere::preview_next`) makes the LUTs at half
+/// size and no sea-level sky, and its image is close to the full path's; the next frame makes
+/// every LUT at full size, and from then on the image is the one a renderer that never
+/// previewed makes, byte for byte.
+#[test]
+fn a_preview_frame_is_close_and_the_next_frame_is_the_full_path() {
+    let mut gpu = Gpu::new();
+    let (w, h) = (96u32, 64u32);
+    // The Strait of Gibraltar from 300 km, looking north-east: the Atlantic, the Alboran
+    // Sea, Spain and Morocco.
+    let cam = ViewCamera::geo(35.0, -7.0, R + 300_000.0, 45.0, -45.0, 60.0, w, h);
+    let make = |gpu: &Gpu| {
+        let mut r = PlanetRenderer::new(
+            &gpu.ctx,
+            earth_source(),
+            test_renderer_options(&gpu.ctx),
+            gpu.exec.frames_in_flight(),
+        )
+        .unwrap();
+        // The same clock (the waves move with it) and sun in both renderers.
+        r.set_frame_period(Some(1.0 / 60.0));
+        r.sun = Some(local_sun(cam.eye, 135.0, 30.0));
+        r
+    };
+    let (mut full, mut preview) = (make(&gpu), make(&gpu));
+    preview.atmosphere.preview_next();
+    let p0 = planet_frame(&mut gpu, &mut preview, &cam);
+    assert!(
+        !preview.atmosphere.sealevel_ready(),
+        "no sea-level sky in a preview"
+    );
+    assert_eq!(preview.atmosphere.sizes(), LutSizes::PREVIEW);
+    let f0 = planet_frame(&mut gpu, &mut full, &cam);
+    assert!(full.atmosphere.sealevel_ready());
+    assert_eq!(full.atmosphere.sizes(), LutSizes::FULL);
+    // Mean |difference| per channel (of 255) over land and over water.
+    let (mut n, mut diff) = ([0u32; 2], [0.0f64; 2]);
+    for (i, a) in f0.aov.iter().enumerate().filter(|(_, a)| a.is_terrain()) {
+        let k = a.is_water() as usize;
+        let (p, q) = (&p0.rgba[4 * i..4 * i + 3], &f0.rgba[4 * i..4 * i + 3]);
+        n[k] += 1;
+        diff[k] += p
+            .iter()
+            .zip(q)
+            .map(|(&x, &y)| (x as f64 - y as f64).abs())
+            .sum::<f64>()
+            / 3.0;
+    }
+    let [land, water] = [0, 1].map(|k| diff[k] / n[k].max(1) as f64);
+    println!(
+        "preview vs full first frame: {} land pixels differ by {land:.2}, {} water pixels by {water:.2} (of 255, mean)",
+        n[0], n[1]
+    );
+    assert!(
+        n[0] > 100 && n[1] > 100,
+        "the view holds land and sea: {n:?}"
+    );
+    assert!(land < 1.0, "half-size LUTs shade the land alike: {land:.2}");
+    assert!(water > land, "the water reflects the stand-in sky");
+    assert!(
+        water < 10.0,
+        "the stand-in sky is the same sky on average: {water:.2}"
+    );
+    let p1 = planet_frame(&mut gpu, &mut preview, &cam);
+    assert!(
+        preview.atmosphere.sealevel_ready(),
+        "made by the second frame"
+    );
+    assert_eq!(preview.atmosphere.sizes(), LutSizes::FULL);
+    let f1 = planet_frame(&mut gpu, &mut full, &cam);
+    assert!(
+        p1.rgba == f1.rgba,
+        "from the second frame on, the image of the full path"
+    );
+    full.destroy(&gpu.ctx);
+    preview.destroy(&gpu.ctx);
     gpu.assert_clean();
 }

@@ -107,6 +107,7 @@ fn print_frames(
                 Some(&hud),
                 Output::Present {
                     image,
+                    extent,
                     srgb: false,
                     screenshot: false,
                 },

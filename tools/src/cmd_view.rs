@@ -66,6 +66,11 @@ pub struct Args {
     /// Hold manual speed within 75 % of the lateral speed the tile feed sustains (F toggles).
     #[arg(long)]
     bounded_flight: bool,
+    /// The first frame is a preview at 1/N of the window's size on each axis, scaled up, with
+    /// the work that can wait left to the next frame (the atmosphere's LUTs at half size, no
+    /// sea-level sky LUT), so that a cold start shows the planet sooner; 1: a full first frame.
+    #[arg(long, default_value_t = crate::view::viewer::PREVIEW_SCALE, value_name = "N")]
+    preview: u32,
 }
 
 pub fn run(a: Args) -> Result<()> {
@@ -77,6 +82,7 @@ pub fn run(a: Args) -> Result<()> {
         (1..=4).contains(&a.frames_in_flight),
         "--frames-in-flight must be 1..=4"
     );
+    ensure!((1..=8).contains(&a.preview), "--preview must be 1..=8");
     // Inputs first: a bad file is reported before any window opens.
     let script = a
         .script
@@ -142,6 +148,7 @@ pub fn run(a: Args) -> Result<()> {
         screenshot_at_exit: a.screenshot.clone(),
         frames_in_flight: a.frames_in_flight,
         sun: a.camera.sun,
+        preview: a.preview,
     };
     let setup = Setup {
         size: [a.width, a.height],

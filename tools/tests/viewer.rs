@@ -242,3 +242,84 @@ fn flight_stays_above_the_ground() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A PNG's size and RGBA8 pixels.
+fn read_png(path: &std::path::Path) -> ([u32; 2], Vec<u8>) {
+    let dec = png::Decoder::new(std::fs::File::open(path).expect("screenshot written"));
+    let mut reader = dec.read_info().expect("png");
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).expect("png frame");
+    assert_eq!(info.color_type, png::ColorType::Rgba);
+    buf.truncate(info.buffer_size());
+    ([info.width, info.height], buf)
+}
+
+/// The first frame of a start is a preview (`view --preview`, default 2): drawn at half the
+/// window's size on each axis and scaled up, without the HUD, and already the planet that the
+/// full-size frames after it show.
+#[test]
+fn the_first_frame_is_a_half_size_preview_of_the_planet() {
+    let x = Xvfb::start();
+    let dir = scratch("preview");
+    let (first, later) = (dir.join("first.png"), dir.join("later.png"));
+    let script = write(
+        &dir,
+        "preview.txt",
+        &format!(
+            "hud\nscreenshot {}\nframes 4\nscreenshot {}\nframes 2\n",
+            first.display(),
+            later.display()
+        ),
+    );
+    let mut c = x.command(&[
+        "view",
+        "--validation",
+        "--no-ground",
+        "--width",
+        "256",
+        "--height",
+        "160",
+    ]);
+    c.arg("--script").arg(&script).current_dir(root());
+    let out = ok(c);
+    assert!(out.contains("no GPU memory leaked"), "{out}");
+    let (size0, px0) = read_png(&first);
+    let (size1, px1) = read_png(&later);
+    assert_eq!(
+        size0,
+        [128, 80],
+        "the preview is half the window on each axis"
+    );
+    assert_eq!(size1, [256, 160], "later frames are full size");
+    // The later frame boxed down 2×2 to the preview's size: the same view, finer.
+    let [w, h] = size0;
+    let at = |px: &[u8], width: u32, x: u32, y: u32, c: usize| {
+        px[((y * width + x) * 4) as usize + c] as f64
+    };
+    let (mut diff, mut lum0, mut lum1) = (0.0, 0.0, 0.0);
+    for y in 0..h {
+        for x in 0..w {
+            for c in 0..3 {
+                let down = (0..4)
+                    .map(|k| at(&px1, 2 * w, 2 * x + k % 2, 2 * y + k / 2, c))
+                    .sum::<f64>()
+                    / 4.0;
+                let p = at(&px0, w, x, y, c);
+                diff += (p - down).abs();
+                lum0 += p;
+                lum1 += down;
+            }
+        }
+    }
+    let n = (w * h * 3) as f64;
+    let (diff, lum0, lum1) = (diff / n, lum0 / n, lum1 / n);
+    println!("preview mean {lum0:.1}, later frame boxed down mean {lum1:.1}, mean |difference| {diff:.1} (of 255)");
+    assert!(
+        lum0 > 20.0,
+        "the preview shows the lit planet, not space: mean {lum0:.1}"
+    );
+    assert!(
+        diff < 0.25 * lum1,
+        "the preview is the later frame's view: mean |difference| {diff:.1} against mean {lum1:.1}"
+    );
+}

@@ -78,6 +78,20 @@ pub fn mask_path(explicit: Option<&Path>, data_dir: &Path) -> PathBuf {
         })
 }
 
+/// Give the calling thread, and the `gmt` it starts (a child inherits its nice value), the
+/// lowest CPU priority (nice 19): a mask built for the next start must not take one of two
+/// cores from the viewer's first frames (measured: the build is a minute of one core).
+/// Best effort; nothing to do off Linux.
+fn idle_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: plain syscalls on the calling thread; on Linux PRIO_PROCESS with a thread id
+    // sets that one thread's nice value.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, tid, 19);
+    }
+}
+
 /// Rasterises GSHHG's full-resolution shorelines into `out` (pixel registration, cells of
 /// `minutes` arc minutes, the whole globe), through a temporary file renamed into place, so
 /// that a process reading `out` never sees half a grid (two processes may both build it; the
@@ -511,15 +525,18 @@ impl WaterMap {
         );
         let build = std::thread::Builder::new()
             .name("water-mask".into())
-            .spawn(move || match build_mask(&gmt, WATER_MASK_MINUTES, &out) {
-                Ok(()) => log::info!(
-                    "water mask: built {}; used from the next start",
-                    out.display()
-                ),
-                Err(e) => log::warn!(
-                    "water mask unavailable, so water is ground below the datum \
+            .spawn(move || {
+                idle_priority();
+                match build_mask(&gmt, WATER_MASK_MINUTES, &out) {
+                    Ok(()) => log::info!(
+                        "water mask: built {}; used from the next start",
+                        out.display()
+                    ),
+                    Err(e) => log::warn!(
+                        "water mask unavailable, so water is ground below the datum \
                      (Qattara and the Netherlands flood, lakes sit at 0 m): {e}"
-                ),
+                    ),
+                }
             })
             .ok();
         (WaterMap::BelowDatum, build)

@@ -17,10 +17,12 @@ pub const READBACK: &str = "color";
 
 /// Where the frame goes.
 pub enum Output {
-    /// Copy into this swapchain image (sRGB format: decode first) and present it; optionally
-    /// also read the target back (`--screenshot`).
+    /// Copy into this swapchain image of `extent` px (sRGB format: decode first; a smaller
+    /// target is scaled up) and present it; optionally also read the target back
+    /// (`--screenshot`).
     Present {
         image: ImageRef,
+        extent: [u32; 2],
         srgb: bool,
         screenshot: bool,
     },
@@ -45,6 +47,7 @@ pub fn declare<'a>(
     match output {
         Output::Present {
             mut image,
+            extent,
             srgb,
             screenshot,
         } => {
@@ -54,7 +57,7 @@ pub fn declare<'a>(
                 &shaders::PRESENT_BLIT_FRAG,
             )
             .read("src", target)
-            .push(&(srgb as u32))
+            .push(&[srgb as u32, extent[0], extent[1]])
             .state(RasterState::default())
             .color(&mut image, LoadOp::DontCare)
             .draw(3, 1);

@@ -135,6 +135,11 @@ pub trait SceneRenderer {
     /// show at once instead of fading in (`engine::stream::cut`). Default: nothing to do.
     fn cut(&mut self) {}
 
+    /// The next frame is the viewer's start-up preview (drawn smaller, replaced by the next
+    /// frame): it may leave out work that can wait a frame or do it coarser (the planet: the
+    /// atmosphere's LUTs, `Atmosphere::preview_next`). Default: nothing to leave out.
+    fn preview_next(&mut self) {}
+
     /// The GPU tile feed's time budget as of the last frame (None: no tiles made on the GPU).
     fn gpu_tile_budget(&self) -> Option<engine::earth::gpu_budget::BudgetState> {
         None

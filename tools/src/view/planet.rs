@@ -342,6 +342,12 @@ impl SceneRenderer for PlanetScene {
         }
     }
 
+    fn preview_next(&mut self) {
+        if let Some(r) = &mut self.renderer {
+            r.atmosphere.preview_next();
+        }
+    }
+
     fn gpu_tile_budget(&self) -> Option<engine::earth::gpu_budget::BudgetState> {
         self.renderer.as_ref()?.gpu_tile_budget()
     }

@@ -450,7 +450,7 @@ fn script_reader() -> Reader<Command> {
             let mut cmds = Vec::new();
             for _ in 0..1 + r.below(8) {
                 let unit = |r: &mut Rng| r.below(201) as f64 / 100.0 - 1.0;
-                let (line, cmd) = match r.below(12) {
+                let (line, cmd) = match r.below(13) {
                     0 => {
                         let n = 1 + r.below(100_000) as u32;
                         (format!("frames {n}"), Command::Frames(n))
@@ -492,6 +492,7 @@ fn script_reader() -> Reader<Command> {
                         let ms = r.below(600_001) as u64;
                         (format!("sleep {ms}"), Command::Sleep(ms))
                     }
+                    11 => ("hud".into(), Command::Hud),
                     _ => ("exit".into(), Command::Exit),
                 };
                 text += &line;

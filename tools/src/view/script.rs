@@ -10,6 +10,7 @@
 //! | `bookmark NAME` | jump to a bookmark |
 //! | `debug VIEW` | request a debug view (shaded, levels, slots, wireframe, normals) |
 //! | `help` | toggle the help overlay |
+//! | `hud` | toggle the HUD (as the G key does) |
 //! | `screenshot FILE` | save the next presented frame as PNG |
 //! | `capture` | RenderDoc capture of the next frame (needs `--renderdoc`) |
 //! | `print` | print the `planetfall render` line of the current view |
@@ -40,6 +41,7 @@ pub enum Command {
     Bookmark(String),
     Debug(DebugView),
     Help,
+    Hud,
     Screenshot(PathBuf),
     Capture,
     Print,
@@ -113,6 +115,10 @@ pub fn parse(text: &str, file: &Path) -> Result<Vec<Command>> {
             "help" => {
                 want(0)?;
                 Command::Help
+            }
+            "hud" => {
+                want(0)?;
+                Command::Hud
             }
             "screenshot" => {
                 want(1)?;
