@@ -389,7 +389,10 @@ fn still_frames_record_nothing_quiet_ones_one_iteration_and_a_turn_all_four() {
     let evals = |names: &[String]| names.iter().filter(|n| *n == "cbt.eval").count();
     let mut still_at = None;
     let mut last_pool: Option<(Vec<_>, Control)> = None;
-    for f in 0..40usize {
+    // New vertices morph for MORPH_UPDATES updates after the last split: the mesh is not
+    // still before they are over.
+    let morph = engine::cbt::bisector::MORPH_UPDATES as usize;
+    for f in 0..40 + morph {
         let cam = camera(LAT, LON, 300.0, 30.0, -15.0);
         let (names, out) = rig.frame(&cam, Readback::Pool);
         let pool = readback::pool(&out).expect("pool");
@@ -472,7 +475,7 @@ fn still_frames_record_nothing_quiet_ones_one_iteration_and_a_turn_all_four() {
     // Turn 20°: the new view differs from the one the quiet frame was recorded for.
     let (mut splits, mut ran_more) = (0, false);
     let mut back_to_still = None;
-    for f in 0..30usize {
+    for f in 0..30 + morph {
         let cam = camera(LAT, LON, 300.0, 50.0, -15.0);
         let (names, out) = rig.frame(&cam, Readback::Pool);
         let pool = readback::pool(&out).expect("pool");

@@ -119,7 +119,8 @@ impl GpuMesh {
                 counted = Some(self.control.fine_split_wishes);
                 if epoch == self.epoch {
                     self.seen = Some(Seen {
-                        quiet: self.stats.quiet,
+                        // A morph in progress needs updates to advance: not still.
+                        quiet: self.stats.quiet && self.stats.morphing == 0,
                         view: then,
                         frame: then_frame,
                     });
