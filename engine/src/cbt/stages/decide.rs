@@ -83,8 +83,8 @@ pub fn decide_kernel(pool: &Pool, i: u32, view: &View, pushes: &mut Vec<u32>) ->
             (sb, b)
         };
         // A leaf with a corner still morphing does not merge: its stored positions are not yet
-        // the surface the parent's measure, assembled from them, assumes (and a parent judged
-        // hidden on them may be visible on the surface, and split again).
+        // the surface the parent's measure, assembled from them, assumes (a parent judged
+        // hidden on them may be visible on the surface, and split again at once).
         if b.births == 0 && parent_wants_merge(even, odd, view) {
             return DecideOut { wish: WISH_MERGE };
         }
