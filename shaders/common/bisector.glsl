@@ -35,17 +35,16 @@
 #define CBT_MAX_ITERATIONS 4u
 #define CBT_BASE_DEPTH 5u
 #define CBT_MAX_DEPTH 64u
-#define CBT_MORPH_UPDATES 30u
 #define CBT_BIRTH_PERIOD 1023u
 
 // Births (bisector.rs: birth_stamp, birth_of, with_birth, morph_weight).
 uint cbt_birth_stamp(uint frame) { return frame % CBT_BIRTH_PERIOD + 1u; }
 uint cbt_birth_of(uint births, uint k) { return (births >> (10u * k)) & 0x3ffu; }
 uint cbt_with_birth(uint births, uint k, uint stamp) { return (births & ~(0x3ffu << (10u * k))) | (stamp << (10u * k)); }
-float cbt_morph_weight(uint stamp, uint frame) {
-    if (stamp == 0u) return 1.0;
+float cbt_morph_weight(uint stamp, uint frame, uint updates) {
+    if (stamp == 0u || updates == 0u) return 1.0;
     uint age = (cbt_birth_stamp(frame) + CBT_BIRTH_PERIOD - stamp) % CBT_BIRTH_PERIOD;
-    return age >= CBT_MORPH_UPDATES ? 1.0 : float(age) / float(CBT_MORPH_UPDATES);
+    return age >= updates ? 1.0 : float(age) / float(updates);
 }
 
 struct Bisector {

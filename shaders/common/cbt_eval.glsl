@@ -24,7 +24,7 @@ void eval_entry(uint i) {
     at[0] = v[0]; at[1] = v[1]; at[2] = v[2];
     at[3] = midpoint_floor(v[0], v[2]); at[4] = midpoint_floor(v[0], v[1]); at[5] = midpoint_floor(v[1], v[2]);
     for (uint k = 0u; k < 3u; ++k) {
-        w[k] = cbt_morph_weight(cbt_birth_of(births, k), control.c.frame);
+        w[k] = cbt_morph_weight(cbt_birth_of(births, k), control.c.frame, pc.morph_updates);
         morph[k] = w[k] < 1.0 && birth_edge(v[k], at[6u + 2u * k], at[7u + 2u * k]);
         if (!morph[k]) births = cbt_with_birth(births, k, 0u);
     }
@@ -71,7 +71,7 @@ void eval_entry(uint i) {
     if (capped) flags |= CBT_FLAG_CAPPED;
     if (fine) flags |= CBT_FLAG_FINE;
     if (!culled && !off) flags |= CBT_FLAG_DRAW;
-    // Stored (drawn) positions: a corner born less than CBT_MORPH_UPDATES updates ago lies
+    // Stored (drawn) positions: a corner born less than pc.morph_updates updates ago lies
     // between its birth edge's chord midpoint and the surface (eval.rs `morphed`).
     for (uint k = 0u; k < 3u; ++k) {
         vec3 shown = p[k];

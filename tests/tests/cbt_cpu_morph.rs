@@ -1,7 +1,8 @@
 //! New vertices morph onto the surface (CPU model; the GPU runs the same kernels, compared in
 //! `cbt_gpu_model`): a split draws its new vertex on the edge it splits, so the drawn mesh —
 //! and the outline it gives a rock — does not jump; the vertex then moves onto the surface
-//! over `MORPH_UPDATES` updates, a fraction of its offset per update.
+//! over `MORPH_UPDATES` updates, a fraction of its offset per update (morphs are off by
+//! default: `CbtParams::morph_updates`).
 
 mod cbt_cpu_common;
 use cbt_cpu_common::*;
@@ -91,7 +92,10 @@ fn settle(
 #[test]
 fn a_split_draws_its_new_vertex_on_the_edge_it_splits_then_morphs_onto_the_surface() {
     let s = planet();
-    let p = CbtParams::default();
+    let p = CbtParams {
+        morph_updates: MORPH_UPDATES,
+        ..CbtParams::default()
+    };
     let far = camera(&s, LAT, LON, 300.0, 30.0, -30.0);
     let mut pool = Pool::new(1 << 16).expect("pool");
     run_to_quiet(&mut pool, &s, &far, &p, 40, 3);

@@ -74,12 +74,10 @@ fn fly(capacity: u32) -> u32 {
 /// Orbit → 2 m (48 frames) then a 360° turn in 12 frames: the validator passes on the read-back
 /// pool after every frame — reciprocal links, matched edges with identical fixed-point (or, across
 /// face seams, canonical) endpoints, leaf areas summing to the 12 roots, zero T-junctions — with
-/// 8,192 entries (no saturation) and with 1,024 (saturating from 1 km down).
+/// 4,096 entries (no saturation) and with 1,024 (saturating from 1 km down).
 #[test]
 fn conforming_after_every_frame_of_orbit_to_ground_and_fast_turn() {
-    // Merges wait for the morphs of their leaves' corners (30 updates): through the turn the
-    // leaves it leaves behind stay a while, so 4,096 entries no longer hold it.
-    assert_eq!(fly(8192), 0, "8,192 entries hold the flight");
+    assert_eq!(fly(4096), 0, "4,096 entries hold the flight");
     let refused = fly(1024);
     println!("capacity 1024: {refused} refused split candidates over the flight");
     assert!(refused > 0, "the 1k pool must saturate");
@@ -391,10 +389,7 @@ fn still_frames_record_nothing_quiet_ones_one_iteration_and_a_turn_all_four() {
     let evals = |names: &[String]| names.iter().filter(|n| *n == "cbt.eval").count();
     let mut still_at = None;
     let mut last_pool: Option<(Vec<_>, Control)> = None;
-    // New vertices morph for MORPH_UPDATES updates after the last split (measured here: the
-    // last split at frame 41, still from frame 71): the mesh is not still before they are over.
-    let morph = engine::cbt::bisector::MORPH_UPDATES as usize;
-    for f in 0..40 + 2 * morph {
+    for f in 0..40usize {
         let cam = camera(LAT, LON, 300.0, 30.0, -15.0);
         let (names, out) = rig.frame(&cam, Readback::Pool);
         let pool = readback::pool(&out).expect("pool");
@@ -477,7 +472,7 @@ fn still_frames_record_nothing_quiet_ones_one_iteration_and_a_turn_all_four() {
     // Turn 20°: the new view differs from the one the quiet frame was recorded for.
     let (mut splits, mut ran_more) = (0, false);
     let mut back_to_still = None;
-    for f in 0..30 + 2 * morph {
+    for f in 0..30usize {
         let cam = camera(LAT, LON, 300.0, 50.0, -15.0);
         let (names, out) = rig.frame(&cam, Readback::Pool);
         let pool = readback::pool(&out).expect("pool");

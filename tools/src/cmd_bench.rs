@@ -85,6 +85,10 @@ pub struct Args {
     /// that the mesh catches up with the pose (an experiment: the mesh's lag) [default: 0].
     #[arg(long, default_value_t = 0)]
     flight_mesh_frames: u32,
+    /// Mesh updates over which the flights' new vertices move onto the surface (0: at once)
+    /// [default: engine::cbt::bisector::MORPH_UPDATES].
+    #[arg(long, value_name = "N")]
+    morph_updates: Option<u32>,
     /// Write a picture of where each flight frame pops over 1 px (and each flight's worst
     /// frame) into this directory: pop-<flight>-<frame>.png; and each view's scored frame
     /// with its level rings marked: rings-<view>.png.
@@ -177,6 +181,7 @@ fn options(a: &Args) -> Result<Options> {
         },
         flight_wait: a.flight_wait,
         flight_mesh_frames: a.flight_mesh_frames,
+        morph_updates: a.morph_updates,
         pop_maps: a.pop_maps.clone(),
         prefetch: !a.no_prefetch,
         prefetch_flights: a.prefetch_flights,

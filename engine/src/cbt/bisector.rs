@@ -99,10 +99,10 @@ pub const WORKGROUP_SIZE: u32 = 64;
 pub const MAX_ITERATIONS: usize = 4;
 
 /// Mesh updates over which a new vertex moves from its birth edge's chord midpoint onto the
-/// surface (half a second at 60 Hz, as a tile's arrival fade): a split moves an outline by at
-/// most its residual over this many updates per update, instead of all of it at once. Merges
-/// wait for the morphs of their leaves' corners (a morphing vertex is not yet the surface the
-/// merge's measure assumes).
+/// surface when morphs are on (`CbtParams::morph_updates`, off by default; half a second at
+/// 60 Hz, as a tile's arrival fade): a split moves an outline by at most its residual over this
+/// many updates per update, instead of all of it at once. Merges wait for the morphs of their
+/// leaves' corners (a morphing vertex is not yet the surface the merge's measure assumes).
 pub const MORPH_UPDATES: u32 = 30;
 /// Birth stamps cycle through 1..=BIRTH_PERIOD (0 is "settled"): every live entry is evaluated
 /// in every updating frame, so a stamp is cleared long before it could come round again.
@@ -123,17 +123,18 @@ pub fn with_birth(births: u32, k: usize, stamp: u32) -> u32 {
     (births & !(0x3ff << (10 * k))) | (stamp << (10 * k))
 }
 
-/// How far a vertex with birth stamp `stamp` has moved onto the surface in update `frame`:
-/// 0 when born, linear to 1 after `MORPH_UPDATES` updates; 1 when settled.
-pub fn morph_weight(stamp: u32, frame: u32) -> f32 {
-    if stamp == 0 {
+/// How far a vertex with birth stamp `stamp` has moved onto the surface in update `frame` of a
+/// morph over `updates` updates: 0 when born, linear to 1 after `updates`; 1 when settled or
+/// when nothing morphs (`updates` = 0).
+pub fn morph_weight(stamp: u32, frame: u32, updates: u32) -> f32 {
+    if stamp == 0 || updates == 0 {
         return 1.0;
     }
     let age = (birth_stamp(frame) + BIRTH_PERIOD - stamp) % BIRTH_PERIOD;
-    if age >= MORPH_UPDATES {
+    if age >= updates {
         1.0
     } else {
-        age as f32 / MORPH_UPDATES as f32
+        age as f32 / updates as f32
     }
 }
 
@@ -391,7 +392,6 @@ mod tests {
             ("CBT_FATE_MERGE_KEEP", FATE_MERGE_KEEP),
             ("CBT_FATE_MERGE_FREE", FATE_MERGE_FREE),
             ("CBT_WORKGROUP_SIZE", WORKGROUP_SIZE),
-            ("CBT_MORPH_UPDATES", MORPH_UPDATES),
             ("CBT_BIRTH_PERIOD", BIRTH_PERIOD),
         ] {
             let pat = format!("#define {name} ");
@@ -416,14 +416,15 @@ mod tests {
             let stamp = birth_stamp(born);
             assert!((1..=BIRTH_PERIOD).contains(&stamp));
             let w: Vec<f32> = (0..=MORPH_UPDATES + 1)
-                .map(|a| morph_weight(stamp, born + a))
+                .map(|a| morph_weight(stamp, born + a, MORPH_UPDATES))
                 .collect();
             assert_eq!(w[0], 0.0, "born at {born}");
             assert_eq!(w[1], 1.0 / MORPH_UPDATES as f32);
             assert!(w.windows(2).all(|p| p[1] >= p[0]));
             assert_eq!(w[MORPH_UPDATES as usize], 1.0);
         }
-        assert_eq!(morph_weight(0, 17), 1.0, "settled");
+        assert_eq!(morph_weight(0, 17, MORPH_UPDATES), 1.0, "settled");
+        assert_eq!(morph_weight(birth_stamp(17), 17, 0), 1.0, "no morph");
         let b = with_birth(with_birth(0, 1, 7), 2, BIRTH_PERIOD);
         assert_eq!(
             (birth_of(b, 0), birth_of(b, 1), birth_of(b, 2)),

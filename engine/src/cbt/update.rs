@@ -32,7 +32,7 @@ pub struct MeshStats {
     pub high_water: u32,
     /// Refinement iterations the frame ran.
     pub iterations: usize,
-    /// The first iteration neither split nor merged.
+    /// At rest: the first iteration neither split nor merged and no vertex was morphing.
     pub quiet: bool,
     /// Splits refused for want of free entries.
     pub saturated: u32,
@@ -92,7 +92,8 @@ impl FrameStats {
             drawn: self.drawn,
             high_water: self.high_water,
             iterations: self.iterations,
-            quiet: self.quiet,
+            // At rest: no split or merge, and no vertex still morphing onto the surface.
+            quiet: self.quiet && self.morphing == 0,
             saturated: self.saturated(),
             fine_split_wishes: self.fine_split_wishes,
             fine_detail_gain: fine_detail_gain as f32,

@@ -145,9 +145,12 @@ fn tile_gpu_ms(f: &super::frame::Frame) -> f64 {
 
 /// A renderer whose frames never wait for tiles (the viewer's), on `feed`; with `wait`, one
 /// whose frames do (`--flight-wait`).
-fn flight_renderer(gpu: &Gpu, feed: &Feed, wait: bool) -> Result<PlanetRenderer> {
+fn flight_renderer(gpu: &Gpu, feed: &Feed, wait: bool, o: &Options) -> Result<PlanetRenderer> {
     let mut opts = RendererOptions::for_device(&gpu.ctx);
     opts.wait_for_tiles = wait;
+    if let Some(n) = o.morph_updates {
+        opts.cbt.morph_updates = n;
+    }
     crate::device::frame_options(&gpu.ctx, &mut opts);
     Ok(PlanetRenderer::new(
         &gpu.ctx,
@@ -538,7 +541,7 @@ pub fn run(gpu: &mut Gpu, scene: &Scene, o: &Options) -> Result<Flights> {
         if !chosen(o, &name) {
             continue;
         }
-        let mut r = flight_renderer(gpu, &feed, o.flight_wait)?;
+        let mut r = flight_renderer(gpu, &feed, o.flight_wait, o)?;
         let res = fly(gpu, &mut r, &name, &cams, o, &feed, &mut supply);
         let cost = r.gpu_tile_cost_ms();
         r.destroy(&gpu.ctx);
@@ -570,7 +573,7 @@ pub fn run(gpu: &mut Gpu, scene: &Scene, o: &Options) -> Result<Flights> {
             still.push(Settle::default());
             continue;
         }
-        let mut r = flight_renderer(gpu, &cold_feed, false)?;
+        let mut r = flight_renderer(gpu, &cold_feed, false, o)?;
         // A teleport: nothing on screen to be continuous with, so no arrival fades in.
         r.cut();
         let res = settle_on_feed(gpu, &mut r, &cam, o);

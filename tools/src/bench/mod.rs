@@ -58,6 +58,9 @@ pub struct Options {
     /// (`--flight-mesh-frames`): the mesh catches up with the pose, so what still pops is
     /// not the mesh's lag behind the camera.
     pub flight_mesh_frames: u32,
+    /// Updates a new vertex of the flights' meshes takes onto the surface (`--morph-updates`;
+    /// None: `CbtParams`' default).
+    pub morph_updates: Option<u32>,
     /// Write a pop map (pop.rs `map_rgba`) of every flight frame over 1 px here, and each
     /// view's scored frame with its level rings marked (rings.rs `mark`).
     pub pop_maps: Option<PathBuf>,

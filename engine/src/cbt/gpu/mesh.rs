@@ -33,6 +33,9 @@ impl CbtHandles {
 
 pub struct GpuMesh {
     pub cbt: CbtGpu,
+    /// A frame read back since the pool was (re)initialised was quiet: the mesh has come to
+    /// rest once, so later splits change something already on screen (docs/cbt.md "Morph").
+    pub rested: bool,
     /// Host-visible copies of the control block, one per frame slot.
     counters: Vec<GpuBuffer>,
     /// Per slot, the frame declared there and not yet read: its view, the pool epoch and its
@@ -86,6 +89,7 @@ impl GpuMesh {
         let declared = vec![None; counters.len()];
         Ok(GpuMesh {
             cbt,
+            rested: false,
             counters,
             declared,
             frames: 0,
@@ -118,6 +122,7 @@ impl GpuMesh {
                 self.stats = frame_stats(&self.control);
                 counted = Some(self.control.fine_split_wishes);
                 if epoch == self.epoch {
+                    self.rested |= self.stats.quiet;
                     self.seen = Some(Seen {
                         // A morph in progress needs updates to advance: not still.
                         quiet: self.stats.quiet && self.stats.morphing == 0,
@@ -140,6 +145,7 @@ impl GpuMesh {
         if self.cbt.init_this_frame() {
             self.epoch += 1;
             self.seen = None;
+            self.rested = false;
         }
         self.iterations = if still(self.seen.as_ref(), self.inputs_since) {
             0

@@ -145,7 +145,7 @@ fn morphed<S: Surface + ?Sized>(
     frame: u32,
     view: &View,
 ) -> Option<glam::Vec3> {
-    let w = morph_weight(stamp, frame);
+    let w = morph_weight(stamp, frame, view.params.morph_updates);
     if w >= 1.0 {
         return None;
     }
