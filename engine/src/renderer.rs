@@ -530,6 +530,15 @@ impl PlanetRenderer {
             self.body.texel0(),
         )?;
         times.records_ms = lap.ms();
+        // New vertices morph only where the image is continuous with a last one: a flying
+        // frame (not a waiting one, a still image), after the mesh first came to rest, outside
+        // a cut's window (where arrivals show at once too).
+        let continuous = !self.opts.wait_for_tiles && self.mesh.rested;
+        self.mesh.cbt.params.morph_updates = if continuous && !self.stream.in_cut_window() {
+            self.opts.cbt.morph_updates
+        } else {
+            0
+        };
         self.mesh.prepare(
             req.frame_slot,
             ViewPose::new(cam, self.body.radius),

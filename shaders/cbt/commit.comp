@@ -37,7 +37,7 @@ void main() {
         pool.b[i].pushed = 0u;
         pool.b[i].fate = 0u;
         pool.b[i].child = 0u;
-        pool.b[i].reserved = 0u;
+        pool.b[i].births = 0u;
         atomicOr(free_bits.w[word], bit);
         atomicAnd(request_bits.w[word], ~bit);
         atomicAnd(draw_bits.w[word], ~bit);

@@ -40,7 +40,8 @@ void main() {
     uint s = leaf_sibling(i);
     if (s != CBT_INVALID) {
         bool even = leb_is_even(pool.b[i].path);
-        if (parent_wants_merge(even ? i : s, even ? s : i)) {
+        // A leaf with a corner still morphing does not merge (decide.rs).
+        if (pool.b[i].births == 0u && parent_wants_merge(even ? i : s, even ? s : i)) {
             pool.b[i].wish = CBT_WISH_MERGE;
             atomicAdd(control.c.stats[stat_index(CBT_STAT_MERGE_WISHES)], 1u);
             return;

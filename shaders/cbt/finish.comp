@@ -27,4 +27,5 @@ void main() {
     atomicAdd(control.c.leaves, 1u);
     if ((flags & CBT_FLAG_CULLED) != 0u) atomicAdd(control.c.culled, 1u);
     if ((flags & CBT_FLAG_OFFSCREEN) != 0u) atomicAdd(control.c.offscreen, 1u);
+    if (pool.b[i].births != 0u) atomicAdd(control.c.morphing, 1u);
 }

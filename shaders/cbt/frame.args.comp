@@ -12,6 +12,7 @@ layout(local_size_x = 1) in;
 void main() {
     for (uint k = 0u; k < 8u * CBT_MAX_ITERATIONS; ++k) control.c.stats[k] = 0u;
     control.c.fine_split_wishes = 0u;
+    control.c.morphing = 0u;
     uint hw = control.c.high_water;
     control.c.entry_sweep = sweep_over(hw);
     sweeps.s.entry = control.c.entry_sweep;

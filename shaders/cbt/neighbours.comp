@@ -1,12 +1,14 @@
 #version 460
 // cbt.neighbours: every survivor computes its next path, corners and neighbours from the old
 // state and the published fates (read old, write next; nothing is patched in place); a
-// splitting entry also writes its odd child's slot, owned through RESERVE. Indirect over
-// sweeps.entry. Kernel: engine/src/cbt/stages/neighbours.rs (rules: docs/cbt.md §2).
+// splitting entry also writes its odd child's slot, owned through RESERVE. Births are written
+// in place: only a merge's even child reads another entry's, its sibling's, which is being
+// freed and writes none. Indirect over sweeps.entry. Kernel: engine/src/cbt/stages/neighbours.rs (rules: docs/cbt.md §2).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 layout(local_size_x = 64) in;
 
 #define CBT_WRITES_POOL
+#define CBT_READS_CONTROL
 #include "common/cbt_buffers.glsl"
 #include "common/cbt_leb.glsl"
 
@@ -29,6 +31,8 @@ void write_next(uint slot, uint64_t path, uint c[6], uint nb[3]) {
 }
 
 uint[6] pack(uvec2 a, uvec2 b, uvec2 c) { return uint[6](a.x, a.y, b.x, b.y, c.x, c.y); }
+
+uint births3(uint a, uint b, uint c) { return a | (b << 10u) | (c << 20u); }
 
 void main() {
     uint i = gl_GlobalInvocationID.x;
@@ -53,6 +57,10 @@ void main() {
         uint twin_even = t;
         write_next(i, path << 1, pack(v1, m, v0), uint[3](child, twin_odd, across(nb[0], i)));
         write_next(child, (path << 1) | 1ul, pack(v2, m, v1), uint[3](twin_even, i, across(nb[1], i)));
+        // The midpoint is born now (the twin gives it the same stamp); the others keep theirs.
+        uint bs = pool.b[i].births, now = cbt_birth_stamp(control.c.frame);
+        pool.b[i].births = births3(cbt_birth_of(bs, 1u), now, cbt_birth_of(bs, 0u));
+        pool.b[child].births = births3(cbt_birth_of(bs, 2u), now, cbt_birth_of(bs, 1u));
         return;
     }
     if (fate == CBT_FATE_MERGE_KEEP) {
@@ -62,6 +70,8 @@ void main() {
         uint parent_c[6] = pack(corner(c, 2u), corner(c, 0u), corner(pool.b[s].corners, 0u));
         uint next_nb[3] = uint[3](across(nb[2], i), across(pool.b[s].neighbours[2], s), pool.b[s].neighbours[0]);
         write_next(i, path >> 1, parent_c, next_nb);
+        uint bs = pool.b[i].births;
+        pool.b[i].births = births3(cbt_birth_of(bs, 2u), cbt_birth_of(bs, 0u), cbt_birth_of(pool.b[s].births, 0u));
         return;
     }
     if (fate == CBT_FATE_MERGE_FREE) {

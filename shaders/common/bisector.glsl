@@ -35,6 +35,17 @@
 #define CBT_MAX_ITERATIONS 4u
 #define CBT_BASE_DEPTH 5u
 #define CBT_MAX_DEPTH 64u
+#define CBT_BIRTH_PERIOD 1023u
+
+// Births (bisector.rs: birth_stamp, birth_of, with_birth, morph_weight).
+uint cbt_birth_stamp(uint frame) { return frame % CBT_BIRTH_PERIOD + 1u; }
+uint cbt_birth_of(uint births, uint k) { return (births >> (10u * k)) & 0x3ffu; }
+uint cbt_with_birth(uint births, uint k, uint stamp) { return (births & ~(0x3ffu << (10u * k))) | (stamp << (10u * k)); }
+float cbt_morph_weight(uint stamp, uint frame, uint updates) {
+    if (stamp == 0u || updates == 0u) return 1.0;
+    uint age = (cbt_birth_stamp(frame) + CBT_BIRTH_PERIOD - stamp) % CBT_BIRTH_PERIOD;
+    return age >= updates ? 1.0 : float(age) / float(updates);
+}
 
 struct Bisector {
     uint64_t path;              // offset 0   LEB heap index, 0 = free; roots 16..27
@@ -52,7 +63,7 @@ struct Bisector {
     uint pushed;                // offset 144 atomicOr by finer leaves' DECIDE
     uint fate;                  // offset 148 CBT_FATE_*
     uint child;                 // offset 152 odd child's index when splitting
-    uint reserved;              // offset 156 0 (room for a tile-slot hint)
+    uint births;                // offset 156 10-bit birth stamp per corner, 0 = settled
 };                              // 160 bytes
 
 // Per-iteration counters live in stats[iteration * 8 + k], k:
@@ -83,7 +94,8 @@ struct CbtControl {
     uint offscreen;             // offset 92  FINISH
     uint stats[32];             // offset 96  CBT_MAX_ITERATIONS x 8
     uint fine_split_wishes;     // offset 224 DECIDE: split wishes of CBT_FLAG_FINE leaves, whole frame
-};                              // 228 bytes
+    uint morphing;              // offset 228 FINISH: leaves with a corner still morphing
+};                              // 232 bytes
 
 // Side arrays (separate buffers), sized from the capacity N (a multiple of 64):
 //   free bits      uint64_t[N/64]   bit i = 1 <=> entry i is free

@@ -117,6 +117,7 @@ layout(push_constant) uniform CbtPush {
     uint tree_leaves;       // L: leaves of every sum tree (power of two >= capacity / 64)
     uint tree_levels;       // log2(L)
     uint capacity;          // pool entries (multiple of 64)
+    uint morph_updates;     // updates a new vertex takes onto the surface (0: at once)
 } pc;
 
 uint stat_index(uint k) { return pc.iteration * 8u + k; }

@@ -1,4 +1,4 @@
-// EVAL of one entry: corner positions, midpoint residuals, flags (mirror of
+// EVAL of one entry: corner positions (morphed while young), midpoint residuals, flags, births (mirror of
 // engine/src/cbt/stages/eval.rs). Shared by cbt.eval and cbt.finish (entries created by the
 // last iteration). Needs the pool writable and the surface bindings 16–19.
 #ifndef CBT_EVAL_GLSL
@@ -14,11 +14,24 @@ void eval_entry(uint i) {
     uvec2 v[3] = uvec2[3](corner(c, 0u), corner(c, 1u), corner(c, 2u));
     // Six surface evaluations: three corners (cube-edge corners are named on the lowest face
     // inside surface_at_fixed, so shared corners are bit-identical), then the hypotenuse and
-    // the two leg midpoints. One call site in a loop: the surface code is instantiated once.
-    uvec2 at[6] = uvec2[6](v[0], v[1], v[2], midpoint_floor(v[0], v[2]), midpoint_floor(v[0], v[1]), midpoint_floor(v[1], v[2]));
-    vec3 q[6];
+    // the two leg midpoints; two more per morphing corner. One call site in a loop: the surface
+    // code is instantiated once.
+    // A corner still morphing also needs its birth edge's ends (at[6 + 2k], at[7 + 2k]).
+    uint births = pool.b[i].births;
+    float w[3];
+    bool morph[3];
+    uvec2 at[12];
+    at[0] = v[0]; at[1] = v[1]; at[2] = v[2];
+    at[3] = midpoint_floor(v[0], v[2]); at[4] = midpoint_floor(v[0], v[1]); at[5] = midpoint_floor(v[1], v[2]);
+    for (uint k = 0u; k < 3u; ++k) {
+        w[k] = cbt_morph_weight(cbt_birth_of(births, k), control.c.frame, pc.morph_updates);
+        morph[k] = w[k] < 1.0 && birth_edge(v[k], at[6u + 2u * k], at[7u + 2u * k]);
+        if (!morph[k]) births = cbt_with_birth(births, k, 0u);
+    }
+    vec3 q[12];
     uint slot[3];
-    for (uint k = 0u; k < 6u; ++k) {
+    for (uint k = 0u; k < 12u; ++k) {
+        if (k >= 6u && !morph[(k - 6u) / 2u]) continue;
         SurfacePoint sp = surface_at_fixed(face, at[k]);
         q[k] = sp.pos;
         if (k < 3u) slot[k] = sp.slot;
@@ -58,11 +71,19 @@ void eval_entry(uint i) {
     if (capped) flags |= CBT_FLAG_CAPPED;
     if (fine) flags |= CBT_FLAG_FINE;
     if (!culled && !off) flags |= CBT_FLAG_DRAW;
+    // Stored (drawn) positions: a corner born less than pc.morph_updates updates ago lies
+    // between its birth edge's chord midpoint and the surface (eval.rs `morphed`).
     for (uint k = 0u; k < 3u; ++k) {
-        pool.b[i].positions[3u * k] = p[k].x;
-        pool.b[i].positions[3u * k + 1u] = p[k].y;
-        pool.b[i].positions[3u * k + 2u] = p[k].z;
+        vec3 shown = p[k];
+        if (morph[k]) {
+            vec3 mid = (q[6u + 2u * k] + q[7u + 2u * k]) * 0.5;
+            shown = mid + (p[k] - mid) * w[k];
+        }
+        pool.b[i].positions[3u * k] = shown.x;
+        pool.b[i].positions[3u * k + 1u] = shown.y;
+        pool.b[i].positions[3u * k + 2u] = shown.z;
     }
+    pool.b[i].births = births;
     pool.b[i].r_hyp = r_hyp;
     pool.b[i].r_leg = max(r_leg0, r_leg1);
     pool.b[i].flags = flags;

@@ -30,6 +30,29 @@ uvec2 midpoint_floor(uvec2 a, uvec2 b) { return (a + b) >> 1; }
 
 bool midpoint_exact(uvec2 a, uvec2 b) { return ((a.x + b.x) & 1u) == 0u && ((a.y + b.y) & 1u) == 0u; }
 
+// The edge vertex v was born on (leb.rs birth_edge: the 4-8 rule); false for a face corner.
+uint trailing_zeros(uint x) { return x == 0u ? 32u : uint(findLSB(x)); }
+bool birth_edge(uvec2 v, out uvec2 a, out uvec2 b) {
+    uint tx = trailing_zeros(v.x), ty = trailing_zeros(v.y);
+    uint k = min(tx, ty);
+    a = v;
+    b = v;
+    if (k >= 30u) return false;
+    uint s = 1u << k;
+    if (tx != ty) {
+        uvec2 d = tx == k ? uvec2(s, 0u) : uvec2(0u, s);
+        a = v - d;
+        b = v + d;
+    } else if ((((v.x >> (k + 1u)) + (v.y >> (k + 1u))) & 1u) == 0u) {
+        a = v - uvec2(s);
+        b = v + uvec2(s);
+    } else {
+        a = uvec2(v.x - s, v.y + s);
+        b = uvec2(v.x + s, v.y - s);
+    }
+    return true;
+}
+
 // 64-bit bit words stored as uint pairs (see cbt_buffers.glsl): popcount of the bits of
 // word (lo, hi) strictly below bit b.
 uint popcount_below(uint lo, uint hi, uint b) {

@@ -74,6 +74,21 @@ pub struct Args {
     /// Skip the flights (pop) and the teleport.
     #[arg(long)]
     no_flights: bool,
+    /// Only these flights (comma-separated: descent, lateral, turn, teleport) [default: all].
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    flights: Vec<String>,
+    /// The flights' frames wait for every tile they want (as a still render's do), so that
+    /// no frame misses a level: separates the feed's lateness from what pops anyway.
+    #[arg(long)]
+    flight_wait: bool,
+    /// Frames run at each flight pose before the measured one, the clock standing still, so
+    /// that the mesh catches up with the pose (an experiment: the mesh's lag) [default: 0].
+    #[arg(long, default_value_t = 0)]
+    flight_mesh_frames: u32,
+    /// Mesh updates over which the flights' new vertices move onto the surface (0: at once)
+    /// [default: engine::cbt::bisector::MORPH_UPDATES].
+    #[arg(long, value_name = "N")]
+    morph_updates: Option<u32>,
     /// Write a picture of where each flight frame pops over 1 px (and each flight's worst
     /// frame) into this directory: pop-<flight>-<frame>.png; and each view's scored frame
     /// with its level rings marked: rings-<view>.png.
@@ -157,6 +172,16 @@ fn options(a: &Args) -> Result<Options> {
         upload_bytes: if q { 16 << 20 } else { 256 << 20 },
         score_pixels: a.score_pixels.max(1024),
         flights: !a.no_flights,
+        only_flights: {
+            const NAMES: [&str; 4] = ["descent", "lateral", "turn", "teleport"];
+            if let Some(n) = a.flights.iter().find(|n| !NAMES.contains(&n.as_str())) {
+                bail!("--flights: unknown flight {n:?} (expected some of {NAMES:?})");
+            }
+            a.flights.clone()
+        },
+        flight_wait: a.flight_wait,
+        flight_mesh_frames: a.flight_mesh_frames,
+        morph_updates: a.morph_updates,
         pop_maps: a.pop_maps.clone(),
         prefetch: !a.no_prefetch,
         prefetch_flights: a.prefetch_flights,

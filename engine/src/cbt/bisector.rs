@@ -53,8 +53,11 @@ pub struct Bisector {
     pub fate: u32,
     /// Pool index of the odd child when `fate == FATE_SPLIT` (RESERVE).
     pub child: u32,
-    /// Unused, always 0: room for a cached tile-slot hint without changing the layout.
-    pub reserved: u32,
+    /// When each corner was born, 10 bits per corner (corner k in bits 10k..10k + 10): 0 for
+    /// a settled vertex, else a birth stamp ([`birth_stamp`]) while it morphs from its birth
+    /// edge's chord midpoint onto the surface ([`morph_weight`]). NEIGHBOURS carries them
+    /// through splits and merges; EVAL clears a stamp once its morph is over.
+    pub births: u32,
 }
 
 /// In the view frustum and not horizon-culled: FINISH puts it in the draw list.
@@ -94,6 +97,46 @@ pub const FATE_MERGE_FREE: u32 = 4;
 pub const WORKGROUP_SIZE: u32 = 64;
 /// Most update iterations per frame (TERRAIN.md §3: 4 while splits are pending).
 pub const MAX_ITERATIONS: usize = 4;
+
+/// Mesh updates over which a new vertex moves from its birth edge's chord midpoint onto the
+/// surface when morphs are on (`CbtParams::morph_updates`, off by default; half a second at
+/// 60 Hz, as a tile's arrival fade): a split moves an outline by at most its residual over this
+/// many updates per update, instead of all of it at once. Merges wait for the morphs of their
+/// leaves' corners (a morphing vertex is not yet the surface the merge's measure assumes).
+pub const MORPH_UPDATES: u32 = 30;
+/// Birth stamps cycle through 1..=BIRTH_PERIOD (0 is "settled"): every live entry is evaluated
+/// in every updating frame, so a stamp is cleared long before it could come round again.
+pub const BIRTH_PERIOD: u32 = 1023;
+
+/// The stamp of a vertex born in update `frame` (`Control::frame`).
+pub fn birth_stamp(frame: u32) -> u32 {
+    frame % BIRTH_PERIOD + 1
+}
+
+/// Corner k's stamp in a `births` word.
+pub fn birth_of(births: u32, k: usize) -> u32 {
+    (births >> (10 * k)) & 0x3ff
+}
+
+/// `births` with corner k's stamp replaced.
+pub fn with_birth(births: u32, k: usize, stamp: u32) -> u32 {
+    (births & !(0x3ff << (10 * k))) | (stamp << (10 * k))
+}
+
+/// How far a vertex with birth stamp `stamp` has moved onto the surface in update `frame` of a
+/// morph over `updates` updates: 0 when born, linear to 1 after `updates`; 1 when settled or
+/// when nothing morphs (`updates` = 0).
+pub fn morph_weight(stamp: u32, frame: u32, updates: u32) -> f32 {
+    if stamp == 0 || updates == 0 {
+        return 1.0;
+    }
+    let age = (birth_stamp(frame) + BIRTH_PERIOD - stamp) % BIRTH_PERIOD;
+    if age >= updates {
+        1.0
+    } else {
+        age as f32 / updates as f32
+    }
+}
 
 /// `VkDispatchIndirectCommand`.
 #[repr(C)]
@@ -187,6 +230,9 @@ pub struct Control {
     /// DECIDE: split wishes of `FLAG_FINE` leaves over the frame's iterations (the fine-detail
     /// gain's input).
     pub fine_split_wishes: u32,
+    /// FINISH: leaves with a corner still morphing (`births` ≠ 0): the mesh is not still yet
+    /// (`gpu::record::still`).
+    pub morphing: u32,
 }
 
 /// Number of 64-bit words of a bit array over `capacity` entries.
@@ -228,7 +274,7 @@ mod tests {
             ("pushed", offset_of!(Bisector, pushed), 4),
             ("fate", offset_of!(Bisector, fate), 4),
             ("child", offset_of!(Bisector, child), 4),
-            ("reserved", offset_of!(Bisector, reserved), 4),
+            ("births", offset_of!(Bisector, births), 4),
         ]
     }
 
@@ -246,7 +292,7 @@ mod tests {
         }
         assert_eq!(end, 160);
         assert_eq!(offset_of!(Bisector, positions), 88);
-        assert_eq!(size_of::<Control>(), 96 + 32 * MAX_ITERATIONS + 4);
+        assert_eq!(size_of::<Control>(), 96 + 32 * MAX_ITERATIONS + 8);
         assert_eq!(offset_of!(Control, draw), 36);
         assert_eq!(offset_of!(Control, stats), 96);
     }
@@ -346,6 +392,7 @@ mod tests {
             ("CBT_FATE_MERGE_KEEP", FATE_MERGE_KEEP),
             ("CBT_FATE_MERGE_FREE", FATE_MERGE_FREE),
             ("CBT_WORKGROUP_SIZE", WORKGROUP_SIZE),
+            ("CBT_BIRTH_PERIOD", BIRTH_PERIOD),
         ] {
             let pat = format!("#define {name} ");
             let line = src
@@ -361,6 +408,29 @@ mod tests {
             };
             assert_eq!(parsed, value, "{name}");
         }
+    }
+
+    #[test]
+    fn a_birth_morphs_over_morph_updates_and_survives_the_stamp_period() {
+        for born in [0u32, 5, BIRTH_PERIOD - 1, BIRTH_PERIOD, 5000] {
+            let stamp = birth_stamp(born);
+            assert!((1..=BIRTH_PERIOD).contains(&stamp));
+            let w: Vec<f32> = (0..=MORPH_UPDATES + 1)
+                .map(|a| morph_weight(stamp, born + a, MORPH_UPDATES))
+                .collect();
+            assert_eq!(w[0], 0.0, "born at {born}");
+            assert_eq!(w[1], 1.0 / MORPH_UPDATES as f32);
+            assert!(w.windows(2).all(|p| p[1] >= p[0]));
+            assert_eq!(w[MORPH_UPDATES as usize], 1.0);
+        }
+        assert_eq!(morph_weight(0, 17, MORPH_UPDATES), 1.0, "settled");
+        assert_eq!(morph_weight(birth_stamp(17), 17, 0), 1.0, "no morph");
+        let b = with_birth(with_birth(0, 1, 7), 2, BIRTH_PERIOD);
+        assert_eq!(
+            (birth_of(b, 0), birth_of(b, 1), birth_of(b, 2)),
+            (0, 7, BIRTH_PERIOD)
+        );
+        assert_eq!(birth_of(with_birth(b, 1, 0), 1), 0);
     }
 
     #[test]

@@ -106,6 +106,34 @@ pub fn corners_of(path: u64) -> Option<Corners> {
     Some(c)
 }
 
+/// The edge a vertex was born on: the hypotenuse whose split made it, from the vertex alone
+/// (so every leaf that shares the vertex finds the same edge). The bisection of a face is a
+/// 4-8 mesh: a vertex whose coordinates have different numbers of trailing zeros is the
+/// midpoint of an axis-aligned edge of length 2·2^k (k the smaller count); one whose counts
+/// agree is the centre of a square of half-size 2^k, born on the diagonal that square's
+/// parity in the 2^(k+1) grid gives (the face's own diagonal, (0,0)–(1,1), at even parity).
+/// None for a face corner (a root corner, never born).
+pub fn birth_edge(v: Corner) -> Option<(Corner, Corner)> {
+    let (tx, ty) = (v[0].trailing_zeros(), v[1].trailing_zeros());
+    let k = tx.min(ty);
+    if k >= 30 {
+        return None;
+    }
+    let s = 1u32 << k;
+    let (x, y) = (v[0], v[1]);
+    Some(if tx != ty {
+        if tx == k {
+            ([x - s, y], [x + s, y])
+        } else {
+            ([x, y - s], [x, y + s])
+        }
+    } else if ((x >> (k + 1)) + (y >> (k + 1))) & 1 == 0 {
+        ([x - s, y - s], [x + s, y + s])
+    } else {
+        ([x - s, y + s], [x + s, y - s])
+    })
+}
+
 /// Twice the signed area in fixed-point units² (positive = counter-clockwise), exact.
 pub fn area2(c: Corners) -> i128 {
     let p = |k: usize| (c[k][0] as i128, c[k][1] as i128);
@@ -159,6 +187,31 @@ mod tests {
     }
 
     /// Every split down to `MAX_DEPTH` is exact along any path, and the next one is not.
+    #[test]
+    fn birth_edge_is_the_hypotenuse_the_vertex_was_split_from() {
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        let same = |a: (Corner, Corner), b: (Corner, Corner)| a == b || a == (b.1, b.0);
+        for root in 0..ROOT_COUNT {
+            let rc = crate::cbt::base::root_corners(root);
+            assert!(
+                rc.iter().all(|v| birth_edge(*v).is_none()),
+                "root corners are never born"
+            );
+            for _ in 0..40 {
+                let mut c = rc;
+                for _ in BASE_DEPTH..MAX_DEPTH - 1 {
+                    s ^= s << 13;
+                    s ^= s >> 7;
+                    s ^= s << 17;
+                    let (e, o) = split(c).expect("exact");
+                    let got = birth_edge(e[1]).expect("a split's apex has a birth edge");
+                    assert!(same(got, (c[0], c[2])), "{c:?}: {got:?}");
+                    c = if s & 1 == 0 { e } else { o };
+                }
+            }
+        }
+    }
+
     #[test]
     fn fixed_point_is_exact_to_max_depth() {
         let mut s = 0x2545f4914f6cdd1du64;

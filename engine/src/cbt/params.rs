@@ -51,6 +51,11 @@ pub struct CbtParams {
     /// … or the eye moved by more than this fraction of its height above the datum (ours: 0.1 %,
     /// a 0.1 % change of the screen measures of ground at least that far away).
     pub quiet_move_fraction: f64,
+    /// Updates over which a new vertex moves from the chord of the edge it split onto the
+    /// surface (docs/cbt.md "Morph"); 0: at once. Off by default: at 30
+    /// (`bisector::MORPH_UPDATES`) the lavapipe descent popped more, not less (docs/bench.md
+    /// "Descent pops"); `bench --morph-updates` sets it for the flights.
+    pub morph_updates: u32,
 }
 
 impl Default for CbtParams {
@@ -75,6 +80,7 @@ impl Default for CbtParams {
             max_iterations: super::bisector::MAX_ITERATIONS,
             quiet_turn_px: 0.5,
             quiet_move_fraction: 1e-3,
+            morph_updates: 0,
         }
     }
 }

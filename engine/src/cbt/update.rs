@@ -32,7 +32,7 @@ pub struct MeshStats {
     pub high_water: u32,
     /// Refinement iterations the frame ran.
     pub iterations: usize,
-    /// The first iteration neither split nor merged.
+    /// At rest: the first iteration neither split nor merged and no vertex was morphing.
     pub quiet: bool,
     /// Splits refused for want of free entries.
     pub saturated: u32,
@@ -70,6 +70,8 @@ pub struct FrameStats {
     /// Leaves the raster culled as occluded (`publish::RasterCounts::occluded`; the control
     /// block does not hold it).
     pub occluded: u32,
+    /// `Control::morphing`.
+    pub morphing: u32,
 }
 
 impl FrameStats {
@@ -87,6 +89,7 @@ impl FrameStats {
             high_water: c.high_water,
             fine_split_wishes: c.fine_split_wishes,
             occluded: 0,
+            morphing: c.morphing,
         }
     }
 
@@ -97,7 +100,8 @@ impl FrameStats {
             drawn: self.drawn,
             high_water: self.high_water,
             iterations: self.iterations,
-            quiet: self.quiet,
+            // At rest: no split or merge, and no vertex still morphing onto the surface.
+            quiet: self.quiet && self.morphing == 0,
             saturated: self.saturated(),
             fine_split_wishes: self.fine_split_wishes,
             occluded: self.occluded,
@@ -168,6 +172,7 @@ pub fn frame_args(pool: &mut Pool) {
     let c = &mut pool.control;
     c.stats = [IterationStats::default(); MAX_ITERATIONS];
     c.fine_split_wishes = 0;
+    c.morphing = 0;
     c.entry_sweep = DispatchArgs::covering(c.high_water);
     c.pending = 1;
     c.iteration = 0;
@@ -206,12 +211,13 @@ pub fn eval_decide<S: Surface + ?Sized>(
         if b.path == 0 || (it > 0 && b.flags & FLAG_DIRTY == 0) {
             continue;
         }
-        let out = eval::eval_kernel(b, surface, view);
+        let out = eval::eval_kernel(b, surface, view, pool.control.frame);
         let e = &mut pool.entries[i as usize];
         e.positions = out.positions;
         e.r_hyp = out.r_hyp;
         e.r_leg = out.r_leg;
         e.flags = out.flags;
+        e.births = out.births;
         pool.control.stats[it].evaluated += 1;
     }
 
@@ -314,6 +320,11 @@ pub fn run_topology(
             e.next_path = n.path;
             e.next_corners = n.corners;
             e.next_neighbours = n.neighbours;
+            // Births are written in place: only a merge reads another entry's (its sibling's,
+            // which is being freed and writes none).
+            if n.path != 0 {
+                e.births = n.births;
+            }
         };
         write(i, out.own);
         if let Some((slot, n)) = out.child {
@@ -380,19 +391,22 @@ pub fn run_finish<S: Surface + ?Sized>(
         if !pool.is_live(i) {
             continue;
         }
-        let out = finish::finish_kernel(&pool.entries[i as usize], surface, view);
+        let frame = pool.control.frame;
+        let out = finish::finish_kernel(&pool.entries[i as usize], surface, view, frame);
         if let Some(ev) = out.eval {
             let e = &mut pool.entries[i as usize];
             e.positions = ev.positions;
             e.r_hyp = ev.r_hyp;
             e.r_leg = ev.r_leg;
             e.flags = ev.flags;
+            e.births = ev.births;
         }
         set_bit(&mut pool.draw_bits, i, out.draw);
         let c = &mut pool.control;
         c.leaves += 1;
         c.culled += out.culled as u32;
         c.offscreen += out.offscreen as u32;
+        c.morphing += (pool.entries[i as usize].births != 0) as u32;
         c.draw.vertex_count += 3 * out.draw as u32;
     }
 

@@ -51,8 +51,9 @@ pub fn conforming(pool: &Pool, what: &str) -> MeshReport {
     }
 }
 
-/// Updates until a frame is quiet (its first iteration neither splits nor merges); returns
-/// the number of frames run and the last frame's stats. Panics after `max_frames`.
+/// Updates until a frame is quiet (its first iteration neither splits nor merges) with no
+/// corner still morphing, the mesh's fixed point; returns the number of frames run and the
+/// last frame's stats. Panics after `max_frames` plus the morphs' updates.
 pub fn run_to_quiet(
     pool: &mut Pool,
     s: &AnalyticSurface,
@@ -61,9 +62,10 @@ pub fn run_to_quiet(
     max_frames: usize,
     seed: u64,
 ) -> (usize, FrameStats) {
-    for f in 1..=max_frames {
+    let morph = engine::cbt::bisector::MORPH_UPDATES as usize;
+    for f in 1..=max_frames + 2 * morph {
         let st = update_frame(pool, s, cam, p, seed);
-        if st.quiet {
+        if st.quiet && st.morphing == 0 {
             return (f, st);
         }
     }

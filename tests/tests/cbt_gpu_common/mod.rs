@@ -233,13 +233,17 @@ impl Scene {
         self.frame_with(cam, what, None)
     }
 
-    /// Frames until one is quiet (its first iteration neither splits nor merges); returns the
-    /// number of frames and the last output (the pool read back). Panics after `max_frames`.
+    /// Frames until one is quiet (its first iteration neither splits nor merges) with no corner
+    /// still morphing; returns the number of frames and the last output (the pool read back).
+    /// Panics after `max_frames` plus the morphs' updates.
     pub fn run_to_quiet(&mut self, cam: &ViewCamera, max_frames: usize) -> (usize, FrameOutput) {
-        for f in 1..=max_frames {
+        // Quiet and no corner still morphing: the mesh's fixed point.
+        let morph = engine::cbt::bisector::MORPH_UPDATES as usize;
+        for f in 1..=max_frames + 2 * morph {
             let out = self.frame(cam, Readback::Pool);
             let c = readback::control(&out).expect("control");
-            if readback::frame_stats(&c).quiet {
+            let st = readback::frame_stats(&c);
+            if st.quiet && st.morphing == 0 {
                 return (f, out);
             }
         }

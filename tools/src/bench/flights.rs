@@ -114,6 +114,10 @@ impl FlightPlan {
 /// devices (on a slow device a wall-clock fade would finish within one frame).
 const FLIGHT_FRAME_PERIOD_S: f64 = 1.0 / 60.0;
 
+/// Clock step of the frames a pose's mesh catches up in (`--flight-mesh-frames`), s: a
+/// microsecond, so that 1,000 of them move fades by 1/500 of a 60 Hz frame.
+const MESH_CATCH_UP_PERIOD_S: f64 = 1e-6;
+
 /// Pop maps written per flight at most (`--pop-maps`).
 const MAX_POP_MAPS: usize = 24;
 
@@ -139,10 +143,14 @@ fn tile_gpu_ms(f: &super::frame::Frame) -> f64 {
         .max(0.0)
 }
 
-/// A renderer whose frames never wait for tiles (the viewer's), on `feed`.
-fn flight_renderer(gpu: &Gpu, feed: &Feed) -> Result<PlanetRenderer> {
+/// A renderer whose frames never wait for tiles (the viewer's), on `feed`; with `wait`, one
+/// whose frames do (`--flight-wait`).
+fn flight_renderer(gpu: &Gpu, feed: &Feed, wait: bool, o: &Options) -> Result<PlanetRenderer> {
     let mut opts = RendererOptions::for_device(&gpu.ctx);
-    opts.wait_for_tiles = false;
+    opts.wait_for_tiles = wait;
+    if let Some(n) = o.morph_updates {
+        opts.cbt.morph_updates = n;
+    }
     crate::device::frame_options(&gpu.ctx, &mut opts);
     Ok(PlanetRenderer::new(
         &gpu.ctx,
@@ -218,7 +226,20 @@ fn fly_settled(
     let mut budgets = Vec::new();
     for (k, (cam, agl)) in cams.iter().enumerate() {
         supply.sample(feed, r);
+        if o.flight_mesh_frames > 0 {
+            // The clock all but stands still: fades do not advance while the mesh catches up.
+            r.set_frame_period(Some(MESH_CATCH_UP_PERIOD_S));
+            for _ in 0..o.flight_mesh_frames {
+                gpu.frame(r, cam, false, false)?;
+            }
+            r.set_frame_period(Some(
+                FLIGHT_FRAME_PERIOD_S - o.flight_mesh_frames as f64 * MESH_CATCH_UP_PERIOD_S,
+            ));
+        }
         let f = gpu.frame(r, cam, true, false)?;
+        if o.flight_mesh_frames > 0 {
+            r.set_frame_period(Some(FLIGHT_FRAME_PERIOD_S));
+        }
         budgets.extend(r.gpu_tile_budget());
         let need = readiness::need(r);
         let waited = r.stats.residency.waited;
@@ -469,6 +490,14 @@ fn plan(scene: &Scene, radius: f64, o: &Options) -> Vec<Planned> {
     out
 }
 
+/// Whether `--flights` chose the flight `name` (`lateral` chooses every `lateral-<speed>`).
+fn chosen(o: &Options, name: &str) -> bool {
+    o.only_flights.is_empty()
+        || o.only_flights
+            .iter()
+            .any(|n| n == name.split('-').next().unwrap_or(name))
+}
+
 /// Every camera the flights will use (`--prefetch-flights`).
 pub fn cameras(scene: &Scene, radius: f64, o: &Options) -> Vec<ViewCamera> {
     let mut cams: Vec<ViewCamera> = plan(scene, radius, o)
@@ -510,7 +539,10 @@ pub fn run(gpu: &mut Gpu, scene: &Scene, o: &Options) -> Result<Flights> {
     };
     let (mut flights, mut host, mut tile_ms) = (Vec::new(), Vec::new(), Vec::new());
     for (name, description, cams) in plan(scene, radius, o) {
-        let mut r = flight_renderer(gpu, &feed)?;
+        if !chosen(o, &name) {
+            continue;
+        }
+        let mut r = flight_renderer(gpu, &feed, o.flight_wait, o)?;
         let res = fly(gpu, &mut r, &name, &cams, o, &feed, &mut supply);
         let cost = r.gpu_tile_cost_ms();
         r.destroy(&gpu.ctx);
@@ -538,7 +570,11 @@ pub fn run(gpu: &mut Gpu, scene: &Scene, o: &Options) -> Result<Flights> {
     let cold_feed = Feed::cold(scene)?;
     let mut still = Vec::new();
     for _ in 0..2 {
-        let mut r = flight_renderer(gpu, &cold_feed)?;
+        if !chosen(o, "teleport") {
+            still.push(Settle::default());
+            continue;
+        }
+        let mut r = flight_renderer(gpu, &cold_feed, false, o)?;
         // A teleport: nothing on screen to be continuous with, so no arrival fades in.
         r.cut();
         let res = settle_on_feed(gpu, &mut r, &cam, o, true);

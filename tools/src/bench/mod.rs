@@ -48,6 +48,19 @@ pub struct Options {
     /// Pixels scored against the reference at most (accuracy.rs windows).
     pub score_pixels: usize,
     pub flights: bool,
+    /// Only the flights named here (`descent`, `lateral` for every lateral speed, `turn`,
+    /// `teleport`); empty: all of them.
+    pub only_flights: Vec<String>,
+    /// Flights wait for every tile their frame wants (`--flight-wait`): no frame misses a
+    /// level, so what still pops is not the feed's lateness.
+    pub flight_wait: bool,
+    /// Frames run at each flight pose before the measured one, on a clock that stands still
+    /// (`--flight-mesh-frames`): the mesh catches up with the pose, so what still pops is
+    /// not the mesh's lag behind the camera.
+    pub flight_mesh_frames: u32,
+    /// Updates a new vertex of the flights' meshes takes onto the surface (`--morph-updates`;
+    /// None: `CbtParams`' default).
+    pub morph_updates: Option<u32>,
     /// Write a pop map (pop.rs `map_rgba`) of every flight frame over 1 px here, and each
     /// view's scored frame with its level rings marked (rings.rs `mark`).
     pub pop_maps: Option<PathBuf>,

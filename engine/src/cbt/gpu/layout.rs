@@ -83,6 +83,7 @@ pub struct CbtPush {
     /// log2(tree_leaves).
     pub tree_levels: u32,
     pub capacity: u32,
+    pub morph_updates: u32,
 }
 
 impl CbtPush {
@@ -110,6 +111,7 @@ impl CbtPush {
             tree_leaves: leaves as u32,
             tree_levels: leaves.trailing_zeros(),
             capacity,
+            morph_updates: p.morph_updates,
         }
     }
 

@@ -35,6 +35,9 @@ impl CbtHandles {
 
 pub struct GpuMesh {
     pub cbt: CbtGpu,
+    /// A frame read back since the pool was (re)initialised was quiet: the mesh has come to
+    /// rest once, so later splits change something already on screen (docs/cbt.md "Morph").
+    pub rested: bool,
     /// Host-visible copies of the control block, one per frame slot.
     counters: Vec<GpuBuffer>,
     /// Host-visible copies of the raster's counts (`raster.counters`), one per frame slot.
@@ -107,6 +110,7 @@ impl GpuMesh {
         let declared = vec![None; counters.len()];
         Ok(GpuMesh {
             cbt,
+            rested: false,
             counters,
             raster_counters,
             leaf_stamps,
@@ -146,8 +150,10 @@ impl GpuMesh {
                 }
                 counted = Some(self.control.fine_split_wishes);
                 if epoch == self.epoch {
+                    self.rested |= self.stats.quiet;
                     self.seen = Some(Seen {
-                        quiet: self.stats.quiet,
+                        // A morph in progress needs updates to advance: not still.
+                        quiet: self.stats.quiet && self.stats.morphing == 0,
                         view: then,
                         frame: then_frame,
                     });
@@ -167,6 +173,7 @@ impl GpuMesh {
         if self.cbt.init_this_frame() {
             self.epoch += 1;
             self.seen = None;
+            self.rested = false;
         }
         self.iterations = if still(self.seen.as_ref(), self.inputs_since) {
             0

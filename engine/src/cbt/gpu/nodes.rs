@@ -111,6 +111,7 @@ pub fn reserve(g: &mut Graph<'_>, h: &mut CbtHandles, p: CbtPush) {
 pub fn commit(g: &mut Graph<'_>, h: &mut CbtHandles, p: CbtPush) {
     g.compute("cbt.neighbours", &shaders::CBT_NEIGHBOURS)
         .write("pool", &mut h.pool)
+        .read("control", h.control)
         .push(&p)
         .dispatch_indirect(h.sweeps, Sweeps::ENTRY);
     g.compute("cbt.commit", &shaders::CBT_COMMIT)

@@ -65,7 +65,8 @@ impl ViewPose {
 /// A frame whose control block the host has read, and the view it was recorded for.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Seen {
-    /// Its first iteration neither split nor merged (`FrameStats::quiet`).
+    /// Its first iteration neither split nor merged (`FrameStats::quiet`) and no corner was
+    /// still morphing (`FrameStats::morphing`).
     pub quiet: bool,
     pub view: ViewPose,
     /// Its index among the frames the mesh prepared.

@@ -1,6 +1,6 @@
 //! `cbt.decide`: each leaf's wish, and the push of a split wish down the twin chain.
 //!
-//! Reads: own positions, r_hyp, r_leg, flags, depth, path, neighbours; the sibling's path,
+//! Reads: own positions, r_hyp, r_leg, flags, depth, path, neighbours, births; the sibling's path,
 //! positions, r_hyp (to measure the would-be parent); twins' depth and neighbours[2] along the
 //! chain. Writes: own wish. Atomics: `pushed |= 1` on each coarser twin along the chain and on
 //! the same-depth twin that ends it; stats.split_wishes / merge_wishes.
@@ -82,7 +82,10 @@ pub fn decide_kernel(pool: &Pool, i: u32, view: &View, pushes: &mut Vec<u32>) ->
         } else {
             (sb, b)
         };
-        if parent_wants_merge(even, odd, view) {
+        // A leaf with a corner still morphing does not merge: its stored positions are not yet
+        // the surface the parent's measure, assembled from them, assumes (a parent judged
+        // hidden on them may be visible on the surface, and split again at once).
+        if b.births == 0 && parent_wants_merge(even, odd, view) {
             return DecideOut { wish: WISH_MERGE };
         }
     }

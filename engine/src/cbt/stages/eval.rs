@@ -1,12 +1,18 @@
 //! `cbt.eval`: corner positions, midpoint residuals, screen measure and flags of one entry.
 //! Runs over every live entry at iteration 0 and over `FLAG_DIRTY` ones after (and in FINISH).
 //!
-//! Reads: own path, depth, corners; the surface; the view.
-//! Writes: own positions, r_hyp, r_leg, flags (clears `FLAG_DIRTY`).
+//! Reads: own path, depth, corners, births; the surface; the view; the update count.
+//! Writes: own positions, r_hyp, r_leg, flags (clears `FLAG_DIRTY`), births (a corner whose
+//! morph is over is settled).
+//!
+//! Measures, flags and the depth cap come from the surface positions; the stored positions
+//! (what the raster and the resolve draw) are the morphed ones: a corner born less than
+//! `MORPH_UPDATES` updates ago lies between its birth edge's chord midpoint and the surface.
 
 use super::super::base::canonical;
 use super::super::bisector::{
-    Bisector, FLAG_CAPPED, FLAG_CULLED, FLAG_DRAW, FLAG_FINE, FLAG_OFFSCREEN,
+    birth_of, morph_weight, with_birth, Bisector, FLAG_CAPPED, FLAG_CULLED, FLAG_DRAW, FLAG_FINE,
+    FLAG_OFFSCREEN,
 };
 use super::super::criterion::{horizon_culled, offscreen, residual_px, store3, View};
 use super::super::leb::{self, Corner, MAX_DEPTH};
@@ -21,6 +27,7 @@ pub struct EvalOut {
     pub r_hyp: f32,
     pub r_leg: f32,
     pub flags: u32,
+    pub births: u32,
 }
 
 /// Surface position of a fixed-point point, named canonically (a point on a cube edge is
@@ -40,7 +47,13 @@ pub fn corner_position<S: Surface + ?Sized>(
     )
 }
 
-pub fn eval_kernel<S: Surface + ?Sized>(b: &Bisector, surface: &S, view: &View) -> EvalOut {
+/// `frame`: the update count (`Control::frame`), the clock of the corners' morphs.
+pub fn eval_kernel<S: Surface + ?Sized>(
+    b: &Bisector,
+    surface: &S,
+    view: &View,
+    frame: u32,
+) -> EvalOut {
     let face = leb::face_index(b.path);
     let c = leb::unpack(b.corners);
     // Six surface evaluations: three corners, three edge midpoints. Stored values are f32;
@@ -92,17 +105,54 @@ pub fn eval_kernel<S: Surface + ?Sized>(b: &Bisector, surface: &S, view: &View) 
         flags |= FLAG_DRAW;
     }
     let mut positions = [0f32; 9];
+    let mut births = b.births;
     for k in 0..3 {
-        positions[3 * k] = p[k].x as f32;
-        positions[3 * k + 1] = p[k].y as f32;
-        positions[3 * k + 2] = p[k].z as f32;
+        let shown = match morphed(
+            surface,
+            face,
+            c[k],
+            p[k],
+            birth_of(b.births, k),
+            frame,
+            view,
+        ) {
+            Some(q) => q,
+            None => {
+                births = with_birth(births, k, 0);
+                p[k].as_vec3()
+            }
+        };
+        positions[3 * k..3 * k + 3].copy_from_slice(&shown.to_array());
     }
     EvalOut {
         positions,
         r_hyp: r_hyp as f32,
         r_leg: r_leg0.max(r_leg1) as f32,
         flags,
+        births,
     }
+}
+
+/// Where a corner born with stamp `stamp` is drawn in update `frame`: between its birth edge's
+/// chord midpoint (the surface positions of the edge's ends, as the leaf it split showed it)
+/// and its surface position `p`, in f32 as the GPU computes it. None once the morph is over.
+fn morphed<S: Surface + ?Sized>(
+    surface: &S,
+    face: u8,
+    v: Corner,
+    p: DVec3,
+    stamp: u32,
+    frame: u32,
+    view: &View,
+) -> Option<glam::Vec3> {
+    let w = morph_weight(stamp, frame, view.params.morph_updates);
+    if w >= 1.0 {
+        return None;
+    }
+    let (a, b) = leb::birth_edge(v)?;
+    let end = |e: Corner| store3(corner_position(surface, face, e, view)).as_vec3();
+    let mid = (end(a) + end(b)) * 0.5;
+    Some(mid + (p.as_vec3() - mid) * w)
 }
 
 /// The depth cap at a point whose finest available texel is `texel` (of level `level`).

@@ -20,8 +20,13 @@ pub struct FinishOut {
 }
 
 /// Only for live entries.
-pub fn finish_kernel<S: Surface + ?Sized>(b: &Bisector, surface: &S, view: &View) -> FinishOut {
-    let eval = (b.flags & FLAG_DIRTY != 0).then(|| eval_kernel(b, surface, view));
+pub fn finish_kernel<S: Surface + ?Sized>(
+    b: &Bisector,
+    surface: &S,
+    view: &View,
+    frame: u32,
+) -> FinishOut {
+    let eval = (b.flags & FLAG_DIRTY != 0).then(|| eval_kernel(b, surface, view, frame));
     let flags = eval.map_or(b.flags, |e| e.flags);
     FinishOut {
         eval,

@@ -1,13 +1,16 @@
 //! `cbt.neighbours`: every survivor computes its next path, corners and neighbours from the
 //! old state and the published fates (read old, write next; nothing is patched in place).
 //!
-//! Reads: own fate, child, path, corners, neighbours; each neighbour's fate, child and
-//! neighbours; for a merge the sibling's corners and neighbours.
-//! Writes: own next_path, next_corners, next_neighbours; a splitting entry also writes those
-//! of its odd child's slot (owned through RESERVE).
+//! Reads: own fate, child, path, corners, neighbours, births; each neighbour's fate, child and
+//! neighbours; for a merge the sibling's corners, neighbours and births; the update count.
+//! Writes: own next_path, next_corners, next_neighbours, births; a splitting entry also writes
+//! those of its odd child's slot (owned through RESERVE). Births are written in place: the
+//! only entry that reads another's is a merge's even child, and its sibling (being freed)
+//! writes none.
 
 use super::super::bisector::{
-    Bisector, FATE_CANDIDATE, FATE_KEEP, FATE_MERGE_FREE, FATE_MERGE_KEEP, FATE_SPLIT, INVALID,
+    birth_of, birth_stamp, Bisector, FATE_CANDIDATE, FATE_KEEP, FATE_MERGE_FREE, FATE_MERGE_KEEP,
+    FATE_SPLIT, INVALID,
 };
 use super::super::leb;
 use super::super::pool::Pool;
@@ -17,6 +20,13 @@ pub struct Next {
     pub path: u64,
     pub corners: [u32; 6],
     pub neighbours: [u32; 3],
+    /// Birth stamps of the corners (`Bisector::births`).
+    pub births: u32,
+}
+
+/// A `births` word of the three stamps.
+fn births3(b: [u32; 3]) -> u32 {
+    b[0] | (b[1] << 10) | (b[2] << 20)
 }
 
 pub struct NeighboursOut {
@@ -60,6 +70,7 @@ fn keep(b: &Bisector) -> Next {
         path: b.path,
         corners: b.corners,
         neighbours: b.neighbours,
+        births: b.births,
     }
 }
 
@@ -84,15 +95,20 @@ pub fn neighbours_kernel(pool: &Pool, i: u32) -> NeighboursOut {
             } else {
                 (pool.entries[t as usize].child, t)
             };
+            // The midpoint is born now (the twin's split gives it the same stamp); the other
+            // corners keep theirs: even [v1, m, v0], odd [v2, m, v1].
+            let (bb, now) = (|k| birth_of(b.births, k), birth_stamp(pool.control.frame));
             let own = Next {
                 path: leb::children(b.path)[0],
                 corners: leb::pack(even),
                 neighbours: [b.child, twin_odd, across(pool, nb[0], i)],
+                births: births3([bb(1), now, bb(0)]),
             };
             let child = Next {
                 path: leb::children(b.path)[1],
                 corners: leb::pack(odd),
                 neighbours: [twin_even, i, across(pool, nb[1], i)],
+                births: births3([bb(2), now, bb(1)]),
             };
             NeighboursOut {
                 own,
@@ -113,6 +129,11 @@ pub fn neighbours_kernel(pool: &Pool, i: u32) -> NeighboursOut {
                     across(pool, sb.neighbours[2], s),
                     sb.neighbours[0],
                 ],
+                births: births3([
+                    birth_of(b.births, 2),
+                    birth_of(b.births, 0),
+                    birth_of(sb.births, 0),
+                ]),
             };
             NeighboursOut { own, child: None }
         }
