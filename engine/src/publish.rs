@@ -7,7 +7,8 @@
 //!   plane in compute, one workgroup per screen tile of each leaf),
 //!
 //! → `publish.resolve` (surface-following hit, or the ocean surface at the datum). The shading
-//! that reads the hits is `crate::shade`.
+//! that reads the hits is `crate::shade`. With occlusion culling (`PublishOptions::occlusion`)
+//! `raster.compute` is two phases around `raster.hiz` ([`OcclusionBindings`]).
 
 use crate::atlas::SurfaceBindings;
 use ash::vk;

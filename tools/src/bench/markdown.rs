@@ -167,9 +167,9 @@ pub fn render(r: &Report) -> String {
         let st = &v.settle;
         let _ = writeln!(
             s,
-            "| {} | {:.0} | {:.1} | {:.1} ({:.3}) | {}{} / {:.2} | {} / {:.2} | {} | {:.3} | {} | {} | {} | {} | {} | {}/{} |",
+            "| {} | {:.0} | {:.1} | {:.1} ({:.3}) | {}{} / {:.2} | {} / {:.2} | {} | {:.3} | {} | {} | {} ({}) | {} | {} | {}/{} |",
             v.name, v.alt_m, v.setup_ms, v.first_frame_ms, v.first_frame_gpu_ms, st.frames_to_settled, if st.settled { "" } else { " (cap)" }, st.seconds_to_settled,
-            st.frames_to_still, st.seconds_to_still, frame_cell(&v.timed), v.timed.wall_per_frame_ms, clock_cell(&v.timed), v.mesh.leaves, format!("{} ({})", v.mesh.drawn, v.mesh.occluded), v.mesh.high_water, v.mesh.iterations,
+            st.frames_to_still, st.seconds_to_still, frame_cell(&v.timed), v.timed.wall_per_frame_ms, clock_cell(&v.timed), v.mesh.leaves, v.mesh.drawn, v.mesh.occluded, v.mesh.high_water, v.mesh.iterations,
             v.tiles.resident, v.tiles.wanted
         );
     }
