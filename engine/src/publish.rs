@@ -166,10 +166,10 @@ pub fn declare_publish(
         "publish.hits",
         ImageDesc::d2(w, h, vk::Format::R32G32B32A32_UINT),
     );
-    // Without stamps kept (the mesh keeps none) the resolve stamps a scratch buffer nothing
-    // reads.
+    // Stamp 0 writes none: without occlusion culling nothing reads them (the scratch buffer
+    // only satisfies the binding when the mesh keeps no stamps).
     let (mut seen, stamp) = match mesh.occlusion {
-        Some(o) => (o.seen, o.frame_stamp),
+        Some(o) => (o.seen, if opts.occlusion { o.frame_stamp } else { 0 }),
         None => (
             g.create_buffer(
                 "publish.seen",

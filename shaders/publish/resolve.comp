@@ -23,7 +23,7 @@ layout(set = 0, binding = 2, rgba32ui) uniform writeonly uimage2D hits;
 // Per pool entry, the last frame whose visibility buffer the leaf won a pixel of: the next
 // frame's raster.compute.early draws those leaves first (occlusion culling).
 layout(std430, set = 0, binding = 3) writeonly buffer Seen { uint frame[]; } seen;
-// flags bit 0: no surface correction; frame_stamp: this frame's stamp for `seen`.
+// flags bit 0: no surface correction; frame_stamp: this frame's stamp for `seen` (0: none).
 layout(push_constant) uniform Push { uint flags; uint frame_stamp; } pc;
 
 #define CORRECT_ABS_M 1.0
@@ -214,7 +214,7 @@ void main() {
         return;
     }
     uint leaf = uint(key & 0xffffffffUL);
-    seen.frame[leaf] = pc.frame_stamp;
+    if (pc.frame_stamp != 0u) seen.frame[leaf] = pc.frame_stamp;
     Bisector b = pool.b[leaf];
     vec2 bary;
     float t = chord_distance(b, d, bary);

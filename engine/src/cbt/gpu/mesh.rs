@@ -81,30 +81,10 @@ impl GpuMesh {
         let cbt = CbtGpu::new(ctx, capacity, params)?;
         // Zeroed: a frame declared but never run (`planetfall graph` declares frames without
         // submitting them) reads as one that changed nothing.
-        let zeros = [0u8; size_of::<Control>()];
-        let counters = (0..frames_in_flight.max(1))
-            .map(|i| {
-                let mut b = GpuBuffer::new(
-                    ctx,
-                    &format!("cbt.counters{i}"),
-                    BufferDesc::readback(zeros.len() as u64),
-                )?;
-                b.write(0, &zeros)?;
-                Ok(b)
-            })
-            .collect::<framegraph::Result<Vec<_>>>()?;
-        let rzeros = [0u8; size_of::<RasterCounts>()];
-        let raster_counters = (0..counters.len())
-            .map(|i| {
-                let mut b = GpuBuffer::new(
-                    ctx,
-                    &format!("raster.counters{i}"),
-                    BufferDesc::readback(rzeros.len() as u64),
-                )?;
-                b.write(0, &rzeros)?;
-                Ok(b)
-            })
-            .collect::<framegraph::Result<Vec<_>>>()?;
+        let slots = frames_in_flight.max(1);
+        let counters = zeroed_readbacks(ctx, "cbt.counters", size_of::<Control>(), slots)?;
+        let raster_counters =
+            zeroed_readbacks(ctx, "raster.counters", size_of::<RasterCounts>(), slots)?;
         let leaf_stamps =
             GpuBuffer::new(ctx, "raster.seen", BufferDesc::gpu(4 * cbt.capacity as u64))?;
         let declared = vec![None; counters.len()];
@@ -258,4 +238,25 @@ impl GpuMesh {
         }
         self.leaf_stamps.destroy(ctx);
     }
+}
+
+/// `n` host-readable buffers of `bytes` zeros, named `{name}{i}`.
+fn zeroed_readbacks(
+    ctx: &Context,
+    name: &str,
+    bytes: usize,
+    n: usize,
+) -> framegraph::Result<Vec<GpuBuffer>> {
+    let zeros = vec![0u8; bytes];
+    (0..n)
+        .map(|i| {
+            let mut b = GpuBuffer::new(
+                ctx,
+                &format!("{name}{i}"),
+                BufferDesc::readback(bytes as u64),
+            )?;
+            b.write(0, &zeros)?;
+            Ok(b)
+        })
+        .collect()
 }
