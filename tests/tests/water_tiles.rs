@@ -117,6 +117,17 @@ fn aprons_match_neighbours_under_the_mask() {
 const W: u32 = 160;
 const H: u32 = 90;
 
+/// A renderer over the Earth with the water mask, as the tests' options make it.
+fn water_renderer(gpu: &Gpu) -> PlanetRenderer {
+    PlanetRenderer::new(
+        &gpu.ctx,
+        earth_source_with_water(),
+        test_renderer_options(&gpu.ctx),
+        gpu.exec.frames_in_flight(),
+    )
+    .unwrap()
+}
+
 /// At least four frames of `cam` and until the renderer settles (at most 200), with the sun
 /// 45° high in the south-east; the last frame, also written to `water_NAME.png`.
 fn settled_frame(
@@ -146,13 +157,7 @@ fn settled_frame(
 #[test]
 fn qattara_renders_as_land_and_the_caspian_at_its_level() {
     let mut gpu = Gpu::new();
-    let mut r = PlanetRenderer::new(
-        &gpu.ctx,
-        earth_source_with_water(),
-        test_renderer_options(&gpu.ctx),
-        gpu.exec.frames_in_flight(),
-    )
-    .unwrap();
+    let mut r = water_renderer(&gpu);
     let mut frame = |cam: &ViewCamera, name: &str| settled_frame(&mut gpu, &mut r, cam, name);
 
     let qattara = ViewCamera::geo(29.5, 27.0, R + 2_000.0, 0.0, -70.0, 60.0, W, H);
@@ -203,13 +208,7 @@ fn qattara_renders_as_land_and_the_caspian_at_its_level() {
 #[test]
 fn gibraltar_coast_follows_the_reconstructed_shoreline() {
     let mut gpu = Gpu::new();
-    let mut r = PlanetRenderer::new(
-        &gpu.ctx,
-        earth_source_with_water(),
-        test_renderer_options(&gpu.ctx),
-        gpu.exec.frames_in_flight(),
-    )
-    .unwrap();
+    let mut r = water_renderer(&gpu);
     let cam = ViewCamera::geo(35.97, -5.55, R + 20_000.0, 0.0, -90.0, 60.0, W, H);
     let f = settled_frame(&mut gpu, &mut r, &cam, "gibraltar_20km");
     let src = earth_source_with_water();
@@ -328,13 +327,7 @@ fn the_gpu_is_handed_only_tiles_the_sign_rule_makes_alike() {
 #[test]
 fn the_ocean_near_the_camera_is_read_where_it_is() {
     let mut gpu = Gpu::new();
-    let mut r = PlanetRenderer::new(
-        &gpu.ctx,
-        earth_source_with_water(),
-        test_renderer_options(&gpu.ctx),
-        gpu.exec.frames_in_flight(),
-    )
-    .unwrap();
+    let mut r = water_renderer(&gpu);
     let cam = ViewCamera::geo(30.0, -40.0, R + 10.0, 270.0, -25.0, 60.0, W, H);
     let f = settled_frame(&mut gpu, &mut r, &cam, "atlantic_10m");
     let tiles: std::collections::HashMap<u32, engine::planet::TileId> =
