@@ -10,6 +10,7 @@ pub mod debug_view;
 pub mod earth;
 pub mod exposure;
 pub mod frame_constants;
+pub mod frame_shaders;
 pub mod ground;
 pub mod params;
 pub mod planet;

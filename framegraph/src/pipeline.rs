@@ -41,6 +41,97 @@ pub struct Pipelines {
     sampler: Mutex<Option<vk::Sampler>>,
 }
 
+/// A list of compute pipelines to build, shared by the threads that build it: each takes the
+/// next shader nobody has taken, so each pipeline is built once however many threads, started
+/// whenever, take part (`Executor::prebuild_in_background` starts some early; the first frame's
+/// recording joins in). Largest shaders first: they take longest to build (lavapipe: 0.1–0.6 s
+/// for the largest, a few ms for the smallest), and one started last would finish alone.
+pub struct Prebuild {
+    todo: Vec<&'static Shader>,
+    next: std::sync::atomic::AtomicUsize,
+    builder: Builder,
+}
+
+impl Prebuild {
+    /// The shaders of `shaders` that `pipelines` has not cached, each once.
+    pub fn new(pipelines: &Pipelines, builder: Builder, shaders: &[&'static Shader]) -> Prebuild {
+        let mut todo: Vec<&'static Shader> = Vec::new();
+        {
+            let map = pipelines.map.lock();
+            for s in shaders {
+                let cached = map.contains_key(&Key::Compute(s.id()));
+                if !cached && !todo.iter().any(|t| t.id() == s.id()) {
+                    todo.push(s);
+                }
+            }
+        }
+        todo.sort_by_key(|s| std::cmp::Reverse(s.spirv_len()));
+        Prebuild {
+            todo,
+            next: Default::default(),
+            builder,
+        }
+    }
+
+    /// Shaders on the list.
+    pub fn len(&self) -> usize {
+        self.todo.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.todo.is_empty()
+    }
+
+    /// Leave what nobody has taken unbuilt: threads finish the pipeline they are building.
+    pub fn cancel(&self) {
+        self.next
+            .store(self.todo.len(), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Build the shaders nobody has taken yet into `pipelines` (the cache the list was made
+    /// against), one after another, until none is left or one fails.
+    pub fn work(&self, pipelines: &Pipelines) -> Result<()> {
+        loop {
+            let i = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(s) = self.todo.get(i) else {
+                return Ok(());
+            };
+            pipelines.build_compute(&self.builder, s)?;
+        }
+    }
+}
+
+/// What building a pipeline needs of the [`Context`], owned: a thread can build pipelines
+/// with it while the context's owner goes on (`Executor::prebuild_in_background`). Creating
+/// pipelines from several threads is legal, and the pipeline cache is internally synchronised
+/// (created without `EXTERNALLY_SYNCHRONIZED`).
+#[derive(Clone)]
+pub struct Builder {
+    device: ash::Device,
+    cache: vk::PipelineCache,
+    debug_utils: Option<ash::ext::debug_utils::Device>,
+}
+
+impl Builder {
+    pub fn of(ctx: &Context) -> Builder {
+        Builder {
+            device: ctx.device.clone(),
+            cache: ctx.pipeline_cache,
+            debug_utils: ctx.debug_utils.clone(),
+        }
+    }
+
+    fn name_object<H: vk::Handle>(&self, handle: H, name: &str) {
+        if let (Some(du), Ok(c)) = (&self.debug_utils, CString::new(name)) {
+            let info = vk::DebugUtilsObjectNameInfoEXT::default()
+                .object_handle(handle)
+                .object_name(&c);
+            // Naming is a debugging aid: a failure changes nothing the frame does.
+            let _ = unsafe { du.set_debug_utils_object_name(&info) };
+        }
+    }
+}
+
 fn descriptor_type(k: BindingKind) -> vk::DescriptorType {
     match k {
         BindingKind::StorageBuffer => vk::DescriptorType::STORAGE_BUFFER,
@@ -62,7 +153,7 @@ fn stage_flags(s: ShaderStage) -> vk::ShaderStageFlags {
 impl Pipelines {
     /// Nearest, clamp-to-edge sampler for combined image samplers: our shaders fetch texels
     /// explicitly and filter in full precision; NEAREST is also valid for integer formats.
-    fn sampler(&self, ctx: &Context) -> Result<vk::Sampler> {
+    fn sampler(&self, b: &Builder) -> Result<vk::Sampler> {
         let mut s = self.sampler.lock();
         if let Some(s) = *s {
             return Ok(s);
@@ -73,14 +164,14 @@ impl Pipelines {
             .address_mode_u(vk::SamplerAddressMode::CLAMP_TO_EDGE)
             .address_mode_v(vk::SamplerAddressMode::CLAMP_TO_EDGE)
             .address_mode_w(vk::SamplerAddressMode::CLAMP_TO_EDGE);
-        let raw = unsafe { ctx.device.create_sampler(&info, None) }.vk("vkCreateSampler")?;
+        let raw = unsafe { b.device.create_sampler(&info, None) }.vk("vkCreateSampler")?;
         *s = Some(raw);
         Ok(raw)
     }
 
     fn layout(
         &self,
-        ctx: &Context,
+        b: &Builder,
         shaders: &[&Shader],
     ) -> Result<(
         vk::DescriptorSetLayout,
@@ -121,7 +212,7 @@ impl Pipelines {
             .iter()
             .any(|(b, _)| b.kind == BindingKind::CombinedImageSampler)
         {
-            Some([self.sampler(ctx)?])
+            Some([self.sampler(b)?])
         } else {
             None
         };
@@ -144,7 +235,7 @@ impl Pipelines {
         let info = vk::DescriptorSetLayoutCreateInfo::default()
             .flags(vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR)
             .bindings(&vk_bindings);
-        let set_layout = unsafe { ctx.device.create_descriptor_set_layout(&info, None) }
+        let set_layout = unsafe { b.device.create_descriptor_set_layout(&info, None) }
             .vk("vkCreateDescriptorSetLayout")?;
         let ranges = [vk::PushConstantRange {
             stage_flags: push_stages,
@@ -157,7 +248,7 @@ impl Pipelines {
             pl = pl.push_constant_ranges(&ranges);
         }
         let layout =
-            unsafe { ctx.device.create_pipeline_layout(&pl, None) }.vk("vkCreatePipelineLayout")?;
+            unsafe { b.device.create_pipeline_layout(&pl, None) }.vk("vkCreatePipelineLayout")?;
         Ok((
             set_layout,
             layout,
@@ -167,12 +258,11 @@ impl Pipelines {
         ))
     }
 
-    fn module(ctx: &Context, s: &Shader) -> Result<vk::ShaderModule> {
+    fn module(b: &Builder, s: &Shader) -> Result<vk::ShaderModule> {
         let words = s.words();
         let info = vk::ShaderModuleCreateInfo::default().code(&words);
-        let m =
-            unsafe { ctx.device.create_shader_module(&info, None) }.vk("vkCreateShaderModule")?;
-        ctx.name_object(m, s.name);
+        let m = unsafe { b.device.create_shader_module(&info, None) }.vk("vkCreateShaderModule")?;
+        b.name_object(m, s.name);
         Ok(m)
     }
 
@@ -181,13 +271,24 @@ impl Pipelines {
         ctx: &Context,
         shader: &'static Shader,
     ) -> Result<std::sync::Arc<Pipeline>> {
+        if let Some(p) = self.map.lock().get(&Key::Compute(shader.id())) {
+            return Ok(p.clone());
+        }
+        self.build_compute(&Builder::of(ctx), shader)
+    }
+
+    fn build_compute(
+        &self,
+        b: &Builder,
+        shader: &'static Shader,
+    ) -> Result<std::sync::Arc<Pipeline>> {
         let key = Key::Compute(shader.id());
         if let Some(p) = self.map.lock().get(&key) {
             return Ok(p.clone());
         }
         let started = std::time::Instant::now();
-        let (set_layout, layout, bindings, push_stages, push_size) = self.layout(ctx, &[shader])?;
-        let module = Self::module(ctx, shader)?;
+        let (set_layout, layout, bindings, push_stages, push_size) = self.layout(b, &[shader])?;
+        let module = Self::module(b, shader)?;
         let entry = CString::new(
             shader
                 .reflect()
@@ -202,16 +303,13 @@ impl Pipelines {
         let info = vk::ComputePipelineCreateInfo::default()
             .stage(stage)
             .layout(layout);
-        let raw = unsafe {
-            ctx.device
-                .create_compute_pipelines(ctx.pipeline_cache, &[info], None)
-        }
-        .map_err(|(_, result)| Error::Pipeline {
+        let raw = unsafe { b.device.create_compute_pipelines(b.cache, &[info], None) };
+        unsafe { b.device.destroy_shader_module(module, None) };
+        let raw = raw.map_err(|(_, result)| Error::Pipeline {
             shader: shader.name.into(),
             result,
         })?[0];
-        unsafe { ctx.device.destroy_shader_module(module, None) };
-        ctx.name_object(raw, shader.name);
+        b.name_object(raw, shader.name);
         log::debug!(
             "compute pipeline {} ({} KiB of SPIR-V) built in {:.0} ms",
             shader.name,
@@ -250,9 +348,10 @@ impl Pipelines {
         if let Some(p) = self.map.lock().get(&key) {
             return Ok(p.clone());
         }
-        let (set_layout, layout, bindings, push_stages, push_size) = self.layout(ctx, &[vs, fs])?;
-        let vm = Self::module(ctx, vs)?;
-        let fm = Self::module(ctx, fs)?;
+        let b = Builder::of(ctx);
+        let (set_layout, layout, bindings, push_stages, push_size) = self.layout(&b, &[vs, fs])?;
+        let vm = Self::module(&b, vs)?;
+        let fm = Self::module(&b, fs)?;
         let main = c"main";
         let stages = [
             vk::PipelineShaderStageCreateInfo::default()
@@ -355,41 +454,19 @@ impl Pipelines {
     /// Build the compute pipelines of `shaders` that are not cached yet, on up to one thread
     /// per core, and cache them: a first frame names dozens of shaders, and creating each is
     /// a shader compile (seconds in all on a software rasteriser), independent of the others.
-    /// Recording then finds every one cached. Duplicates are built once. The largest shaders
-    /// start first: the build takes longest for them (lavapipe: 0.1–0.4 s for the largest,
-    /// a few ms for the smallest), and one started last would finish alone.
+    /// Recording then finds every one cached. Duplicates are built once, the largest first
+    /// ([`Prebuild`]).
     pub fn prebuild_compute(&self, ctx: &Context, shaders: &[&'static Shader]) -> Result<()> {
-        let mut todo: Vec<&'static Shader> = Vec::new();
-        {
-            let map = self.map.lock();
-            for s in shaders {
-                let cached = map.contains_key(&Key::Compute(s.id()));
-                if !cached && !todo.iter().any(|t| t.id() == s.id()) {
-                    todo.push(s);
-                }
-            }
-        }
-        todo.sort_by_key(|s| std::cmp::Reverse(s.spirv_len()));
+        let job = Prebuild::new(self, Builder::of(ctx), shaders);
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
-            .min(todo.len());
+            .min(job.todo.len());
         if threads <= 1 {
-            return todo.iter().try_for_each(|s| self.compute(ctx, s).map(drop));
+            return job.work(self);
         }
-        let next = std::sync::atomic::AtomicUsize::new(0);
         std::thread::scope(|scope| {
             let workers: Vec<_> = (0..threads)
-                .map(|_| {
-                    scope.spawn(|| -> Result<()> {
-                        loop {
-                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            let Some(s) = todo.get(i) else {
-                                return Ok(());
-                            };
-                            self.compute(ctx, s)?;
-                        }
-                    })
-                })
+                .map(|_| scope.spawn(|| job.work(self)))
                 .collect();
             // Every worker is joined before the first error is returned.
             let results: Vec<Result<()>> = workers

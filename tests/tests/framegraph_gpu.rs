@@ -304,6 +304,39 @@ fn compute_pipelines_built_together_are_the_cached_ones() {
     gpu.assert_clean();
 }
 
+/// Pipelines started in the background before a frame: the frame's recording joins in and
+/// finds them built, each once (a duplicate in the list too); an executor destroyed while its
+/// thread builds waits for it, so the device is never destroyed under it.
+#[test]
+fn pipelines_built_in_the_background_serve_the_next_frame() {
+    let mut gpu = Gpu::new();
+    let list = vec![
+        &shaders::TEST_SWEEP,
+        &shaders::TEST_ARGS,
+        &shaders::TEST_SWEEP,
+    ];
+    gpu.exec.prebuild_in_background(&gpu.ctx, list.clone());
+    let mut g = Graph::new();
+    build(&mut g);
+    let compiled = g.compile(gpu.ctx.queue_setup()).expect("compiles");
+    let out = gpu.exec.run(&gpu.ctx, compiled).expect("runs");
+    // The two compute pipelines, and the frame's raster one.
+    assert_eq!(gpu.exec.pipelines.len(), 3);
+    let values: &[u32] = bytemuck::cast_slice(out.readback("values").unwrap());
+    for (i, v) in values.iter().enumerate().take(COUNT as usize) {
+        assert_eq!(*v, (i * i * 3 + 7) as u32, "value {i}");
+    }
+    gpu.assert_clean();
+    // A second executor, destroyed while its list may still be building: it stops taking
+    // shaders, waits for the pipeline under way, and destroys what was built.
+    let mut other = framegraph::Executor::new(&gpu.ctx, 1).expect("executor");
+    other.prebuild_in_background(&gpu.ctx, list);
+    let pipes = other.pipelines.clone();
+    other.destroy(&gpu.ctx);
+    assert!(pipes.is_empty(), "{} pipelines left", pipes.len());
+    gpu.assert_clean();
+}
+
 /// The pipeline cache file: a context given a path saves its cache when dropped; the next
 /// context loads it (and builds the same pipelines through it, validation clean); a corrupt
 /// file is ignored, not handed to the driver, and the context still builds its pipelines.

@@ -17,6 +17,7 @@ use crate::context::Context;
 use crate::dump::family_color;
 use crate::error::{Error, Result, VkCheck};
 use crate::pipeline::Pipelines;
+use crate::shader::Shader;
 use ash::vk;
 use std::collections::HashMap;
 use std::ffi::CString;
@@ -129,7 +130,9 @@ pub struct Executor {
     slots: Vec<Slot>,
     frame: u64,
     timelines: Vec<(u32, vk::Semaphore, u64)>,
-    pub pipelines: Pipelines,
+    pub pipelines: std::sync::Arc<Pipelines>,
+    /// Pipelines being built on threads of their own ([`Executor::prebuild_in_background`]).
+    background: Option<Background>,
     scopes: ScopeIds,
     timing: TimingMode,
     /// The last `execute`'s host times.
@@ -143,6 +146,21 @@ const FRAME_QUERIES: u32 = 2;
 const WAIT_TIMEOUT_NS: u64 = 10_000_000_000;
 /// Give up on a frame after this many timeouts (10 minutes): treated as a lost device.
 const MAX_WAITS: u64 = 60;
+
+/// [`Executor::prebuild_in_background`]'s list and threads.
+struct Background {
+    job: std::sync::Arc<crate::pipeline::Prebuild>,
+    handles: Vec<std::thread::JoinHandle<Result<()>>>,
+    started: std::time::Instant,
+}
+
+impl Drop for Executor {
+    /// The thread building pipelines uses the device: it must end before the context can go,
+    /// also on paths that leave without [`Executor::destroy`].
+    fn drop(&mut self) {
+        self.join_background(true);
+    }
+}
 
 impl Executor {
     pub fn new(ctx: &Context, frames_in_flight: usize) -> Result<Executor> {
@@ -183,11 +201,75 @@ impl Executor {
             slots,
             frame: 0,
             timelines,
-            pipelines: Pipelines::default(),
+            pipelines: Default::default(),
+            background: None,
             scopes: ScopeIds::default(),
             timing: TimingMode::default(),
             last_times: ExecuteTimes::default(),
         })
+    }
+
+    /// Start building the compute pipelines of `shaders` on threads of their own, one fewer
+    /// than the cores, so that they are ready, or nearly, when the first frame that binds them
+    /// is recorded: a cold start builds a few dozen, which is a second or more on a CPU device,
+    /// while its host work (loading data, the first tiles) keeps about one core busy. The next
+    /// [`Executor::execute`] takes part in what is left of the list and then waits for the
+    /// threads; a failure there is only logged, since its own build of whatever is still
+    /// missing meets the same error and returns it.
+    pub fn prebuild_in_background(&mut self, ctx: &Context, shaders: Vec<&'static Shader>) {
+        self.join_background(false);
+        let job = std::sync::Arc::new(crate::pipeline::Prebuild::new(
+            &self.pipelines,
+            crate::pipeline::Builder::of(ctx),
+            &shaders,
+        ));
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = cores.saturating_sub(1).max(1).min(job.len());
+        let started = std::time::Instant::now();
+        let mut handles = Vec::with_capacity(threads);
+        for _ in 0..threads {
+            let (job, pipelines) = (job.clone(), self.pipelines.clone());
+            let spawned = std::thread::Builder::new()
+                .name("pipelines".into())
+                .spawn(move || job.work(&pipelines));
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    log::warn!("no thread for the pipelines ({e}): the first frame builds them")
+                }
+            }
+        }
+        self.background = Some(Background {
+            job,
+            handles,
+            started,
+        });
+    }
+
+    /// Take part in [`Executor::prebuild_in_background`]'s list, if one is being built, then
+    /// wait for its threads; with `cancel`, build nothing more and only wait.
+    fn join_background(&mut self, cancel: bool) {
+        let Some(b) = self.background.take() else {
+            return;
+        };
+        if cancel {
+            b.job.cancel();
+        }
+        let mut failed = b.job.work(&self.pipelines).err();
+        for h in b.handles {
+            match h.join() {
+                Ok(r) => failed = failed.or(r.err()),
+                Err(_) => log::warn!("a thread building pipelines panicked"),
+            }
+        }
+        match failed {
+            Some(e) => log::warn!("building pipelines in the background: {e}"),
+            None => log::info!(
+                "built {} compute pipelines, started in the background, in {:.2} s",
+                b.job.len(),
+                b.started.elapsed().as_secs_f64()
+            ),
+        }
     }
 
     /// The timestamps the next frames write (per node by default).
@@ -355,6 +437,7 @@ impl Executor {
         let mut f = Recording::new(ctx, g, raw, sync, slot, frame, per_node);
         // Pipelines the nodes will bind, built together up front (a first frame needs dozens).
         let shaders = f.compute_shaders();
+        self.join_background(false);
         if !shaders.is_empty() {
             let t = std::time::Instant::now();
             let before = self.pipelines.len();
@@ -461,6 +544,7 @@ impl Executor {
 
     /// Wait for all work and free everything the executor owns.
     pub fn destroy(&mut self, ctx: &Context) {
+        self.join_background(true);
         let _ = self.drain(ctx);
         ctx.wait_idle();
         for s in &mut self.slots {

@@ -197,6 +197,18 @@ impl SharedSource {
     }
 }
 
+/// The renderer options of a planet scene used for `purpose` on `ctx`'s device.
+pub fn options(ctx: &Context, purpose: Purpose) -> RendererOptions {
+    let mut opts = RendererOptions::for_device(ctx);
+    crate::device::frame_options(ctx, &mut opts);
+    match purpose {
+        Purpose::Inspect => (opts.wait_for_tiles, opts.fetch_per_frame) = (false, 0),
+        Purpose::Fly => opts.wait_for_tiles = false,
+        Purpose::Render => {}
+    }
+    opts
+}
+
 impl PlanetScene {
     /// The planet frame of scene `name` over `source` (`None`: the scene's own at the
     /// default paths).
@@ -206,13 +218,7 @@ impl PlanetScene {
         purpose: Purpose,
         source: Option<Arc<dyn TileSource>>,
     ) -> Result<PlanetScene> {
-        let mut opts = RendererOptions::for_device(ctx);
-        crate::device::frame_options(ctx, &mut opts);
-        match purpose {
-            Purpose::Inspect => (opts.wait_for_tiles, opts.fetch_per_frame) = (false, 0),
-            Purpose::Fly => opts.wait_for_tiles = false,
-            Purpose::Render => {}
-        }
+        let opts = options(ctx, purpose);
         let source: Arc<dyn TileSource> = match source {
             Some(s) if purpose == Purpose::Inspect => Arc::new(StandInsOnly(s)),
             // A shared source without workers of its own is pooled for flight, as `source_of`

@@ -4,6 +4,7 @@ use super::stats::SceneStats;
 use super::{FrameInput, SceneRenderer};
 use anyhow::{bail, Result};
 use engine::source::TileSource;
+use framegraph::shader::Shader;
 use framegraph::{Context, Graph, ImageRef};
 use std::sync::Arc;
 
@@ -56,6 +57,15 @@ pub fn make_over(
             ctx, planet, purpose, source,
         )?),
     })
+}
+
+/// The compute shaders the frames of scene `name` bind, known before its renderer exists
+/// (`engine::frame_shaders`); empty for the test scene, which binds none.
+pub fn compute_shaders(ctx: &Context, name: &str, purpose: Purpose) -> Vec<&'static Shader> {
+    match name {
+        "test" => Vec::new(),
+        _ => engine::frame_shaders::compute(&super::planet::options(ctx, purpose), &ctx.info),
+    }
 }
 
 /// The foundation's test scene (`crate::test_scene`) behind the renderer interface. Ignores

@@ -158,7 +158,10 @@ impl Viewer {
         swapchain: Swapchain,
         p: Parts,
     ) -> Result<Viewer> {
-        let exec = Executor::new(&ctx, p.frames_in_flight)?;
+        let mut exec = Executor::new(&ctx, p.frames_in_flight)?;
+        let purpose = super::scene::Purpose::Fly;
+        // The pipelines build while the tile source loads and the first frame is prepared.
+        exec.prebuild_in_background(&ctx, super::scene::compute_shaders(&ctx, &p.scene, purpose));
         let t = Instant::now();
         let source = match &p.source {
             Some(s) => Some(s.wait().map_err(anyhow::Error::msg)?),
@@ -166,7 +169,6 @@ impl Viewer {
         };
         startup::step("waiting for the tile source", t);
         let t = Instant::now();
-        let purpose = super::scene::Purpose::Fly;
         let renderer = super::scene::make_over(&ctx, &p.scene, purpose, source)?;
         startup::step("scene renderer", t);
         let mut flight = p.flight;
