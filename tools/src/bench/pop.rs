@@ -5,14 +5,18 @@
 //! pixel ray). P is projected into the current camera at sub-pixel position q, where it
 //! should be seen at distance e = |P − eye|. The current distance at q, d(q), is interpolated
 //! bilinearly in 1/distance (exact on planar patches). If the surface did not change,
-//! d(q) = e; otherwise the along-ray change Δ = d(q) − e is read as a radial (height) change of
-//! the surface δh = Δ·|c|, c = ray · up at P (a heightfield moves along the vertical), and the
-//! reported displacement is how far that moves P on screen:
+//! d(q) = e; otherwise the along-ray change Δ = d(q) − e is read as a move of the surface
+//! along its own normal n at P, by Δ·|c| with c = ray · n (n from the previous frame's
+//! neighbouring points; the radial up where they are missing), and the reported displacement
+//! is how far that moves P on screen:
 //!
 //!   pop_px = |Δ| · |c| · √(1 − c²) / (e · pixel_angle)
 //!
-//! (at grazing incidence a large Δ is a small height change; looking straight down a height
-//! change moves nothing sideways). Where something nearer now hides P, the hiding point is
+//! Over level ground n is the up vector and this is a height change. On a rock's flank near
+//! its outline the ray grazes the surface (c → 0): a millimetre's change of the rock moves the
+//! hit along the ray by centimetres but the rock's image by a fraction of a pixel, and read
+//! with c = ray · up it would count as tens of pixels. Looking straight at a surface (c = 1),
+//! its move along the ray shifts nothing sideways. Where something nearer now hides P, the hiding point is
 //! measured against the previous frame too and the smaller pop counts: parallax occlusion by
 //! a surface that was already there is no pop. Pixels at depth discontinuities — a sky
 //! 4-neighbour, or a second difference of 1/distance above [`EDGE_TAU`] of its value, in
@@ -226,12 +230,33 @@ fn lerp_distance(d: &[Option<f64>], quad: [usize; 4], fx: f64, fy: f64) -> f64 {
     1.0 / (top * (1.0 - fy) + bottom * fy)
 }
 
-/// Screen displacement (px) of the surface point `p`, seen along `v` (eye → p), when the
-/// distance along the ray changes by `delta` (pop.rs header).
-fn pop_px(delta: f64, v: DVec3, p: DVec3, pa: f64) -> f64 {
+/// Screen displacement (px) of a surface point seen along `v` (eye → point), with unit normal
+/// `n`, when the distance along the ray changes by `delta` (pop.rs header).
+fn pop_px(delta: f64, v: DVec3, n: DVec3, pa: f64) -> f64 {
     let e = v.length();
-    let c = (v / e).dot(p.normalize());
+    let c = (v / e).dot(n);
     delta.abs() * c.abs() * (1.0 - c * c).max(0.0).sqrt() / (e * pa)
+}
+
+/// The surface's unit normal at pixel `i` of `cam`'s distances `d`, from the points of its four
+/// neighbours (facing the camera), or None beside sky or at the border.
+fn normal_at(cam: &ViewCamera, d: &[Option<f64>], i: usize) -> Option<DVec3> {
+    let w = cam.width as usize;
+    let (x, y) = (i % w, i / w);
+    if x == 0 || y == 0 || x + 1 >= w || y + 1 >= cam.height as usize {
+        return None;
+    }
+    let point = |j: usize| {
+        let (px, py) = ((j % w) as f64 + 0.5, (j / w) as f64 + 0.5);
+        d[j].map(|t| engine::reference::pixel_ray(cam, px, py) * t)
+    };
+    let (l, r, u, b) = (point(i - 1)?, point(i + 1)?, point(i - w)?, point(i + w)?);
+    let n = (r - l).cross(b - u).normalize();
+    if !n.is_finite() {
+        return None;
+    }
+    let toward = -(l + r + u + b);
+    Some(if n.dot(toward) < 0.0 { -n } else { n })
 }
 
 /// The comparison over `rows` (pop.rs header). Forward: each previous surface point away from
@@ -299,7 +324,10 @@ fn compare_rows(
             let d_now = lerp_distance(cur, quad, fx, fy);
             let e = v.length();
             let delta = d_now - e;
-            let mut pop = pop_px(delta, v, p, pa);
+            let normal = |cam: &ViewCamera, d: &[Option<f64>], j: usize, at: DVec3| {
+                normal_at(cam, d, j).unwrap_or_else(|| at.normalize())
+            };
+            let mut pop = pop_px(delta, v, normal(prev_cam, prev, i, p), pa);
             if delta < 0.0 {
                 // Something nearer hides P now. Parallax occlusion if that surface point Q was
                 // already there in the previous frame: its own change against the previous
@@ -310,7 +338,8 @@ fn compare_rows(
                 match quad_at(prev_cam, vq) {
                     Some((pq, gx, gy)) if pq.iter().all(|&j| prev[j].is_some() && !pe[j]) => {
                         let dq = lerp_distance(prev, pq, gx, gy) - vq.length();
-                        pop = pop.min(pop_px(dq, vq, q, pa));
+                        let near = pq[(gx > 0.5) as usize + 2 * (gy > 0.5) as usize];
+                        pop = pop.min(pop_px(dq, vq, normal(prev_cam, prev, near, q), pa));
                     }
                     _ => {
                         // Q sits on an edge of the previous frame: an occluder's rim.
@@ -400,6 +429,33 @@ mod tests {
         // The same frame twice: nothing.
         let s = sphere(&a, r);
         assert!(change(&a, &s, &a, &s).max_px < 1e-9);
+    }
+
+    /// A boulder half sunk in the ground, seen from 2 m at a grazing angle: its lower outline
+    /// lies against ground a few per cent farther, a step below [`EDGE_TAU`].
+    fn boulder(cam: &ViewCamera, ahead: f64, radius: f64) -> Vec<Option<f64>> {
+        let r = 6_371_000.0;
+        let up = cam.eye.normalize();
+        let flat = (cam.forward - up * cam.forward.dot(up)).normalize();
+        let foot = (cam.eye + flat * ahead).normalize() * r;
+        spheres(cam, &[(DVec3::ZERO, r), (foot, radius)])
+    }
+
+    #[test]
+    fn an_outlines_sub_pixel_move_is_no_pop_and_a_grown_boulder_is() {
+        let r = 6_371_000.0;
+        let cam = ViewCamera::geo(10.0, 20.0, r + 2.0, 30.0, -12.0, 60.0, 480, 320);
+        let pa = cam.pixel_angle();
+        let a = boulder(&cam, 6.0, 0.5);
+        // 1 cm larger: its outline moves 0.01 / ~6 m / pa ≈ 0.5 px.
+        let grown_px = |dr: f64| dr / 6.0 / pa;
+        let c = change(&cam, &a, &cam, &boulder(&cam, 6.0, 0.51));
+        assert!(grown_px(0.01) < 0.6 && c.compared > 50_000, "{c:?}");
+        assert!(c.max_px < 1.0, "a sub-pixel move of the outline: {c:?}");
+        // 15 cm larger (~7 px): a pop, of several pixels, over many points.
+        let c = change(&cam, &a, &cam, &boulder(&cam, 6.0, 0.65));
+        assert!(grown_px(0.15) > 6.0, "{}", grown_px(0.15));
+        assert!(c.max_px > 3.0 && c.over_1px > 100, "a grown boulder: {c:?}");
     }
 
     #[test]
