@@ -14,10 +14,10 @@ use framegraph::{BufferDesc, BufferRef, Context, GpuBuffer, Graph};
 pub const DEFAULT_EXPOSURE: f64 = 5.0;
 /// Auto exposure's key: the display value (before the tonemap) the scene's geometric mean
 /// luminance is mapped to. Calibrated so that the open sea from 2 km with the sun 20° high
-/// behind the camera, which measures a geometric mean of 2^−5.50 (`tests/tests/atmosphere.rs`),
-/// keeps the default exposure the materials and the ocean were tuned at (0.11 ≈ 5 × 2^−5.5);
-/// the photographic middle grey, 0.18, brightened that scene by 0.7 stop and the noon sky by
-/// 1.2.
+/// behind the camera, which measures a geometric mean of 2^−5.50
+/// (`tests/tests/atmosphere_render.rs`), keeps the default exposure the materials and the
+/// ocean were tuned at (0.11 ≈ 5 × 2^−5.5); the photographic middle grey, 0.18, brightened
+/// that scene by 0.7 stop and the noon sky by 1.2.
 pub const AUTO_KEY: f64 = 0.11;
 /// How far auto exposure may move from the default, stops each way: enough to bring a bright
 /// desert or snowfield off the tonemap's shoulder, not so far that a sunset turns to noon.

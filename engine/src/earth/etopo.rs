@@ -285,6 +285,22 @@ impl Etopo {
         (lo, hi)
     }
 
+    /// A flat source at `h` metres on a 45° grid (a constant reconstructs to itself).
+    #[cfg(test)]
+    pub(crate) fn flat(h: f32) -> Etopo {
+        Etopo {
+            path: PathBuf::from("flat"),
+            nlon: 8,
+            nlat: 5,
+            lon0: 0.0,
+            dlon: 45.0,
+            lat0: -90.0,
+            dlat: 45.0,
+            data: vec![h; 40],
+            fill_count: 0,
+        }
+    }
+
     /// [`Etopo::relief_grid`] as the plain 3×3 walk over `node` (the test's reference).
     #[cfg(test)]
     fn relief_grid_direct(&self) -> Vec<f32> {

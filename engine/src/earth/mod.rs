@@ -19,6 +19,7 @@ pub mod netcdf;
 mod netcdf_fuzz;
 pub mod tile;
 pub mod water;
+mod water_mask;
 
 pub use derive::Source;
 pub use etopo::{etopo_path, Etopo, EtopoError};

@@ -1,4 +1,4 @@
-//! Tests of `residency.rs`: waiting and non-waiting frames, stand-ins, replacement, priority
+//! Tests of `residency/` (`TileStream`): waiting and non-waiting frames, stand-ins, replacement, priority
 //! order after a turn, fades, failures.
 use super::*;
 use crate::params::STREAM_CUT_WINDOW_MAX_S;

@@ -5,6 +5,18 @@
 //! the CBT update (`cbt.*`) → the publish (`publish.clear` … `publish.resolve`) → the
 //! atmosphere's LUTs (`atmos.*`) → `shade.terrain` (and `shade.aov` on request). Owns every
 //! persistent GPU resource of the planet.
+//!
+//! Beside it: what a caller sets up and asks for (`options.rs`), what a frame reports
+//! (`stats.rs`), the clock (`clock.rs`), and the drawn set `prepare` keeps from the stream's
+//! frame (`drawn.rs`).
+
+mod clock;
+mod drawn;
+mod options;
+mod stats;
+
+pub use options::{default_gpu_tiles_per_frame, FrameRequest, RendererOptions};
+pub use stats::{PrepareTimes, RenderStats};
 
 use crate::atlas::slots::{Residency, ResidentTile};
 use crate::atlas::{SurfaceBindings, TileAtlas};
@@ -13,130 +25,28 @@ use crate::camera::ViewCamera;
 use crate::cbt::gpu::debug::{declare_debug_edges, declare_debug_raster, MeshStyle};
 use crate::cbt::gpu::mesh::GpuMesh;
 use crate::cbt::gpu::record::ViewPose;
-use crate::cbt::params::CbtParams;
-use crate::cbt::update::MeshStats;
 use crate::debug_view::DebugView;
 use crate::earth::gpu_budget::BudgetState;
 use crate::earth::gpu_feed::GpuTileMaker;
-use crate::exposure::{Exposure, ExposureMode};
+use crate::exposure::Exposure;
 use crate::frame_constants::{FrameConstantBuffers, FrameConstants};
 use crate::params::{LAST_STORED_LEVEL, MAX_LEVEL};
 use crate::planet::{Body, TileId};
-use crate::publish::{declare_publish, PublishMode, PublishOptions};
+use crate::publish::{declare_publish, PublishMode};
 use crate::shade::{declare_aov, declare_terrain};
 use crate::source::TileSource;
 use crate::stream::envelope::{FeedMeter, LocalFetch};
-use crate::stream::residency::{ResidencyReport, TileStream};
+use crate::stream::residency::TileStream;
 use crate::stream::WantedSet;
 use crate::surface::LodParams;
+use clock::FrameClock;
 use framegraph::{BufferRef, Context, Graph, ImageRef};
 use glam::DVec3;
+use stats::Lap;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 pub type Result<T, E = RenderError> = std::result::Result<T, E>;
-
-/// How the planet frame is set up.
-#[derive(Clone, Copy, Debug)]
-pub struct RendererOptions {
-    /// Tile slots (TERRAIN.md §2: 1,024); +64 reserved pages.
-    pub slots: u32,
-    /// Bisector pool capacity.
-    pub pool_capacity: u32,
-    /// A frame waits for all the tiles it wants (synchronous residency).
-    pub wait_for_tiles: bool,
-    /// Payloads a frame fetches when it does not wait (0: none — a frame whose graph is only
-    /// inspected, whose shape does not depend on which tiles are resident).
-    pub fetch_per_frame: usize,
-    /// Payloads landing per frame when frames do not wait (the rest land in later frames,
-    /// by priority).
-    pub max_uploads: usize,
-    /// Tiles a non-waiting frame makes on the GPU (`earth::gpu_feed`) when its source has the
-    /// Earth's grids; 0: the source's CPU workers make them. A waiting frame (`render`, the
-    /// bench's accuracy views) always fetches from the source.
-    pub gpu_tiles_per_frame: usize,
-    /// GPU ms a frame may spend making tiles while the view has what it needs (measured per
-    /// class from the `tiles.*` nodes' timestamps: [`PlanetRenderer::observe_gpu_times`]); it
-    /// grows while the view misses tiles (`earth::gpu_budget`).
-    pub gpu_tile_budget_ms: f64,
-    pub cbt: CbtParams,
-    pub publish: PublishOptions,
-    /// Fixed, or adapted to the image (`crate::exposure`).
-    pub exposure: ExposureMode,
-}
-
-impl RendererOptions {
-    /// Defaults sized from the device: the storage-buffer range bounds the pool.
-    pub fn for_device(ctx: &Context) -> RendererOptions {
-        RendererOptions {
-            slots: crate::params::STREAM_SLOTS as u32,
-            pool_capacity: crate::cbt::gpu::device_capacity(ctx),
-            wait_for_tiles: true,
-            fetch_per_frame: crate::stream::residency::DEFAULT_FETCH_PER_FRAME,
-            max_uploads: crate::stream::residency::DEFAULT_MAX_UPLOADS,
-            gpu_tiles_per_frame: default_gpu_tiles_per_frame(ctx),
-            gpu_tile_budget_ms: crate::earth::gpu_feed::DEFAULT_GPU_TILE_BUDGET_MS,
-            cbt: CbtParams::default(),
-            publish: PublishOptions::default(),
-            exposure: ExposureMode::default(),
-        }
-    }
-}
-
-/// Tiles per frame made on the GPU by default: on a GPU with f64 shaders, the GPU (the H200
-/// makes 3,000–9,000 tiles/s against about 8 per second per CPU core); on a CPU device
-/// (lavapipe, 1–3 tiles/s) none: its CPU workers make them faster than its emulated GPU.
-pub fn default_gpu_tiles_per_frame(ctx: &Context) -> usize {
-    let cpu = ctx.info.kind == ash::vk::PhysicalDeviceType::CPU;
-    if ctx.info.shader_float64 && !cpu {
-        crate::earth::gpu_feed::DEFAULT_GPU_TILES_PER_FRAME
-    } else {
-        0
-    }
-}
-
-/// What one frame shows: the camera, the frame slot it runs in, the debug view, and whether
-/// `shade.aov` is wanted.
-#[derive(Clone, Copy, Debug)]
-pub struct FrameRequest {
-    pub cam: ViewCamera,
-    /// `Executor::begin_frame`'s slot.
-    pub frame_slot: usize,
-    pub view: DebugView,
-    pub aov: bool,
-}
-
-/// What the last frame did, for HUDs and `--stats`.
-#[derive(Clone, Debug, Default)]
-pub struct RenderStats {
-    pub residency: ResidencyReport,
-    pub uploaded_tiles: u32,
-    /// The mesh counters of the frame slot's last frame (frames in flight old).
-    pub mesh: MeshStats,
-    /// Resident tiles still fading in or cross-fading.
-    pub fading: u32,
-    /// Tile failures as reported (each tile once), oldest first; the caller may drain it.
-    pub failures: Vec<String>,
-    /// Wall seconds the frame spent fetching tiles in this thread (synchronous residency).
-    pub fetch_s: f64,
-    /// Host ms of the last `prepare`, step by step.
-    pub prepare: PrepareTimes,
-}
-
-/// Host ms of one [`PlanetRenderer::prepare`], by step (the bench reports them per frame).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct PrepareTimes {
-    /// The feed meter, and the GPU tiles' harvest and plan.
-    pub feed_ms: f64,
-    /// Streaming: the wanted set, the slot plan, fetches, the resident set and its fades.
-    pub stream_ms: f64,
-    /// The frame constants and the atmosphere's, written to the frame slot.
-    pub constants_ms: f64,
-    /// Slot records, lookup hash and payloads staged (`TileAtlas::prepare`).
-    pub records_ms: f64,
-    /// The mesh counters read back and the update planned (`GpuMesh::prepare`).
-    pub mesh_ms: f64,
-}
 
 pub struct PlanetRenderer {
     pub body: Body,
@@ -177,35 +87,6 @@ pub struct PlanetRenderer {
     /// Fixed sun direction (world), or None: a sun 30° high in the south-east of wherever the
     /// camera is: with no time of day, this keeps relief readable everywhere.
     pub sun: Option<DVec3>,
-}
-
-/// The renderer's time: wall time, or a fixed period per frame.
-struct FrameClock {
-    now: f64,
-    last_wall: std::time::Instant,
-    /// Wall seconds between the last two ticks.
-    wall_dt: f64,
-    period: Option<f64>,
-}
-
-impl FrameClock {
-    fn new() -> FrameClock {
-        FrameClock {
-            now: 0.0,
-            last_wall: std::time::Instant::now(),
-            wall_dt: 0.0,
-            period: None,
-        }
-    }
-
-    /// Advance by one frame: the fixed period, or the wall time since the last tick.
-    fn tick(&mut self) {
-        let wall = std::time::Instant::now();
-        let dt = (wall - self.last_wall).as_secs_f64();
-        self.last_wall = wall;
-        self.wall_dt = dt;
-        self.now += self.period.unwrap_or(dt);
-    }
 }
 
 impl PlanetRenderer {
@@ -380,91 +261,6 @@ impl PlanetRenderer {
     /// None returns to wall time. The clock stays continuous across the switch.
     pub fn set_frame_period(&mut self, period_s: Option<f64>) {
         self.clock.period = period_s.filter(|p| p.is_finite() && *p > 0.0);
-    }
-
-    /// Streaming for this camera: evictions, then uploads (new tiles and same-slot
-    /// replacements); fades from arrival times, cross-fades from replacement times.
-    fn update_residency(&mut self, cam: &ViewCamera) {
-        let now = self.clock.now;
-        // The store rewritten underneath (a concurrent `planetfall bake`): the source has
-        // forgotten its old copies; the stream asks again and replaces them in their slots.
-        let changed = self.source.updated_underneath();
-        if !changed.is_empty() {
-            let n = self.stream.refresh(&changed);
-            log::info!(
-                "tile store: {} tiles rewritten underneath, {n} resident ones replaced",
-                changed.len()
-            );
-        }
-        if std::mem::take(&mut self.cut_next) {
-            self.stream.cut(now);
-        }
-        let fr = self.stream.update(cam, now, self.source.as_ref());
-        // Last frame's arrivals are placed by this frame's `stream.place`: drawn from now on.
-        let arrived = !self.incoming.is_empty();
-        for t in self.incoming.drain(..) {
-            self.resident.insert(t.id, t);
-        }
-        for e in &fr.evictions {
-            self.resident.remove(&e.tile);
-        }
-        // Until something is drawn (the first frame) arrivals show at once; after that they
-        // land during this frame and show in the next (`TileAtlas`: the upload overlaps the
-        // frame's rendering).
-        let at_once = self.resident.is_empty();
-        let mut surface_changed = arrived || !fr.evictions.is_empty();
-        for u in &fr.uploads {
-            let t = match self.resident.get(&u.tile) {
-                Some(old) if u.replaces => old.replaced(u.page, u.data.clone()),
-                _ => ResidentTile::new(u.tile, u.slot, u.page, 0.0, u.data.clone(), self.body),
-            };
-            if at_once {
-                self.resident.insert(u.tile, t);
-                surface_changed = true;
-            } else {
-                self.incoming.push(t);
-            }
-        }
-        let table = self.stream.table();
-        let mut fading = 0;
-        // Whether any drawn tile's weights or payloads changed (fades, cross-fades ending).
-        let mut weights_changed = false;
-        for t in self.resident.values_mut() {
-            // Arrivals fade in over 0.5 s against their parent (TERRAIN.md §5), also when the
-            // frame waited for them: a tile appearing at full weight is a pop.
-            let fade = if t.id.level == 0 {
-                1.0
-            } else {
-                table.fade(t.slot, now) as f32
-            };
-            weights_changed |= fade != t.fade;
-            t.fade = fade;
-            if t.from.is_some() {
-                t.xfade = table.xfade(t.slot, now) as f32;
-                if table.slot(t.slot).from.is_none() {
-                    t.end_crossfade();
-                }
-                weights_changed = true;
-            }
-            fading += (t.fade < 1.0 || t.from.is_some()) as u32;
-        }
-        self.stats.fading = fading;
-        if surface_changed || fading > 0 {
-            self.surface_generation += 1;
-        }
-        self.stats.failures.extend(fr.failures);
-        let over = self.stats.failures.len().saturating_sub(64);
-        self.stats.failures.drain(..over);
-        // The drawn set is rebuilt only when it changed: a still frame keeps it (and the
-        // atlas then finds its records unchanged).
-        if surface_changed || weights_changed || self.residency.tiles.len() != self.resident.len() {
-            let mut tiles: Vec<ResidentTile> = self.resident.values().cloned().collect();
-            tiles.sort_by_key(|t| t.slot);
-            self.residency = Residency::new(tiles);
-            self.residency_generation += 1;
-        }
-        self.stats.residency = fr.report;
-        self.wanted = fr.wanted;
     }
 
     /// The host work of one frame, before its graph is declared: tick the clock, stream
@@ -651,23 +447,6 @@ impl PlanetRenderer {
     }
 }
 
-/// Host milliseconds between successive calls.
-struct Lap(std::time::Instant);
-
-impl Lap {
-    fn start() -> Lap {
-        Lap(std::time::Instant::now())
-    }
-
-    /// Milliseconds since the last call (or the start).
-    fn ms(&mut self) -> f64 {
-        let now = std::time::Instant::now();
-        let ms = (now - self.0).as_secs_f64() * 1e3;
-        self.0 = now;
-        ms
-    }
-}
-
 /// A key of what the mesh update reads besides the view: the frame constants, less what only
 /// shading reads (the clock, the sun), and the resident surface's generation.
 fn mesh_inputs(consts: &FrameConstants, surface_generation: u64) -> u64 {
@@ -701,23 +480,4 @@ pub enum RenderError {
     Setup(String),
     #[error("the planet frame was declared before it was prepared")]
     NotPrepared,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::FrameClock;
-
-    #[test]
-    fn a_fixed_period_clock_advances_by_the_period_and_stays_continuous() {
-        let mut c = FrameClock::new();
-        c.period = Some(0.25);
-        for _ in 0..4 {
-            c.tick();
-        }
-        assert_eq!(c.now, 1.0);
-        // Back to wall time: it goes on from where it was, by a small wall step.
-        c.period = None;
-        c.tick();
-        assert!(c.now >= 1.0 && c.now < 1.5, "{}", c.now);
-    }
 }
