@@ -16,7 +16,9 @@
 //! its outline the ray grazes the surface (c → 0): a millimetre's change of the rock moves the
 //! hit along the ray by centimetres but the rock's image by a fraction of a pixel, and read
 //! with c = ray · up it would count as tens of pixels. Looking straight at a surface (c = 1),
-//! its move along the ray shifts nothing sideways. Where something nearer now hides P, the hiding point is
+//! its move along the ray shifts nothing sideways. A point is also matched against each of the
+//! four current pixels around q, since interpolating across a small depth step gives a
+//! distance no surface has ([`pop_at_corners`]). Where something nearer now hides P, the hiding point is
 //! measured against the previous frame too and the smaller pop counts: parallax occlusion by
 //! a surface that was already there is no pop. Pixels at depth discontinuities — a sky
 //! 4-neighbour, or a second difference of 1/distance above [`EDGE_TAU`] of its value, in
@@ -259,6 +261,38 @@ fn normal_at(cam: &ViewCamera, d: &[Option<f64>], i: usize) -> Option<DVec3> {
     Some(if n.dot(toward) < 0.0 { -n } else { n })
 }
 
+/// The smallest pop that explains P by one of the current pixels `quad` around its position
+/// `q` (index space): P seen inside that pixel's footprint, off the pixel's own sample by the
+/// along-ray change there, plus how far q lies outside the footprint. Where a depth step too
+/// small for [`EDGE_TAU`] crosses the quad (ground a few metres behind a rock's outline), the
+/// 1/distance interpolated across it belongs to no surface: a ground point that the rock now
+/// hides, or that is still seen beside it, reads as a jump of metres, and the hiding point
+/// taken at that interpolated distance hangs in mid-air, so parallax occlusion counts tens of
+/// pixels (`parallax_behind_a_rocks_low_outline_is_no_pop`). A surface that did change
+/// changes at every corner, so this lowers its pop by at most the half pixel to a footprint.
+#[allow(clippy::too_many_arguments)]
+fn pop_at_corners(
+    cam: &ViewCamera,
+    cur: &[Option<f64>],
+    quad: [usize; 4],
+    (qx, qy): (f64, f64),
+    v: DVec3,
+    n: DVec3,
+    pa: f64,
+) -> f64 {
+    let w = cam.width as usize;
+    let outside = |a: f64| (a.abs() - 0.5).max(0.0);
+    let mut best = f64::INFINITY;
+    for j in quad {
+        let Some(d) = cur[j] else { continue };
+        let (cx, cy) = ((j % w) as f64, (j / w) as f64);
+        let off = outside(qx - cx).hypot(outside(qy - cy));
+        let ray = engine::reference::pixel_ray(cam, cx + 0.5, cy + 0.5);
+        best = best.min(off + pop_px(d - v.dot(ray), v, n, pa));
+    }
+    best
+}
+
 /// The comparison over `rows` (pop.rs header). Forward: each previous surface point away from
 /// edges, found again in the current frame (pop) or gone to sky (coverage). Reverse: each
 /// current surface point away from edges that the previous frame saw as sky (coverage) — the
@@ -327,7 +361,11 @@ fn compare_rows(
             let normal = |cam: &ViewCamera, d: &[Option<f64>], j: usize, at: DVec3| {
                 normal_at(cam, d, j).unwrap_or_else(|| at.normalize())
             };
-            let mut pop = pop_px(delta, v, normal(prev_cam, prev, i, p), pa);
+            let n = normal(prev_cam, prev, i, p);
+            let mut pop = pop_px(delta, v, n, pa);
+            if pop > 0.5 {
+                pop = pop.min(pop_at_corners(cur_cam, cur, quad, (qx, qy), v, n, pa));
+            }
             if delta < 0.0 {
                 // Something nearer hides P now. Parallax occlusion if that surface point Q was
                 // already there in the previous frame: its own change against the previous
@@ -456,6 +494,55 @@ mod tests {
         let c = change(&cam, &a, &cam, &boulder(&cam, 6.0, 0.65));
         assert!(grown_px(0.15) > 6.0, "{}", grown_px(0.15));
         assert!(c.max_px > 3.0 && c.over_1px > 100, "a grown boulder: {c:?}");
+    }
+
+    /// Two 64×64 px windows of an H200 descent (1920×1080, binary 4a689ab, frames 102 → 103
+    /// of `bench --flights descent` over the Khumbu: 20.0 → 17.5 m above the ground; rendered
+    /// with `render --lat 27.90 --lon 86.83 --alt … --heading 10 --pitch … --fov 60
+    /// --depth-out`), laid into otherwise empty frames: ground ~49 m away behind a rock's back
+    /// outline, a step of 9 % (under [`EDGE_TAU`]). As the camera sinks, the rock rises over
+    /// the ground behind it by a few pixels: parallax occlusion, no pop.
+    #[test]
+    fn parallax_behind_a_rocks_low_outline_is_no_pop() {
+        let (w, h, s) = (1920usize, 1080usize, 64usize);
+        let bytes = include_bytes!("testdata/descent-102-103-khumbu.bin");
+        let f: Vec<f32> = bytes
+            .chunks(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let frame = |window: &[f32], (x0, y0): (usize, usize)| {
+            let mut d = vec![None; w * h];
+            for y in 0..s {
+                for x in 0..s {
+                    let v = window[y * s + x];
+                    d[(y0 + y) * w + x0 + x] = (v > 0.0).then_some(v as f64);
+                }
+            }
+            d
+        };
+        let (a, b) = (
+            frame(&f[..s * s], (700, 484)),
+            frame(&f[s * s..], (696, 447)),
+        );
+        let r = engine::params::EARTH_RADIUS_M;
+        let cam = |agl: f64, pitch: f64| {
+            ViewCamera::geo(
+                27.90,
+                86.83,
+                r + 5712.85 + agl,
+                10.0,
+                pitch,
+                60.0,
+                1920,
+                1080,
+            )
+        };
+        let (ca, cb) = (cam(20.0, -21.428571), cam(17.467, -20.756303));
+        let c = change(&ca, &a, &cb, &b);
+        // Read across the step, the ground points behind the rock counted up to 21 px (72 over
+        // 1 px); matched to the pixels around them, they do not move.
+        assert!(c.compared > 3000, "{c:?}");
+        assert!(c.max_px < 1.0 && c.over_1px == 0, "{c:?}");
     }
 
     #[test]
