@@ -23,12 +23,21 @@ layout(set = 0, binding = 2, rgba32ui) uniform writeonly uimage2D hits;
 // Per pool entry, the last frame whose visibility buffer the leaf won a pixel of: the next
 // frame's raster.compute.early draws those leaves first (occlusion culling).
 layout(std430, set = 0, binding = 3) writeonly buffer Seen { uint frame[]; } seen;
-// flags bit 0: no surface correction; frame_stamp: this frame's stamp for `seen` (0: none).
+// flags bit 0: no surface correction; bits 8–23: samples of the march back along a grazing ray
+// (0: none); frame_stamp: this frame's stamp for `seen` (0: none).
 layout(push_constant) uniform Push { uint flags; uint frame_stamp; } pc;
 
 #define CORRECT_ABS_M 1.0
 #define CORRECT_REL 1e-4
 #define CORRECT_MAX_REL 0.1
+// Detail a leaf's chord may pass under: at most MARCH_EDGE_SHARE of its longest edge (what its
+// edge-midpoint residuals cannot see is narrower than an edge, and no detail is taller than
+// 0.9 of its half-width: rocks, and bands capped at 0.30 of their wavelength, TERRAIN.md §6),
+// and never more than the tallest rock, m.
+#define MARCH_HEIGHT_M 2.0
+#define MARCH_EDGE_SHARE 0.5
+// Sample spacing along the ray: under the narrowest hidden rock's width (1.3 m), m.
+#define MARCH_STEP_M 0.5
 
 vec3 corner(Bisector b, uint k) { return vec3(b.positions[3u * k], b.positions[3u * k + 1u], b.positions[3u * k + 2u]); }
 
@@ -177,6 +186,48 @@ bool correct_along_ray(vec3 d, uint face, ivec2 X, float trigger, inout RayPoint
     return false;
 }
 
+// The chord can pass under detail the mesh does not resolve (rocks, bands finer than its leaves).
+// A grazing ray then passes over the near chords and hits one behind; the search above finds the
+// root beside that chord, at the far side of the detail, while the surface rose above the ray
+// earlier: the pixel sees the ground behind a rock. Where such detail (at most `hidden` metres
+// over the chord) could lie on the ray within the search's reach before p, sample the ray from
+// the camera's side of that window toward p, about every MARCH_STEP_M; at the first sample
+// below the surface the entry is bracketed, and regula falsi (Illinois) finds it.
+bool march_back(vec3 d, uint face, ivec2 X, uint max_samples, float hidden, bool exhaustive, inout RayPoint p) {
+    float rate = abs(dot(d, local_up(slots.s[p.fs], p.ab)));
+    float w = min(CORRECT_MAX_REL * p.t, hidden / max(rate, 1e-6));
+    uint samples = exhaustive ? max_samples : min(max_samples, uint(ceil(w / MARCH_STEP_M)));
+    if (samples < 2u) return false;
+    float step = w / float(samples);
+    RayPoint a = ray_point(d, p.t - w, face, X);
+    if (a.f <= 0.0) return false;   // already below the surface: the entry is beyond reach
+    for (uint k = 1u; k < samples; ++k) {
+        RayPoint b = ray_point(d, p.t - w + step * float(k), face, X);
+        if (b.f > 0.0) { a = b; continue; }
+        float fa = a.f, fb = b.f;
+        RayPoint best = -b.f < a.f ? b : a;
+        int side = 0;
+        for (int it = 0; it < 6; ++it) {
+            float tc = (a.t * fb - b.t * fa) / (fb - fa);
+            RayPoint c = ray_point(d, tc, face, X);
+            if (abs(c.f) < abs(best.f)) best = c;
+            if (abs(c.f) < 1e-3 * max(1.0, 1e-4 * tc)) break;
+            if (c.f > 0.0) {
+                a = c; fa = c.f;
+                if (side == 1) fb *= 0.5;
+                side = 1;
+            } else {
+                b = c; fb = c.f;
+                if (side == -1) fa *= 0.5;
+                side = -1;
+            }
+        }
+        p = best;
+        return true;
+    }
+    return false;
+}
+
 // Normal from the blended surface's gradient (per texel of the finest tile) carried into 3D
 // through the chart's Jacobian, measured with two forward evaluations (no Newton steps):
 // ∂p/∂a = (R+h)·(e1 − up·(up·e1))/S + (∂h/∂a)·up, likewise b.
@@ -237,6 +288,19 @@ void main() {
     if ((pc.flags & 1u) == 0u && abs(p.f) > trigger
         && correct_along_ray(d, face, X, trigger, p)) {
         flags |= HIT_CORRECTED;
+    }
+    uint march = (pc.flags >> 8u) & 0xffffu;
+    if ((pc.flags & 1u) == 0u && march > 0u) {
+        vec3 c0 = corner(b, 0u), c1 = corner(b, 1u), c2 = corner(b, 2u);
+        float edge = sqrt(max(max(dot(c1 - c0, c1 - c0), dot(c2 - c1, c2 - c1)), dot(c0 - c2, c0 - c2)));
+        // Bit 24 (a reference for comparisons): the tallest detail under every leaf, sampled
+        // `march` times whatever the spacing.
+        bool exhaustive = (pc.flags & (1u << 24u)) != 0u;
+        float hidden = exhaustive ? MARCH_HEIGHT_M : min(MARCH_HEIGHT_M, MARCH_EDGE_SHARE * edge);
+        // Hidden detail under a pixel tall changes nothing the image can show.
+        if (hidden > p.t * frame.pixel_angle && march_back(d, face, X, march, hidden, exhaustive, p)) {
+            flags |= HIT_CORRECTED;
+        }
     }
     vec3 n = surface_normal(p);
     if (water_weight(slots.s[p.fs], p.st) > 0.5) flags |= HIT_WATER;

@@ -43,6 +43,10 @@ pub struct GpuArgs {
     /// drawn in one pass: faster on the H200, docs/bench.md "Occlusion culling").
     #[arg(long, env = "PLANETFALL_OCCLUSION", default_value = "off", value_parser = parse_on_off, action = clap::ArgAction::Set)]
     pub occlusion: bool,
+    /// Samples `publish.resolve` takes back along a grazing ray for detail the mesh's chords
+    /// pass under (0: none; a tuning knob) [default: engine::publish::RESOLVE_MARCH_SAMPLES].
+    #[arg(long, env = "PLANETFALL_RESOLVE_MARCH")]
+    pub resolve_march: Option<u32>,
 }
 
 pub fn parse_on_off(s: &str) -> Result<bool, String> {
@@ -71,6 +75,8 @@ static PUBLISH: std::sync::OnceLock<PublishMode> = std::sync::OnceLock::new();
 static RASTER_MAX_BOX: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
 /// `--occlusion` as the last context was made with it.
 static OCCLUSION: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+/// `--resolve-march` as the last context was made with it.
+static RESOLVE_MARCH: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
 /// `--exposure` as the last context was made with it.
 static EXPOSURE: std::sync::OnceLock<engine::exposure::ExposureMode> = std::sync::OnceLock::new();
 
@@ -98,6 +104,9 @@ pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     if let Some(px) = RASTER_MAX_BOX.get().copied().flatten() {
         o.publish.max_box_px = px;
     }
+    if let Some(n) = RESOLVE_MARCH.get().copied().flatten() {
+        o.publish.march_samples = n;
+    }
 }
 
 /// Tiles a non-waiting frame makes on the GPU on `ctx`: `--gpu-tiles`, or the device default.
@@ -124,6 +133,7 @@ impl GpuArgs {
         let _ = RASTER_MAX_BOX.set(self.raster_max_box);
         let _ = EXPOSURE.set(self.exposure);
         let _ = OCCLUSION.set(self.occlusion);
+        let _ = RESOLVE_MARCH.set(self.resolve_march);
         let opts = ContextOptions {
             validation: self.validation,
             device: self.device.clone(),
