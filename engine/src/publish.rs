@@ -198,7 +198,10 @@ pub fn declare_publish(
         .read("vis", r.vis)
         .write("hits", &mut hits)
         .write("seen", &mut seen)
-        .push(&[opts.no_correction as u32 | (opts.march_samples & 0x1_ffff) << 8, stamp])
+        .push(&[
+            opts.no_correction as u32 | (opts.march_samples & 0x1_ffff) << 8,
+            stamp,
+        ])
         .dispatch_threads([w, h, 1]);
     Published {
         hits,
