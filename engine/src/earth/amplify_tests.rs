@@ -647,7 +647,6 @@ fn amplified_lakes_follow_a_smooth_shore_and_land_stays_above_them() {
     assert!(worst < 0.2, "shore {worst} L9 texels off the straight line");
 }
 
-
 #[test]
 fn bare_ground_is_rough_at_a_metre_and_sediment_flats_are_not() {
     // The metre-scale bands take the full weight and a ridged shape on ground that carries
