@@ -18,11 +18,14 @@ const double BAND_AMPLITUDE = 0.10lf;
 const double BAND_CAP = 0.30lf;
 const double FULL_SLOPE = 0.3lf;
 const double FLAT_WEIGHT = 0.3lf;
-const uint FIRST_BARE_BAND = 13u;
+const uint FIRST_BARE_BAND = 14u;
 const double CURVATURE_LAPLACIAN_TEXELS = 0.25lf;
 const double REGION_CELL_M = 20000.0lf;
 const double GULLY_STRETCH = 4.0lf;
-const double ROCK_CELL_M = 8.0lf;
+const double ROCK_CELL_M = 6.0lf;
+const int ROCKS_PER_CELL = 2;
+const double ROCK_MIN_RADIUS_M = 0.64lf;
+const double ROCK_MAX_RADIUS_M = 2.0lf;
 const double ROCK_OCCUPANCY = 0.35lf;
 const double ROCK_MIN_GROUND_M = 2.0lf;
 const double ROCK_MAX_SLOPE = 1.0lf;
@@ -152,6 +155,7 @@ struct RockT {
     double aspect;
     double burial;
     uint64_t shape_hash;
+    uint64_t salt;
     dvec3 long_axis;
     dvec3 short_axis;
     dvec4 facets[ROCK_FACETS];
@@ -159,8 +163,9 @@ struct RockT {
 
 // rock_in_cell's position, size and burial; false: the cell holds no rock (empty, or the
 // rock's centre on the datum sphere lies in another cell).
-bool rock_in_cell(int64_t x, int64_t y, int64_t z, out RockT rock) {
-    uint64_t h = hash3(x, y, z, SEED_ROCK);
+bool rock_in_cell(int64_t x, int64_t y, int64_t z, int k, out RockT rock) {
+    uint64_t salt = uint64_t(k) << 32ul;
+    uint64_t h = hash3(x, y, z, SEED_ROCK ^ salt);
     precise double u[5];
     for (int k = 0; k < 5; k++) {
         u[k] = double((h >> uint64_t(k * 12)) & 0xffful) / 4096.0lf;
@@ -174,8 +179,8 @@ bool rock_in_cell(int64_t x, int64_t y, int64_t z, out RockT rock) {
     if (home != dvec3(double(x), double(y), double(z))) {
         return false;
     }
-    precise double radius = ROCK_CELL_M * (0.08lf + 0.17lf * u[4]);
-    uint64_t s = hash3(x, y, z, SEED_ROCK_SHAPE);
+    precise double radius = ROCK_MIN_RADIUS_M + (ROCK_MAX_RADIUS_M - ROCK_MIN_RADIUS_M) * u[4];
+    uint64_t s = hash3(x, y, z, SEED_ROCK_SHAPE ^ salt);
     precise double aspect = 1.0lf + (ROCK_MAX_ASPECT - 1.0lf) * bits10(s, 0);
     precise double b = bits10(s, 2);
     precise double burial = 0.15lf + 0.55lf * (b * b * b);
@@ -187,6 +192,7 @@ bool rock_in_cell(int64_t x, int64_t y, int64_t z, out RockT rock) {
     rock.aspect = aspect;
     rock.burial = burial;
     rock.shape_hash = s;
+    rock.salt = salt;
     return true;
 }
 
@@ -202,8 +208,8 @@ void rock_shape_of(int64_t x, int64_t y, int64_t z, inout RockT rock) {
     precise dvec3 short_axis = a.x * e2 - a.y * e1;
     rock.long_axis = long_axis;
     rock.short_axis = short_axis;
-    uint64_t stream[3] = uint64_t[3](s, hash3(x, y, z, SEED_ROCK_FACET),
-        hash3(x, y, z, SEED_ROCK_FACET + 1ul));
+    uint64_t stream[3] = uint64_t[3](s, hash3(x, y, z, SEED_ROCK_FACET ^ rock.salt),
+        hash3(x, y, z, (SEED_ROCK_FACET + 1ul) ^ rock.salt));
     const dvec2 side[4] = dvec2[4](dvec2(1.0lf, 0.0lf), dvec2(0.0lf, 1.0lf), dvec2(-1.0lf, 0.0lf),
         dvec2(0.0lf, -1.0lf));
     for (int k = 0; k < ROCK_FACETS; k++) {
@@ -269,12 +275,14 @@ double rock_height(uint level, uint face, dvec3 dir) {
     precise dvec3 p = dir * pc.radius / ROCK_CELL_M;
     precise dvec3 c = floor(p);
     precise double top = 0.0lf;
-    for (int k = 0; k < 27; k++) {
+    // The tallest wins whatever the order: the cells' candidates in any order.
+    for (int m = 0; m < 27 * ROCKS_PER_CELL; m++) {
+        int k = m / ROCKS_PER_CELL;
         int64_t x = int64_t(c.x) + int64_t(k % 3 - 1);
         int64_t y = int64_t(c.y) + int64_t((k / 3) % 3 - 1);
         int64_t z = int64_t(c.z) + int64_t(k / 9 - 1);
         RockT rock;
-        if (!rock_in_cell(x, y, z, rock)) {
+        if (!rock_in_cell(x, y, z, m % ROCKS_PER_CELL, rock)) {
             continue;
         }
         precise double ra = sqrt(rock.aspect);

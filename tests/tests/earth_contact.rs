@@ -3,8 +3,8 @@
 //! textured in light and shadow, measured by an independent image metric (the mean absolute
 //! 3×3 luminance Laplacian over the lower half of the frame; a flat shade scores 0); the
 //! depth varies at metre scale (the relative second difference of 1/distance along image
-//! columns, against the same view drawn from the data alone, L0–L9: more than it, though not
-//! yet the 3× the contact goal asks, see docs/bench.md); and the CPU ground query
+//! columns, against the same view drawn from the data alone, L0–L9: at least 3× it); and the
+//! CPU ground query
 //! at L18 agrees with the rendered depth under a 2 m camera looking straight down.
 
 use engine::camera::ViewCamera;
@@ -161,10 +161,10 @@ fn contact_views_are_textured_and_the_khumbu_depth_varies_at_metre_scale() {
     );
     assert!(lk >= 1.5, "Khumbu 2 m is textured: {lk:.2}");
     assert!(lc >= 1.5, "Grand Canyon 50 m is textured: {lc:.2}");
-    // The goal is 3× the data-only figure; measured 1.5× (the valley floor's bands are
-    // a few decimetres: flat ground gets the flat weight), so this guards what amplification
-    // gives today and docs/bench.md reports the goal as not met.
-    assert!(rk >= 1.3 * r9, "metre-scale depth: {rk:.3e} vs {r9:.3e}");
+    // The contact goal: 3× the data-only figure. 1.5× while the valley floor's bands had the
+    // flat weight (L9 slope 0.035–0.08 under the full-slope weight's 0.3); bare ground's
+    // metre-scale bands now take the full weight and a ridged shape (docs/earth.md).
+    assert!(rk >= 3.0 * r9, "metre-scale depth: {rk:.3e} vs {r9:.3e}");
     assert!(l9 < 0.5, "the data alone is one flat shade at 2 m: {l9:.2}");
 }
 

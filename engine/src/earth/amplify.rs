@@ -41,7 +41,7 @@ const BAND_CAP: f64 = 0.30;
 /// on flat land (grass and sand still have texture at a metre).
 const FULL_SLOPE: f64 = 0.3;
 const FLAT_WEIGHT: f64 = 0.3;
-/// The metre-scale bands (λ ≤ 7 m on Earth) on bare ground — where boulders lie: the rock
+/// The metre-scale bands (λ ≤ 3.6 m on Earth) on bare ground — where boulders lie: the rock
 /// ramp's `ROCK_BARE_SLOPE`..`ROCK_FULL_SLOPE` — take at least the full weight and a ridged,
 /// sharp-crested shape, whatever the L9 slope: a moraine or a scree-covered valley floor is as
 /// rough at a metre as a steep face, while the 38 m slope weight alone gave the Khumbu's valley
@@ -49,16 +49,25 @@ const FLAT_WEIGHT: f64 = 0.3;
 /// barely rougher in depth than the data's (`earth_contact`). Salt flats and plains (slope
 /// under 0.005) keep the flat weight and the smooth noise. The amplitude rule and the cap are
 /// §6's: the weight stays ≤ 1.
-const FIRST_BARE_BAND: u8 = 13;
+const FIRST_BARE_BAND: u8 = 14;
 /// Curvature scale: an L9 Laplacian of a quarter texel (metres) counts as fully convex.
 const CURVATURE_LAPLACIAN_TEXELS: f64 = 0.25;
 /// The region field's lattice cell (§6: 20 km).
 const REGION_CELL_M: f64 = 20_000.0;
 /// Gullies run along the fall line: their noise is stretched this much along it.
 const GULLY_STRETCH: f64 = 4.0;
+/// Candidates per cell, each occupied at ROCK_OCCUPANCY, and their radius range. A cell keeps a
+/// candidate only if its centre lies in the cell on the datum sphere (`rock_in_cell`), which
+/// leaves about one layer of cells around the sphere: two candidates per 6 m cell cover ~9 %
+/// of bare ground, as the 8 m cells did when the layers above and below counted too (and cut
+/// their rocks off at cell boundaries). A rock's filtered footprint must stay under a cell
+/// (L13: long semi-axis √(2.5·2² + 4.77²) = 5.72 m) so that the 27 cells around a point find it.
+pub const ROCKS_PER_CELL: u64 = 2;
+const ROCK_MIN_RADIUS_M: f64 = 0.64;
+const ROCK_MAX_RADIUS_M: f64 = 2.0;
 /// Rocks: cell size on the datum sphere, the share of cells holding one (§6: 35 %), and the
 /// lowest L9 ground (metres) and steepest L9 slope a rock is accepted on.
-const ROCK_CELL_M: f64 = 8.0;
+pub const ROCK_CELL_M: f64 = 6.0;
 const ROCK_OCCUPANCY: f64 = 0.35;
 const ROCK_MIN_GROUND_M: f64 = 2.0;
 const ROCK_MAX_SLOPE: f64 = 1.0;
@@ -79,7 +88,7 @@ const ROCK_FULL_SLOPE: f64 = 0.025;
 /// levels blend in (the descent's pops were all on rock outlines). Position and the rock's own
 /// size, aspect and height stay those of the rock at every level; L18 shows it nearly
 /// unfiltered (the narrowest rocks 7 % wider). Two texels keep the volume a lattice sums within
-/// 7.2 % on every level from L13 (one texel: 37 %; none: a spike of 5× or nothing).
+/// 7.1 % on every level from L13 (one texel: 37 %; none: a spike of 5× or nothing).
 const ROCK_FILTER_TEXELS: f64 = 2.0;
 /// A rock's footprint is an ellipse up to this long over short semi-axis, cut by this many
 /// hashed planes (boulders are blocks and slabs, not domes).
@@ -103,7 +112,7 @@ pub fn max_detail_m(body: Body) -> f64 {
     let bands: f64 = (FIRST_BAND_LEVEL..=LAST_BAND_LEVEL)
         .map(|k| BAND_CAP * BAND_WAVELENGTH_TEXELS * body.texel(k))
         .sum();
-    bands + ROCK_CELL_M * 0.25 * 0.9
+    bands + ROCK_MAX_RADIUS_M * 0.9
 }
 
 #[inline]
@@ -404,12 +413,13 @@ fn rational_dir(t: f64) -> (f64, f64) {
     ((1.0 - t * t) / d, (2.0 * t) / d)
 }
 
-/// The candidate rock of cell (x, y, z) of the datum sphere's 3-D lattice, if the cell holds
-/// one (before acceptance). The cell holds it only if the rock's centre, on the datum sphere,
+/// Candidate `k` (< ROCKS_PER_CELL) of cell (x, y, z) of the datum sphere's 3-D lattice, if
+/// the cell holds it (before acceptance). The cell holds it only if the rock's centre, on the datum sphere,
 /// lies in the cell itself: then every point of its footprint (under one cell wide on every
 /// level) finds it among the 27 cells around, so no rock is cut by a cell boundary.
-pub fn rock_in_cell(body: Body, x: i64, y: i64, z: i64) -> Option<Rock> {
-    let h = hash3(x, y, z, SEED_ROCK);
+pub fn rock_in_cell(body: Body, x: i64, y: i64, z: i64, k: u64) -> Option<Rock> {
+    let salt = k << 32;
+    let h = hash3(x, y, z, SEED_ROCK ^ salt);
     let u = |k: u32| ((h >> (k * 12)) & 0xfff) as f64 / 4096.0;
     if u(0) >= ROCK_OCCUPANCY {
         return None;
@@ -420,9 +430,9 @@ pub fn rock_in_cell(body: Body, x: i64, y: i64, z: i64) -> Option<Rock> {
     if home != DVec3::new(x as f64, y as f64, z as f64) {
         return None;
     }
-    let radius = ROCK_CELL_M * (0.08 + 0.17 * u(4));
-    let s = hash3(x, y, z, SEED_ROCK_SHAPE);
-    let f = hash3(x, y, z, SEED_ROCK_FACET);
+    let radius = ROCK_MIN_RADIUS_M + (ROCK_MAX_RADIUS_M - ROCK_MIN_RADIUS_M) * u(4);
+    let s = hash3(x, y, z, SEED_ROCK_SHAPE ^ salt);
+    let f = hash3(x, y, z, SEED_ROCK_FACET ^ salt);
     let aspect = 1.0 + (ROCK_MAX_ASPECT - 1.0) * bits10(s, 0);
     let b = bits10(s, 2);
     let burial = 0.15 + 0.55 * (b * b * b);
@@ -436,7 +446,7 @@ pub fn rock_in_cell(body: Body, x: i64, y: i64, z: i64) -> Option<Rock> {
     // Facets on the four sides of the footprint, each turned up to ±44°, tilted 0.4–0.8 and
     // offset 0.75–1.25 (heights over semi-axes): they cut a shoulder or the top, never the
     // footprint inside 0.94 of its semi-axis; the highest ones cut nothing (2–4 facets show).
-    let stream = [s, f, hash3(x, y, z, SEED_ROCK_FACET + 1)];
+    let stream = [s, f, hash3(x, y, z, (SEED_ROCK_FACET + 1) ^ salt)];
     let field = |m: usize| bits10(stream[m / 6], (m % 6) as u32);
     let side = [(1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)];
     let mut facets = [[0.0; 4]; ROCK_FACETS];
@@ -577,9 +587,9 @@ pub fn rock_height(src: &impl L9Samples, body: Body, level: u8, face: Face, dir:
     let mut top: f64 = 0.0;
     for dz in -1..=1 {
         for dy in -1..=1 {
-            for dx in -1..=1 {
+            for (dx, k) in (-1..=1).flat_map(|dx| (0..ROCKS_PER_CELL).map(move |k| (dx, k))) {
                 let (x, y, z) = (c.x as i64 + dx, c.y as i64 + dy, c.z as i64 + dz);
-                let Some(rock) = rock_in_cell(body, x, y, z) else {
+                let Some(rock) = rock_in_cell(body, x, y, z, k) else {
                     continue;
                 };
                 let f = rock_filtered(&rock, body, level);

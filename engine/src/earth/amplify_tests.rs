@@ -175,20 +175,17 @@ fn fine_levels_resample_l15() {
 /// The accepted rocks of the cells under an n×n grid of L13 samples `step` apart on face `f`
 /// of the synthetic land (a rock may repeat when the grid is finer than its cells).
 fn accepted_rocks(f: Face, body: Body, n: i64, step: i64) -> impl Iterator<Item = Rock> {
-    (0..n * n).filter_map(move |k| {
+    (0..n * n).flat_map(move |k| {
         let d = dir_from_tans(
             f,
             tan_of(13, 2_000_000 + (k / n) * step),
             tan_of(13, 1_500_000 + (k % n) * step),
         );
-        let p = d * body.radius / 8.0;
-        rock_in_cell(
-            body,
-            p.x.floor() as i64,
-            p.y.floor() as i64,
-            p.z.floor() as i64,
-        )
-        .filter(|r| rock_height(&LAND, body, 13, f, r.centre) > 0.0)
+        let p = (d * body.radius / ROCK_CELL_M).floor();
+        (0..ROCKS_PER_CELL).filter_map(move |k| {
+            rock_in_cell(body, p.x as i64, p.y as i64, p.z as i64, k)
+                .filter(|r| rock_height(&LAND, body, 13, f, r.centre) > 0.0)
+        })
     })
 }
 
@@ -351,29 +348,64 @@ fn a_rock_has_its_volume_on_every_lattice() {
 
 #[test]
 fn a_rock_is_whole_on_every_level() {
-    // Every point of an accepted rock's footprint finds it (its cell is among the 27 around
-    // the point), so the surface there is at least the rock's own term: no rock is cut off by
-    // a cell boundary, on L13's widest filter as on L18.
-    let f = Face(0);
+    // Every point of a rock's footprint finds it (its cell is among the 27 around the point),
+    // so the surface there is at least the rock's own term: no rock is cut off by a cell
+    // boundary, on L13's widest filter as on L18. Candidates from all 27 cells around a grid
+    // of points, so rocks of the cells above and below the datum sphere are tried too, on
+    // face 0 and where the sphere's normal is far from every lattice axis (face 2, the
+    // Khumbu's tile).
     let body = earth();
     let mut checked = 0;
-    for rock in accepted_rocks(f, body, 40, 9) {
-        for level in [13u8, 15, 18] {
-            let fl = rock_filtered(&rock, body, level);
-            for k in 0..64 {
-                let (x, y) = rational(k);
-                let dir = beside(&rock, body, 0.97 * fl.long * x, 0.97 * fl.short * y);
-                let own = rock_bump(&rock, body, level, dir);
-                let got = rock_height(&LAND, body, level, f, dir);
-                assert!(
-                    got >= own,
-                    "L{level}: {got} under the rock's own {own} ({rock:?})"
+    for (f, i0, j0) in [
+        (Face(0), 2_000_000, 1_500_000),
+        (Face(2), 3_398_000, 2_244_000),
+    ] {
+        let mut rocks = Vec::new();
+        for k in 0..400i64 {
+            let d = dir_from_tans(
+                f,
+                tan_of(13, i0 + (k / 20) * 4),
+                tan_of(13, j0 + (k % 20) * 4),
+            );
+            let c = (d * body.radius / ROCK_CELL_M).floor();
+            for n in 0..27 * ROCKS_PER_CELL as i64 {
+                let (n, k) = (
+                    n / ROCKS_PER_CELL as i64,
+                    (n % ROCKS_PER_CELL as i64) as u64,
                 );
-                checked += 1;
+                let (x, y, z) = (
+                    c.x as i64 + n % 3 - 1,
+                    c.y as i64 + (n / 3) % 3 - 1,
+                    c.z as i64 + n / 9 - 1,
+                );
+                if let Some(r) = rock_in_cell(body, x, y, z, k) {
+                    let own = rock_bump(&r, body, 13, r.centre);
+                    if own > 0.0 && rock_height(&LAND, body, 13, f, r.centre) >= own {
+                        rocks.push(r);
+                    }
+                }
+            }
+        }
+        rocks.dedup();
+        assert!(rocks.len() > 20, "{} rocks", rocks.len());
+        for rock in rocks {
+            for level in [13u8, 15, 18] {
+                let fl = rock_filtered(&rock, body, level);
+                for k in 0..64 {
+                    let (x, y) = rational(k);
+                    let dir = beside(&rock, body, 0.97 * fl.long * x, 0.97 * fl.short * y);
+                    let own = rock_bump(&rock, body, level, dir);
+                    let got = rock_height(&LAND, body, level, f, dir);
+                    assert!(
+                        got >= own,
+                        "L{level}: {got} under the rock's own {own} ({rock:?})"
+                    );
+                    checked += 1;
+                }
             }
         }
     }
-    assert!(checked > 1000, "{checked}");
+    assert!(checked > 5000, "{checked}");
 }
 
 /// The k-th of 64 points spread over the unit disc (8 rings of 8).
@@ -539,19 +571,15 @@ fn rocks_need_a_slope_and_appear_as_it_rises() {
     let own = |r: &Rock| rock_bump(r, body, 13, r.centre);
     let steep = Incline { slope: 0.5 };
     let candidates: Vec<Rock> = (0..4000i64)
-        .filter_map(|k| {
+        .flat_map(|k| {
             let d = dir_from_tans(
                 f,
                 tan_of(13, 2_000_000 + (k / 64) * 9),
                 tan_of(13, 1_500_000 + (k % 64) * 9),
             );
-            let p = d * body.radius / 8.0;
-            rock_in_cell(
-                body,
-                p.x.floor() as i64,
-                p.y.floor() as i64,
-                p.z.floor() as i64,
-            )
+            let p = (d * body.radius / ROCK_CELL_M).floor();
+            (0..ROCKS_PER_CELL)
+                .filter_map(move |k| rock_in_cell(body, p.x as i64, p.y as i64, p.z as i64, k))
         })
         .filter(|r| rock_height(&steep, body, 13, f, r.centre) == own(r))
         .collect();
