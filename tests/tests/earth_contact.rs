@@ -4,8 +4,8 @@
 //! 3×3 luminance Laplacian over the lower half of the frame; a flat shade scores 0); the
 //! depth varies at metre scale (the relative second difference of 1/distance along image
 //! columns, against the same view drawn from the data alone, L0–L9: at least 3× it); and the
-//! CPU ground query
-//! at L18 agrees with the rendered depth under a 2 m camera looking straight down.
+//! CPU ground query at L18 agrees with the rendered depth under a 2 m camera looking straight
+//! down.
 
 use engine::camera::ViewCamera;
 use engine::earth::Tile;
@@ -248,7 +248,7 @@ fn the_drawn_ground_is_the_rendered_ground_across_a_level_boundary() {
 /// few seconds, no GPU): the same 2 m pose, rays of every 4th column of the lower half cast
 /// against the L18 surface (bilinear between its samples, as the ground query), and the same
 /// p90 relative second difference of 1/distance along columns. The rendered frame adds the
-/// mesh's own faceting on top (the data-only view scores 5.6e-4 there, a flat plane ~3e-5
+/// mesh's own faceting on top (the data-only view scores 5.6e-4 there, the L9 surface 6e-5
 /// here), so the figure to compare is this one before and after a change of the rules.
 /// `cargo test -p planetfall-tests --test earth_contact khumbu_depth_on_the_cpu -- --ignored --nocapture`
 #[test]

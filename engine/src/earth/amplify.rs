@@ -41,7 +41,7 @@ const BAND_CAP: f64 = 0.30;
 /// on flat land (grass and sand still have texture at a metre).
 const FULL_SLOPE: f64 = 0.3;
 const FLAT_WEIGHT: f64 = 0.3;
-/// The metre-scale bands (λ ≤ 3.6 m on Earth) on bare ground — where boulders lie: the rock
+/// The metre-scale bands (λ ≤ 7.2 m on Earth) on bare ground — where boulders lie: the rock
 /// ramp's `ROCK_BARE_SLOPE`..`ROCK_FULL_SLOPE` — take at least the full weight and a ridged,
 /// sharp-crested shape, whatever the L9 slope: a moraine or a scree-covered valley floor is as
 /// rough at a metre as a steep face, while the 38 m slope weight alone gave the Khumbu's valley
@@ -49,7 +49,7 @@ const FLAT_WEIGHT: f64 = 0.3;
 /// barely rougher in depth than the data's (`earth_contact`). Salt flats and plains (slope
 /// under 0.005) keep the flat weight and the smooth noise. The amplitude rule and the cap are
 /// §6's: the weight stays ≤ 1.
-const FIRST_BARE_BAND: u8 = 14;
+const FIRST_BARE_BAND: u8 = 13;
 /// Curvature scale: an L9 Laplacian of a quarter texel (metres) counts as fully convex.
 const CURVATURE_LAPLACIAN_TEXELS: f64 = 0.25;
 /// The region field's lattice cell (§6: 20 km).
