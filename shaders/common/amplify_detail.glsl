@@ -18,21 +18,29 @@ const double BAND_AMPLITUDE = 0.10lf;
 const double BAND_CAP = 0.30lf;
 const double FULL_SLOPE = 0.3lf;
 const double FLAT_WEIGHT = 0.3lf;
+const uint FIRST_BARE_BAND = 13u;
 const double CURVATURE_LAPLACIAN_TEXELS = 0.25lf;
 const double REGION_CELL_M = 20000.0lf;
 const double GULLY_STRETCH = 4.0lf;
-const double ROCK_CELL_M = 8.0lf;
+const double ROCK_CELL_M = 6.0lf;
+const int ROCKS_PER_CELL = 2;
+const double ROCK_MIN_RADIUS_M = 0.64lf;
+const double ROCK_MAX_RADIUS_M = 2.0lf;
 const double ROCK_OCCUPANCY = 0.35lf;
 const double ROCK_MIN_GROUND_M = 2.0lf;
 const double ROCK_MAX_SLOPE = 1.0lf;
 const double ROCK_BARE_SLOPE = 0.005lf;
 const double ROCK_FULL_SLOPE = 0.025lf;
 const double ROCK_FILTER_TEXELS = 2.0lf;
+const double ROCK_MAX_ASPECT = 2.5lf;
+const int ROCK_FACETS = 4;
 const double RIDGE_MEAN = 0.56lf;
 const uint64_t SEED_REGION = 0xa5a50001ul;
 const uint64_t SEED_WET = 0xa5a50002ul;
 const uint64_t SEED_BEDDING = 0xa5a50003ul;
 const uint64_t SEED_ROCK = 0xa5a50004ul;
+const uint64_t SEED_ROCK_SHAPE = 0xa5a50005ul;
+const uint64_t SEED_ROCK_FACET = 0xa5a50006ul;
 
 double texel(uint level) {
     precise double t = batch.texel0 / double(1ul << level);
@@ -111,10 +119,53 @@ double terrace(double x) {
     return t;
 }
 
-// rock_in_cell: centre direction (xyz) and radius (w); height and the occupancy draw through
-// `height` and `draw`. False: empty.
-bool rock_in_cell(int64_t x, int64_t y, int64_t z, out dvec4 rock, out double height, out double draw) {
-    uint64_t h = hash3(x, y, z, SEED_ROCK);
+// glam's cross: (y·z' − y'·z, z·x' − z'·x, x·y' − x'·y).
+dvec3 cross3(dvec3 a, dvec3 b) {
+    precise dvec3 c = dvec3(a.y * b.z - b.y * a.z, a.z * b.x - b.z * a.x, a.x * b.y - b.x * a.y);
+    return c;
+}
+
+// glam's normalize: v · (1 / |v|).
+dvec3 normalize3(dvec3 v) {
+    precise double len = sqrt(dot3(v, v));
+    precise double inv = 1.0lf / len;
+    precise dvec3 n = v * inv;
+    return n;
+}
+
+// amplify.rs bits10: uniform in [0, 1) from bits k·10.. of a hash.
+double bits10(uint64_t h, int k) {
+    precise double v = double((h >> uint64_t(k * 10)) & 0x3fful) / 1024.0lf;
+    return v;
+}
+
+// amplify.rs rational_dir: the unit vector of half-angle tangent t.
+dvec2 rational_dir(double t) {
+    precise double d = 1.0lf + t * t;
+    precise dvec2 r = dvec2((1.0lf - t * t) / d, (2.0lf * t) / d);
+    return r;
+}
+
+// A rock of amplify.rs `Rock`, its shape fields filled only once it is near (`rock_shape_of`).
+struct RockT {
+    dvec3 centre;
+    double radius;
+    double height;
+    double draw;
+    double aspect;
+    double burial;
+    uint64_t shape_hash;
+    uint64_t salt;
+    dvec3 long_axis;
+    dvec3 short_axis;
+    dvec4 facets[ROCK_FACETS];
+};
+
+// rock_in_cell's position, size and burial; false: the cell holds no rock (empty, or the
+// rock's centre on the datum sphere lies in another cell).
+bool rock_in_cell(int64_t x, int64_t y, int64_t z, int k, out RockT rock) {
+    uint64_t salt = uint64_t(k) << 32ul;
+    uint64_t h = hash3(x, y, z, SEED_ROCK ^ salt);
     precise double u[5];
     for (int k = 0; k < 5; k++) {
         u[k] = double((h >> uint64_t(k * 12)) & 0xffful) / 4096.0lf;
@@ -123,15 +174,55 @@ bool rock_in_cell(int64_t x, int64_t y, int64_t z, out dvec4 rock, out double he
         return false;
     }
     precise dvec3 c = (dvec3(double(x), double(y), double(z)) + dvec3(u[1], u[2], u[3])) * ROCK_CELL_M;
-    precise double len = sqrt(dot3(c, c));
-    precise double inv = 1.0lf / len;
-    precise dvec3 n = c * inv;
-    precise double radius = ROCK_CELL_M * (0.08lf + 0.17lf * u[4]);
-    precise double hh = radius * (0.4lf + 0.5lf * (double(h >> 60ul) / 16.0lf));
-    rock = dvec4(n, radius);
-    height = hh;
-    draw = u[0];
+    precise dvec3 n = normalize3(c);
+    precise dvec3 home = floor(n * pc.radius / ROCK_CELL_M);
+    if (home != dvec3(double(x), double(y), double(z))) {
+        return false;
+    }
+    precise double radius = ROCK_MIN_RADIUS_M + (ROCK_MAX_RADIUS_M - ROCK_MIN_RADIUS_M) * u[4];
+    uint64_t s = hash3(x, y, z, SEED_ROCK_SHAPE ^ salt);
+    precise double aspect = 1.0lf + (ROCK_MAX_ASPECT - 1.0lf) * bits10(s, 0);
+    precise double b = bits10(s, 2);
+    precise double burial = 0.15lf + 0.55lf * (b * b * b);
+    precise double hh = radius * (0.4lf + 0.5lf * (double(h >> 60ul) / 16.0lf)) * (1.15lf - burial);
+    rock.centre = n;
+    rock.radius = radius;
+    rock.height = hh;
+    rock.draw = u[0];
+    rock.aspect = aspect;
+    rock.burial = burial;
+    rock.shape_hash = s;
+    rock.salt = salt;
     return true;
+}
+
+// The rest of rock_in_cell: the footprint's axes and the facets.
+void rock_shape_of(int64_t x, int64_t y, int64_t z, inout RockT rock) {
+    dvec3 n = rock.centre;
+    dvec3 reference = abs(n.z) < 0.9lf ? dvec3(0.0lf, 0.0lf, 1.0lf) : dvec3(1.0lf, 0.0lf, 0.0lf);
+    dvec3 e1 = normalize3(cross3(reference, n));
+    dvec3 e2 = cross3(n, e1);
+    uint64_t s = rock.shape_hash;
+    dvec2 a = rational_dir(2.0lf * bits10(s, 1) - 1.0lf);
+    precise dvec3 long_axis = a.x * e1 + a.y * e2;
+    precise dvec3 short_axis = a.x * e2 - a.y * e1;
+    rock.long_axis = long_axis;
+    rock.short_axis = short_axis;
+    uint64_t stream[3] = uint64_t[3](s, hash3(x, y, z, SEED_ROCK_FACET ^ rock.salt),
+        hash3(x, y, z, (SEED_ROCK_FACET + 1ul) ^ rock.salt));
+    const dvec2 side[4] = dvec2[4](dvec2(1.0lf, 0.0lf), dvec2(0.0lf, 1.0lf), dvec2(-1.0lf, 0.0lf),
+        dvec2(0.0lf, -1.0lf));
+    for (int k = 0; k < ROCK_FACETS; k++) {
+        int m = 3 + 3 * k;
+        dvec2 t = rational_dir(0.8lf * bits10(stream[m / 6], m % 6) - 0.4lf);
+        precise double sx = side[k].x;
+        precise double sy = side[k].y;
+        precise double dx = sx * t.x - sy * t.y;
+        precise double dy = sx * t.y + sy * t.x;
+        precise double c = 0.75lf + 0.5lf * bits10(stream[(m + 1) / 6], (m + 1) % 6);
+        precise double g = 0.4lf + 0.4lf * bits10(stream[(m + 2) / 6], (m + 2) % 6);
+        rock.facets[k] = dvec4(dx, dy, c, g);
+    }
 }
 
 // face_coord: atan2(dir·axis, dir·face axis) / (π/4), extended beyond the face edge.
@@ -177,35 +268,57 @@ bool rock_accepted(uint face, dvec3 centre, double draw) {
 }
 
 // rock_height: the tallest accepted rock covering `dir` on `level`'s lattice (rocks never
-// stack), each pre-filtered to the lattice (amplify.rs: rock_filtered, rock_profile).
+// stack), each pre-filtered to the lattice (amplify.rs: rock_filtered, rock_shape).
 double rock_height(uint level, uint face, dvec3 dir) {
     precise double w = ROCK_FILTER_TEXELS * texel(level);
+    precise double w2 = w * w;
     precise dvec3 p = dir * pc.radius / ROCK_CELL_M;
     precise dvec3 c = floor(p);
     precise double top = 0.0lf;
-    for (int k = 0; k < 27; k++) {
+    // The tallest wins whatever the order: the cells' candidates in any order.
+    for (int m = 0; m < 27 * ROCKS_PER_CELL; m++) {
+        int k = m / ROCKS_PER_CELL;
         int64_t x = int64_t(c.x) + int64_t(k % 3 - 1);
         int64_t y = int64_t(c.y) + int64_t((k / 3) % 3 - 1);
         int64_t z = int64_t(c.z) + int64_t(k / 9 - 1);
-        dvec4 rock;
-        double height;
-        double draw;
-        if (!rock_in_cell(x, y, z, rock, height, draw)) {
+        RockT rock;
+        if (!rock_in_cell(x, y, z, m % ROCKS_PER_CELL, rock)) {
             continue;
         }
-        precise double r2 = rock.w * rock.w;
-        precise double f2 = r2 + w * w;
-        precise double radius = sqrt(f2);
-        precise double fh = height * (r2 / f2);
-        precise dvec3 off = dir - rock.xyz;
-        precise double d = sqrt(dot3(off, off)) * pc.radius;
-        if (d >= radius || fh <= top) {
+        precise double ra = sqrt(rock.aspect);
+        precise double a = rock.radius * ra;
+        precise double b = rock.radius / ra;
+        precise double fa2 = a * a + w2;
+        precise double fb2 = b * b + w2;
+        precise double fa = sqrt(fa2);
+        precise double fb = sqrt(fb2);
+        precise double fh = rock.height * ((a * b) / (fa * fb));
+        precise double sharp = (b * b) / fb2;
+        precise double rim = fb / w;
+        precise dvec3 o = (dir - rock.centre) * pc.radius;
+        if (sqrt(dot3(o, o)) >= fa || fh <= top) {
             continue;
         }
-        precise double q = d / radius;
-        precise double q2 = q * q;
-        precise double bump = fh * (1.0lf - q2 * q2);
-        if (bump > top && rock_accepted(face, rock.xyz, draw)) {
+        rock_shape_of(x, y, z, rock);
+        precise double u = dot3(o, rock.long_axis) / fa;
+        precise double v = dot3(o, rock.short_axis) / fb;
+        precise double q2 = u * u + v * v;
+        if (q2 >= 1.0lf) {
+            continue;
+        }
+        precise double q4 = q2 * q2;
+        precise double dome = 1.0lf - q4;
+        precise double bu = rock.burial;
+        precise double b2 = bu * bu;
+        precise double cut = (sqrt(sqrt(1.0lf - q4 * (1.0lf - b2 * b2))) - bu) / (1.0lf - bu);
+        cut = min(cut, (1.0lf - sqrt(q2)) * rim);
+        for (int f = 0; f < ROCK_FACETS; f++) {
+            dvec4 fc = rock.facets[f];
+            precise double plane = fc.z - fc.w * (u * fc.x + v * fc.y);
+            cut = min(cut, plane);
+        }
+        precise double bump = fh * (dome + sharp * (max(cut, 0.0lf) - dome));
+        if (bump > top && rock_accepted(face, rock.centre, rock.draw)) {
             top = bump;
         }
     }
@@ -263,6 +376,8 @@ double detail(uint level, uint face, dvec3 dir, Stencil s) {
     precise double wet = clamp(wet_belt(z2) + 0.3lf * field[1], 0.0lf, 1.0lf);
     precise double temp = 28.0lf - 42.0lf * z2 - 0.0065lf * h0;
     precise double weight = clamp(slope / FULL_SLOPE, FLAT_WEIGHT, 1.0lf);
+    precise double bare = smoothstep_d(ROCK_BARE_SLOPE, ROCK_FULL_SLOPE, slope);
+    precise double fine_weight = max(weight, bare);
     precise double talus = max(-curv, 0.0lf) * max(smoothstep_d(4.0lf, -4.0lf, temp), 1.0lf - wet);
     precise double gullies = wet * smoothstep_d(0.3lf, 0.9lf, slope) * smoothstep_d(-2.0lf, 8.0lf, temp);
     precise double strata = smoothstep_d(0.0lf, 0.4lf, region) * smoothstep_d(0.5lf, 1.2lf, slope);
@@ -273,7 +388,8 @@ double detail(uint level, uint face, dvec3 dir, Stencil s) {
     for (uint k = FIRST_BAND_LEVEL; k <= min(level, LAST_BAND_LEVEL); k++) {
         precise double lambda = BAND_WAVELENGTH_TEXELS * texel(k);
         precise double cap = BAND_CAP * lambda;
-        precise double amp = min(BAND_AMPLITUDE * lambda * weight * (1.0lf + 0.35lf * curv)
+        precise double wk = k >= FIRST_BARE_BAND ? fine_weight : weight;
+        precise double amp = min(BAND_AMPLITUDE * lambda * wk * (1.0lf + 0.35lf * curv)
             * (0.82lf + 0.42lf * wet), cap);
         if (k >= FIRST_TALUS_LEVEL) {
             amp *= 1.0lf - 0.6lf * talus;
@@ -283,6 +399,9 @@ double detail(uint level, uint face, dvec3 dir, Stencil s) {
         precise double ridged = 1.0lf - 2.0lf * abs(n) - RIDGE_MEAN;
         precise double signed_ridged = curv > 0.0lf ? ridged : -ridged;
         precise double shape = (1.0lf - convex) * n + convex * signed_ridged;
+        if (k >= FIRST_BARE_BAND) {
+            shape = (1.0lf - bare) * shape + bare * ridged;
+        }
         if (k <= LAST_GULLY_LEVEL && gullies > 0.0lf) {
             precise double g = gully(face, s, p, k);
             shape = (1.0lf - gullies) * shape + gullies * g;

@@ -3,9 +3,9 @@
 //! textured in light and shadow, measured by an independent image metric (the mean absolute
 //! 3×3 luminance Laplacian over the lower half of the frame; a flat shade scores 0); the
 //! depth varies at metre scale (the relative second difference of 1/distance along image
-//! columns, against the same view drawn from the data alone, L0–L9: more than it, though not
-//! yet the 3× the contact goal asks, see docs/bench.md); and the CPU ground query
-//! at L18 agrees with the rendered depth under a 2 m camera looking straight down.
+//! columns, against the same view drawn from the data alone, L0–L9: at least 3× it); and the
+//! CPU ground query at L18 agrees with the rendered depth under a 2 m camera looking straight
+//! down.
 
 use engine::camera::ViewCamera;
 use engine::earth::Tile;
@@ -161,10 +161,10 @@ fn contact_views_are_textured_and_the_khumbu_depth_varies_at_metre_scale() {
     );
     assert!(lk >= 1.5, "Khumbu 2 m is textured: {lk:.2}");
     assert!(lc >= 1.5, "Grand Canyon 50 m is textured: {lc:.2}");
-    // The goal is 3× the data-only figure; measured 1.5× (the valley floor's bands are
-    // a few decimetres: flat ground gets the flat weight), so this guards what amplification
-    // gives today and docs/bench.md reports the goal as not met.
-    assert!(rk >= 1.3 * r9, "metre-scale depth: {rk:.3e} vs {r9:.3e}");
+    // The contact goal: 3× the data-only figure. 1.5× while the valley floor's bands had the
+    // flat weight (L9 slope 0.035–0.08 under the full-slope weight's 0.3); bare ground's
+    // metre-scale bands now take the full weight and a ridged shape (docs/earth.md).
+    assert!(rk >= 3.0 * r9, "metre-scale depth: {rk:.3e} vs {r9:.3e}");
     assert!(l9 < 0.5, "the data alone is one flat shade at 2 m: {l9:.2}");
 }
 
@@ -242,4 +242,113 @@ fn the_drawn_ground_is_the_rendered_ground_across_a_level_boundary() {
     }
     r.destroy(&gpu.ctx);
     println!("{compared} frames compared");
+}
+
+/// A CPU stand-in for the Khumbu depth metric, fast enough to tune the amplification on (a
+/// few seconds, no GPU): the same 2 m pose, rays of every 4th column of the lower half cast
+/// against the L18 surface (bilinear between its samples, as the ground query), and the same
+/// p90 relative second difference of 1/distance along columns. The rendered frame adds the
+/// mesh's own faceting on top (the data-only view scores 5.6e-4 there, the L9 surface 6e-5
+/// here), so the figure to compare is this one before and after a change of the rules.
+/// `cargo test -p planetfall-tests --test earth_contact khumbu_depth_on_the_cpu -- --ignored --nocapture`
+#[test]
+#[ignore = "diagnostic: prints the CPU stand-in of the metre-scale depth metric"]
+fn khumbu_depth_on_the_cpu() {
+    use engine::earth::amplify::{sample, L9Tiles};
+    use engine::ground::locate;
+    use std::collections::HashMap;
+    let oracle = &earth_source().oracle;
+    let body = Body::EARTH;
+    let get = |id: TileId| oracle.get(id);
+    let l9 = L9Tiles::new(&get);
+    let cam = camera(27.90, 86.83, 2.0, 20.0, -25.0, W, H);
+    let mut memo: HashMap<(u8, u8, i64, i64), f64> = HashMap::new();
+    let mut ground = |dir: glam::DVec3, level: u8| {
+        let (id, s, t) = locate(dir, level);
+        let (x, y) = (s - 0.5, t - 0.5);
+        let (i0, j0) = (x.floor(), y.floor());
+        let (fx, fy) = (x - i0, y - j0);
+        let mut h = |i: i64, j: i64| {
+            let key = (level, id.face.0, id.global_i(i), id.global_j(j));
+            *memo
+                .entry(key)
+                .or_insert_with(|| sample(&l9, body, level, id.face, key.2, key.3).0 as f64)
+        };
+        let (i0, j0) = (i0 as i64, j0 as i64);
+        let top = h(i0, j0) * (1.0 - fx) + h(i0 + 1, j0) * fx;
+        let bot = h(i0, j0 + 1) * (1.0 - fx) + h(i0 + 1, j0 + 1) * fx;
+        top * (1.0 - fy) + bot * fy
+    };
+    let f = cam.focal_px();
+    let mut rows = Vec::new();
+    let (mut on_rock, mut hits) = (0u32, 0u32);
+    for level in [18u8, 9] {
+        let mut v = Vec::new();
+        for x in (0..W).step_by(4) {
+            let mut col = Vec::new();
+            for y in H / 2 - 1..H {
+                let ray = (cam.forward + (x as f64 + 0.5 - W as f64 * 0.5) / f * cam.right
+                    - (y as f64 + 0.5 - H as f64 * 0.5) / f * cam.up)
+                    .normalize();
+                let above = |t: f64, g: &mut dyn FnMut(glam::DVec3, u8) -> f64| {
+                    let p = cam.eye + t * ray;
+                    p.length() - body.radius - g(p.normalize(), level)
+                };
+                // March in 2 cm steps to the first crossing, then bisect to 0.1 mm.
+                let (mut lo, mut hi) = (0.0, 0.0);
+                let mut t = 0.5;
+                while t < 60.0 {
+                    if above(t, &mut ground) < 0.0 {
+                        (lo, hi) = (t - 0.02, t);
+                        break;
+                    }
+                    t += 0.02;
+                }
+                assert!(hi > 0.0, "ray ({x}, {y}) hits the ground");
+                while hi - lo > 1e-4 {
+                    let m = 0.5 * (lo + hi);
+                    if above(m, &mut ground) < 0.0 {
+                        hi = m;
+                    } else {
+                        lo = m;
+                    }
+                }
+                let t = 0.5 * (lo + hi);
+                if level == 18 {
+                    let dir = (cam.eye + t * ray).normalize();
+                    let face = locate(dir, 18).0.face;
+                    on_rock += (engine::earth::amplify::rock_height(&l9, body, 18, face, dir) > 0.0)
+                        as u32;
+                    hits += 1;
+                }
+                col.push(1.0 / t);
+            }
+            for w in col.windows(3) {
+                v.push((w[0] - 2.0 * w[1] + w[2]).abs() / w[1]);
+            }
+        }
+        v.sort_by(f64::total_cmp);
+        rows.push((
+            level,
+            v[v.len() / 2],
+            v[v.len() * 9 / 10],
+            v[v.len() * 99 / 100],
+        ));
+    }
+    println!("{on_rock} of {hits} hits on rocks");
+    // Rock cover of the ground around the view: a 120 × 120 grid 1.3 m apart.
+    let up = cam.eye.normalize();
+    let east = glam::DVec3::Z.cross(up).normalize();
+    let north = up.cross(east);
+    let mut covered = 0;
+    for k in 0..120 * 120 {
+        let (a, b) = ((k % 120) as f64 - 60.0, (k / 120) as f64 - 60.0);
+        let dir = (up * body.radius + 1.3 * (a * east + b * north)).normalize();
+        let face = locate(dir, 18).0.face;
+        covered += (engine::earth::amplify::rock_height(&l9, body, 18, face, dir) > 0.0) as u32;
+    }
+    println!("rock cover {:.1} %", covered as f64 / 144.0);
+    for (level, p50, p90, p99) in rows {
+        println!("L{level}: relative second difference of 1/distance p50 {p50:.3e} p90 {p90:.3e} p99 {p99:.3e}");
+    }
 }
