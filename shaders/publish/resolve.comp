@@ -36,7 +36,7 @@ layout(push_constant) uniform Push { uint flags; uint frame_stamp; } pc;
 // and never more than the tallest rock, m.
 #define MARCH_HEIGHT_M 2.0
 #define MARCH_EDGE_SHARE 0.5
-// Sample spacing along the ray: under the narrowest hidden rock's width (1.3 m), m.
+// Sample spacing along the ray: under the narrowest rock's width (its short axis, 0.8 m), m.
 #define MARCH_STEP_M 0.5
 
 vec3 corner(Bisector b, uint k) { return vec3(b.positions[3u * k], b.positions[3u * k + 1u], b.positions[3u * k + 2u]); }
