@@ -6,7 +6,9 @@
 // chord and surface disagree by more than 1 m, or by 0.01% of the distance when that is less
 // (so near the camera every visible discrepancy is corrected), move the hit along
 // the ray onto the R + h shell — a safeguarded root search (Newton start, secant, regula
-// falsi) within 10% of the distance, else keep the chord — then write the packed hit record.
+// falsi) within 10% of the distance, else keep the chord — then, on grazing rays, march back
+// within that reach for detail the chord passed under (`march_back`), and write the packed hit
+// record.
 // Each surface evaluation is one parent-chain walk giving height, gradient and level together,
 // and plane coordinates come from `locate` (no chart inverse): the chord point costs one walk,
 // each search step one, and the normal reuses the accepted point's walk.
