@@ -1,11 +1,11 @@
-// The amplified height (engine/src/earth/amplify.rs `amplified` and what it calls), operation
+// The amplified height (engine/src/earth/amplify.rs `amplified` and what it calls, rocks in rocks.rs), operation
 // for operation in f64: every double `precise`, so nothing is contracted into an fma, sums in
 // the Rust's order. The including shader defines `double l9(uint face, int i, int j)` (where
 // its L9 samples come from) and the push constant `pc.radius` before including this.
 #ifndef AMPLIFY_DETAIL_GLSL
 #define AMPLIFY_DETAIL_GLSL
 
-// amplify.rs constants (see there for why each).
+// amplify.rs and rocks.rs constants (see there for why each).
 const uint FIRST_BAND_LEVEL = 11u;
 const uint LAST_BAND_LEVEL = 15u;
 const uint LAST_GULLY_LEVEL = 13u;
@@ -133,20 +133,20 @@ dvec3 normalize3(dvec3 v) {
     return n;
 }
 
-// amplify.rs bits10: uniform in [0, 1) from bits k·10.. of a hash.
+// rocks.rs bits10: uniform in [0, 1) from bits k·10.. of a hash.
 double bits10(uint64_t h, int k) {
     precise double v = double((h >> uint64_t(k * 10)) & 0x3fful) / 1024.0lf;
     return v;
 }
 
-// amplify.rs rational_dir: the unit vector of half-angle tangent t.
+// rocks.rs rational_dir: the unit vector of half-angle tangent t.
 dvec2 rational_dir(double t) {
     precise double d = 1.0lf + t * t;
     precise dvec2 r = dvec2((1.0lf - t * t) / d, (2.0lf * t) / d);
     return r;
 }
 
-// A rock of amplify.rs `Rock`, its shape fields filled only once it is near (`rock_shape_of`).
+// A rock of rocks.rs `Rock`, its shape fields filled only once it is near (`rock_shape_of`).
 struct RockT {
     dvec3 centre;
     double radius;
@@ -268,7 +268,7 @@ bool rock_accepted(uint face, dvec3 centre, double draw) {
 }
 
 // rock_height: the tallest accepted rock covering `dir` on `level`'s lattice (rocks never
-// stack), each pre-filtered to the lattice (amplify.rs: rock_filtered, rock_shape).
+// stack), each pre-filtered to the lattice (rocks.rs: rock_filtered, rock_shape).
 double rock_height(uint level, uint face, dvec3 dir) {
     precise double w = ROCK_FILTER_TEXELS * texel(level);
     precise double w2 = w * w;

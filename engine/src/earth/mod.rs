@@ -17,6 +17,7 @@ pub mod lakes;
 pub mod netcdf;
 #[cfg(test)]
 mod netcdf_fuzz;
+pub mod rocks;
 pub mod tile;
 pub mod water;
 mod water_mask;
