@@ -113,7 +113,9 @@ pub struct PublishOptions {
     /// it culls save (docs/bench.md, "Occlusion culling").
     pub occlusion: bool,
     /// Samples `publish.resolve` takes back along a grazing ray, within the surface search's
-    /// reach, for detail that rises above the ray before the chord it hit ([`RESOLVE_MARCH_SAMPLES`]).
+    /// reach, for detail that rises above the ray before the chord it hit ([`RESOLVE_MARCH_SAMPLES`];
+    /// 0: none). Bit 16 makes it a reference for comparisons: the low bits' samples over the
+    /// whole reach under every leaf, whatever the spacing.
     pub march_samples: u32,
 }
 
