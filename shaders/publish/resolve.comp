@@ -38,7 +38,7 @@ layout(push_constant) uniform Push { uint flags; uint frame_stamp; } pc;
 // and never more than the tallest rock, m.
 #define MARCH_HEIGHT_M 2.0
 #define MARCH_EDGE_SHARE 0.5
-// Sample spacing along the ray: under the narrowest rock's width (its short axis, 0.8 m), m.
+// Sample spacing along the ground: under the narrowest rock's width (its short axis, 0.8 m), m.
 #define MARCH_STEP_M 0.5
 
 vec3 corner(Bisector b, uint k) { return vec3(b.positions[3u * k], b.positions[3u * k + 1u], b.positions[3u * k + 2u]); }
@@ -193,12 +193,18 @@ bool correct_along_ray(vec3 d, uint face, ivec2 X, float trigger, inout RayPoint
 // root beside that chord, at the far side of the detail, while the surface rose above the ray
 // earlier: the pixel sees the ground behind a rock. Where such detail (at most `hidden` metres
 // over the chord) could lie on the ray within the search's reach before p, sample the ray from
-// the camera's side of that window toward p, about every MARCH_STEP_M; at the first sample
-// below the surface the entry is bracketed, and regula falsi (Illinois) finds it.
+// the camera's side of that window toward p, about every MARCH_STEP_M of ground; at the first
+// sample below the surface the entry is bracketed, and regula falsi (Illinois) finds it.
 bool march_back(vec3 d, uint face, ivec2 X, uint max_samples, float hidden, bool exhaustive, inout RayPoint p) {
     float rate = abs(dot(d, local_up(slots.s[p.fs], p.ab)));
     float w = min(CORRECT_MAX_REL * p.t, hidden / max(rate, 1e-6));
-    uint samples = exhaustive ? max_samples : min(max_samples, uint(ceil(w / MARCH_STEP_M)));
+    // Detail stands on the ground, so a ray passes over it unseen only by travelling across its
+    // footprint: the samples are spaced along the ground, not along the ray. A steep ray crosses
+    // the window's ground in centimetres and needs none (the search beside the chord found the
+    // top under it); nor does the surface hold features narrower than its finest texel there.
+    float across = w * sqrt(max(0.0, 1.0 - rate * rate));
+    float spacing = max(MARCH_STEP_M, slots.s[p.fs].texel_m);
+    uint samples = exhaustive ? max_samples : min(max_samples, uint(ceil(across / spacing)));
     if (samples < 2u) return false;
     float step = w / float(samples);
     RayPoint a = ray_point(d, p.t - w, face, X);
