@@ -195,6 +195,18 @@ bool correct_along_ray(vec3 d, uint face, ivec2 X, float trigger, inout RayPoint
 // over the chord) could lie on the ray within the search's reach before p, sample the ray from
 // the camera's side of that window toward p, about every MARCH_STEP_M of ground; at the first
 // sample below the surface the entry is bracketed, and regula falsi (Illinois) finds it.
+// Height of ray point t over tile `slot` alone, read in that tile (no locate, no level walk);
+// false outside the tile.
+bool over_tile(vec3 d, float t, uint slot, out float f) {
+    SlotRecord r = slots.s[slot];
+    vec3 abh = point_to_plane(r, d * t);
+    vec2 st = chart_forward(r, abh.xy);
+    f = 0.0;
+    if (any(lessThan(st, vec2(0.0))) || any(greaterThan(st, vec2(512.0)))) return false;
+    f = abh.z - tile_height(r, st);
+    return true;
+}
+
 bool march_back(vec3 d, uint face, ivec2 X, uint max_samples, float hidden, bool exhaustive, inout RayPoint p) {
     float rate = abs(dot(d, local_up(slots.s[p.fs], p.ab)));
     float w = min(CORRECT_MAX_REL * p.t, hidden / max(rate, 1e-6));
@@ -209,9 +221,30 @@ bool march_back(vec3 d, uint face, ivec2 X, uint max_samples, float hidden, bool
     float step = w / float(samples);
     RayPoint a = ray_point(d, p.t - w, face, X);
     if (a.f <= 0.0) return false;   // already below the surface: the entry is beyond reach
+    // The cheap test: the window spans at most a tenth of the distance, so the level chosen
+    // changes by at most log2(1.1) over it, and the blend there is (about) a mix of the level
+    // chosen at p and its parent: a sample over both tiles is over the surface. Only where it
+    // is not (or leaves the tiles) does the sample, and the one before it as the bracket's
+    // other end, get the full walk.
+    uint level;
+    float wl;
+    select_level(level_lod(p.t), slots.s[p.fs].level, level, wl);
+    vec2 stl = p.st;
+    uint sl = ancestor_at(p.fs, stl, level);
+    uint sp = slots.s[sl].parent;
     for (uint k = 1u; k < samples; ++k) {
-        RayPoint b = ray_point(d, p.t - w + step * float(k), face, X);
+        float tk = p.t - w + step * float(k);
+        float f1, f2;
+        if (!exhaustive && over_tile(d, tk, sl, f1) && f1 > 0.0
+            && (sp == NO_SLOT || (over_tile(d, tk, sp, f2) && f2 > 0.0))) {
+            continue;
+        }
+        RayPoint b = ray_point(d, tk, face, X);
         if (b.f > 0.0) { a = b; continue; }
+        if (a.t < tk - 1.5 * step) {
+            RayPoint m = ray_point(d, tk - step, face, X);
+            if (m.f > 0.0) a = m; else b = m;
+        }
         float fa = a.f, fb = b.f;
         RayPoint best = -b.f < a.f ? b : a;
         int side = 0;
