@@ -113,17 +113,20 @@ pub struct PublishOptions {
     /// it culls save (docs/bench.md, "Occlusion culling").
     pub occlusion: bool,
     /// Samples `publish.resolve` takes back along a grazing ray, within the surface search's
-    /// reach, for detail that rises above the ray before the chord it hit ([`RESOLVE_MARCH_SAMPLES`];
-    /// 0: none). Bit 16 makes it a reference for comparisons: the low bits' samples over the
-    /// whole reach under every leaf, whatever the spacing.
+    /// reach, for detail that rises above the ray before the chord it hit (0: none, the
+    /// default; [`RESOLVE_MARCH_SAMPLES`] to turn it on). Bit 16 makes it a reference for
+    /// comparisons: the low bits' samples over the whole reach under every leaf, whatever the
+    /// spacing.
     pub march_samples: u32,
 }
 
 /// Samples of `publish.resolve`'s march back along a grazing ray (`shaders/publish/resolve.comp`),
-/// at most, about every 0.5 m. On the H200 in the Khumbu descent at 1080p, 16 samples cut the
-/// pixels that see past a rock from 31,276 to 11,744 (64: 3,596) and the descent's worst pop
-/// from 45.8 to 24.3 px, for +0.37 ms in the grazing 2 m view (64: +0.57); docs/bench.md
-/// "Detail under the chord".
+/// at most, about every 0.5 m of ground: the count to turn it on with. On the H200 in the
+/// Khumbu descent at 1080p (the dome rocks), 16 samples cut the pixels that see past a rock
+/// from 31,276 to 11,744 and the descent's worst pop from 45.8 to 24.3 px. It is off by
+/// default because over the rough bare ground it costs 2.5–2.9 ms a frame in the grazing
+/// 100 m views (gibraltar-100m-p30 0.96 → 3.85 ms), where the ray dips under metre-scale
+/// relief near almost every hit; docs/bench.md "The faceted rocks and the march on the H200".
 pub const RESOLVE_MARCH_SAMPLES: u32 = 16;
 
 impl Default for PublishOptions {
@@ -133,7 +136,7 @@ impl Default for PublishOptions {
             mode: PublishMode::default(),
             max_box_px: RASTER_MAX_BOX_PX,
             occlusion: false,
-            march_samples: RESOLVE_MARCH_SAMPLES,
+            march_samples: 0,
         }
     }
 }
