@@ -188,13 +188,6 @@ bool correct_along_ray(vec3 d, uint face, ivec2 X, float trigger, inout RayPoint
     return false;
 }
 
-// The chord can pass under detail the mesh does not resolve (rocks, bands finer than its leaves).
-// A grazing ray then passes over the near chords and hits one behind; the search above finds the
-// root beside that chord, at the far side of the detail, while the surface rose above the ray
-// earlier: the pixel sees the ground behind a rock. Where such detail (at most `hidden` metres
-// over the chord) could lie on the ray within the search's reach before p, sample the ray from
-// the camera's side of that window toward p, about every MARCH_STEP_M of ground; at the first
-// sample below the surface the entry is bracketed, and regula falsi (Illinois) finds it.
 // Height of ray point t over tile `slot` alone, read in that tile (no locate, no level walk);
 // false outside the tile.
 bool over_tile(vec3 d, float t, uint slot, out float f) {
@@ -207,6 +200,13 @@ bool over_tile(vec3 d, float t, uint slot, out float f) {
     return true;
 }
 
+// The chord can pass under detail the mesh does not resolve (rocks, bands finer than its leaves).
+// A grazing ray then passes over the near chords and hits one behind; the search above finds the
+// root beside that chord, at the far side of the detail, while the surface rose above the ray
+// earlier: the pixel sees the ground behind a rock. Where such detail (at most `hidden` metres
+// over the chord) could lie on the ray within the search's reach before p, sample the ray from
+// the camera's side of that window toward p, about every MARCH_STEP_M of ground; at the first
+// sample below the surface the entry is bracketed, and regula falsi (Illinois) finds it.
 bool march_back(vec3 d, uint face, ivec2 X, uint max_samples, float hidden, bool exhaustive, inout RayPoint p) {
     float rate = abs(dot(d, local_up(slots.s[p.fs], p.ab)));
     float w = min(CORRECT_MAX_REL * p.t, hidden / max(rate, 1e-6));
