@@ -1,0 +1,357 @@
+//! A climate beyond latitude: a global wetness field (0 arid … 1 wet) on a 0.5° latitude/
+//! longitude grid, from the ground's heights (ETOPO5) and what is water (the shoreline mask,
+//! or the sign of the reconstruction without one). Moisture is carried from the sea along
+//! prevailing winds by latitude band, rained out over land with distance and by the ascent
+//! over mountain ranges upwind, and precipitated where the large-scale flow lets it: the
+//! subtropical subsidence belt dries the trade-wind regime, and a summer-monsoon regime (flow
+//! from the equator side over 5°–35°) wets the east and south coasts the subsidence would
+//! dry. The wetter of the two regimes is the climate (docs/look.md, "The climate").
+//!
+//! Deterministic and made once at start-up (≈ 0.1–0.3 s on one core); `shade.terrain` reads
+//! the grid bilinearly (`shaders/common/climate.glsl`) in the same node layout as
+//! [`Climate::wetness`].
+
+use super::derive::Source;
+use super::water::WaterMap;
+
+/// Grid columns: longitude −180° + 0.5°·i, wrapping.
+pub const CLIMATE_NLON: usize = 720;
+/// Grid rows: latitude −90° + 0.5°·j, both poles included (each pole row is one value).
+pub const CLIMATE_NLAT: usize = 361;
+/// Degrees between grid nodes.
+pub const CLIMATE_STEP_DEG: f64 = 0.5;
+
+/// km per degree of latitude on the 6,371 km sphere.
+const KM_PER_DEG: f64 = 111.195;
+/// Length of one step of a back trajectory, km (about one grid cell).
+const STEP_KM: f64 = 50.0;
+/// Longest back trajectory, km: air this far inland has lost its sea moisture anyway.
+const MAX_PATH_KM: f64 = 6000.0;
+/// Open sea upwind for this far: the air is saturated, the trace stops.
+const SEA_FETCH_STOP_KM: f64 = 1500.0;
+/// e-folding fetch over which the sea brings dry air back to saturation, km (evaporation:
+/// a gulf 200 km across refills continental air to about a third).
+const SEA_FETCH_KM: f64 = 500.0;
+/// e-folding distance of rain-out over land, km, outside the tropics (precipitation
+/// recycling over wet forest lengthens it; observed continental decay 1,000–2,000 km).
+const LAND_DECAY_KM: f64 = 1500.0;
+/// Extra factor on the decay length within 10°–20° of the equator (evapotranspiration
+/// recycling over the rain forest: the Amazon carries Atlantic moisture 3,000 km inland and
+/// stays wet: an e-folding of 5,250 km there).
+const TROPICAL_RECYCLING: f64 = 2.5;
+/// e-folding ascent of orographic rain-out, m: air lifted 1 km over a range upwind keeps
+/// e^(−1) of its moisture (water vapour's scale height is ≈ 2 km, and windward slopes rain
+/// out more than the saturation drop alone).
+const RAIN_OUT_ASCENT_M: f64 = 1000.0;
+/// The last stretch of a trajectory, km, whose ascent does not dry the point: the windward
+/// slope itself is where the lifted air rains.
+const WINDWARD_KM: f64 = 200.0;
+/// Moisture of air whose trajectory never reaches the sea (continental air).
+const CONTINENTAL_Q: f64 = 0.15;
+/// Wetness per unit of moisture and precipitation efficiency.
+const GAIN: f64 = 1.25;
+
+/// Wetness of the latitude belt from sin²(latitude): wet tropics, dry subtropics near 28°,
+/// wet mid-latitudes, dry poles — the old latitude-only climate, kept as the precipitation
+/// efficiency's shape and as the field without Earth data.
+pub fn wet_belt(z2: f64) -> f64 {
+    1.0 - 0.85 * smoothstep(0.0, 0.22, z2) + 0.65 * smoothstep(0.22, 0.6, z2)
+        - 0.45 * smoothstep(0.75, 1.0, z2)
+}
+
+fn smoothstep(e0: f64, e1: f64, x: f64) -> f64 {
+    let t = ((x - e0) / (e1 - e0)).clamp(0.0, 1.0);
+    t * t * (3.0 - 2.0 * t)
+}
+
+/// The wetness grid, `CLIMATE_NLAT` rows (south → north) of `CLIMATE_NLON` values.
+#[derive(Clone)]
+pub struct Climate {
+    pub wet: Vec<f32>,
+}
+
+/// Direction the prevailing wind blows toward (east, north), unnormalised: trade easterlies
+/// (blowing toward the west and the equator) below 30°, westerlies (toward the east and the
+/// pole) 30°–60°, polar easterlies beyond, blended over ±6° at the band edges.
+fn prevailing_wind(lat: f64) -> (f64, f64) {
+    let a = lat.abs();
+    let s = lat.signum();
+    // The trades turn easterly where those of the two hemispheres meet (the ITCZ).
+    let trade = (-1.0, -0.35 * s * smoothstep(0.0, 15.0, a));
+    let west = (1.0, 0.2 * s);
+    let polar = (-1.0, -0.2 * s);
+    let t1 = smoothstep(24.0, 36.0, a);
+    let t2 = smoothstep(54.0, 66.0, a);
+    let mix = |p: (f64, f64), q: (f64, f64), t: f64| (p.0 + (q.0 - p.0) * t, p.1 + (q.1 - p.1) * t);
+    mix(mix(trade, west, t1), polar, t2)
+}
+
+/// Direction of the summer monsoon's flow (east, north): onshore from the equator side and
+/// the east (south-easterly in the northern summer, north-easterly in the southern): the
+/// flow round the western flank of the subtropical highs onto the east and south coasts.
+fn monsoon_wind(lat: f64) -> (f64, f64) {
+    (-0.5, lat.signum())
+}
+
+/// Precipitation efficiency of the trade-wind/westerly regime: the latitude belt (subsidence
+/// near 28°), raised so that air straight off the sea still rains on a coast in the dry belt
+/// (the humid subtropical east coasts get their winter rain that way).
+fn efficiency_prevailing(lat: f64) -> f64 {
+    let z2 = lat.to_radians().sin().powi(2);
+    0.35 + 0.65 * wet_belt(z2)
+}
+
+/// Precipitation efficiency of the summer-monsoon regime: full from 8° to 30° of the summer
+/// hemisphere, fading to nothing by 2° and 42° (the monsoon troughs' reach: the Meiyu front
+/// and the Gulf of Mexico's flow reach 35°–40°).
+fn efficiency_monsoon(lat: f64) -> f64 {
+    let a = lat.abs();
+    smoothstep(2.0, 8.0, a) * (1.0 - smoothstep(30.0, 42.0, a))
+}
+
+/// Ground quantities per grid node: fraction of water, mean land height (m, ≥ 0).
+pub(crate) struct Ground {
+    water: Vec<f32>,
+    height: Vec<f32>,
+}
+
+impl Ground {
+    pub(crate) fn of(src: &Source) -> Ground {
+        let e = &src.etopo;
+        let n = CLIMATE_NLAT * CLIMATE_NLON;
+        let (mut water, mut height) = (vec![0f32; n], vec![0f32; n]);
+        // ETOPO nodes within ±0.25° of a grid node (6 × 6 at 5′), and the mask at 3 × 3
+        // points of the same square when there is one.
+        let half = (0.5 * CLIMATE_STEP_DEG / e.dlat).round().max(1.0) as i64;
+        for j in 0..CLIMATE_NLAT {
+            let lat = -90.0 + CLIMATE_STEP_DEG * j as f64;
+            for i in 0..CLIMATE_NLON {
+                let lon = -180.0 + CLIMATE_STEP_DEG * i as f64;
+                let (r, c) = e.grid_pos(lat, lon);
+                let (r, c) = (r.round() as i64, c.round() as i64);
+                let (mut sum, mut wet, mut count) = (0.0f64, 0usize, 0usize);
+                for dr in -half..half {
+                    for dc in -half..half {
+                        let h = e.node(r + dr, c + dc) as f64;
+                        sum += h.max(0.0);
+                        wet += (h < 0.0) as usize;
+                        count += 1;
+                    }
+                }
+                let k = j * CLIMATE_NLON + i;
+                height[k] = (sum / count as f64) as f32;
+                water[k] = match &src.water {
+                    WaterMap::Mask(m) => {
+                        let mut w = 0;
+                        for a in [-1.0, 0.0, 1.0] {
+                            for b in [-1.0, 0.0, 1.0] {
+                                let d = CLIMATE_STEP_DEG / 3.0;
+                                let p = (lat + a * d).clamp(-90.0, 90.0);
+                                w += m.water_at(p, lon + b * d).is_water() as usize;
+                            }
+                        }
+                        w as f32 / 9.0
+                    }
+                    WaterMap::BelowDatum => wet as f32 / count as f32,
+                };
+            }
+        }
+        Ground { water, height }
+    }
+
+    /// The node nearest (lat, lon), degrees.
+    fn at(&self, lat: f64, lon: f64) -> (f64, f64) {
+        let k = node_index(lat, lon);
+        (self.water[k] as f64, self.height[k] as f64)
+    }
+}
+
+fn node_index(lat: f64, lon: f64) -> usize {
+    let j = (((lat + 90.0) / CLIMATE_STEP_DEG).round() as i64).clamp(0, CLIMATE_NLAT as i64 - 1);
+    let i = (((lon + 180.0) / CLIMATE_STEP_DEG).round() as i64).rem_euclid(CLIMATE_NLON as i64);
+    j as usize * CLIMATE_NLON + i as usize
+}
+
+/// Moisture (0 … 1) of the air arriving at (lat, lon) along the wind `wind(lat)`: traced
+/// back step by step until the sea has been upwind for `SEA_FETCH_STOP_KM` (saturated air)
+/// or the path is `MAX_PATH_KM` long (continental air), then carried forward: refilled over
+/// water, rained out over land with distance and by every ascent except on the last
+/// `WINDWARD_KM` (the windward slope where that rain falls).
+pub(crate) fn moisture(g: &Ground, lat: f64, lon: f64, wind: fn(f64) -> (f64, f64)) -> f64 {
+    let mut path: Vec<(f64, f64, f64)> = Vec::with_capacity(128);
+    let (mut la, mut lo) = (lat, lon);
+    let mut sea_run = 0.0;
+    let mut start_q = CONTINENTAL_Q;
+    let mut travelled = 0.0;
+    while travelled < MAX_PATH_KM {
+        let (w, h) = g.at(la, lo);
+        path.push((w, h, la));
+        sea_run = if w > 0.5 { sea_run + STEP_KM } else { 0.0 };
+        if sea_run >= SEA_FETCH_STOP_KM {
+            start_q = 1.0;
+            break;
+        }
+        let (ve, vn) = wind(la);
+        let len = (ve * ve + vn * vn).sqrt().max(1e-9);
+        // One step upwind.
+        let (de, dn) = (-ve / len * STEP_KM, -vn / len * STEP_KM);
+        la += dn / KM_PER_DEG;
+        lo += de / (KM_PER_DEG * la.to_radians().cos().max(0.1));
+        if la.abs() > 89.0 {
+            break;
+        }
+        travelled += STEP_KM;
+    }
+    let mut q = start_q;
+    // The highest ground the air has crossed since it last left the sea: lifting past it
+    // condenses (the saturation ceiling falls with height), bumps below it do not.
+    let mut crest = 0.0f64;
+    for (k, &(w, h, la)) in path.iter().enumerate().rev() {
+        let tropics = 1.0 - smoothstep(10.0, 20.0, la.abs());
+        let decay = LAND_DECAY_KM * (1.0 + TROPICAL_RECYCLING * tropics);
+        q += w * (1.0 - q) * (1.0 - (-STEP_KM / SEA_FETCH_KM).exp());
+        q *= (-(1.0 - w) * STEP_KM / decay).exp();
+        if w > 0.5 {
+            crest = 0.0;
+        } else if h > crest {
+            if k as f64 * STEP_KM > WINDWARD_KM {
+                q *= (-(h - crest) / RAIN_OUT_ASCENT_M).exp();
+            }
+            crest = h;
+        }
+    }
+    q
+}
+
+impl Climate {
+    /// The latitude belt alone (no Earth data: the analytic planet).
+    pub fn latitude_belt() -> Climate {
+        let mut wet = vec![0f32; CLIMATE_NLAT * CLIMATE_NLON];
+        for j in 0..CLIMATE_NLAT {
+            let lat = (-90.0 + CLIMATE_STEP_DEG * j as f64).to_radians();
+            let v = wet_belt(lat.sin().powi(2)) as f32;
+            wet[j * CLIMATE_NLON..(j + 1) * CLIMATE_NLON].fill(v);
+        }
+        Climate { wet }
+    }
+
+    /// The field over the Earth of `src`.
+    pub fn of(src: &Source) -> Climate {
+        let g = Ground::of(src);
+        let n = CLIMATE_NLAT * CLIMATE_NLON;
+        let row = |j: usize| -> Vec<f32> {
+            let lat = -90.0 + CLIMATE_STEP_DEG * j as f64;
+            (0..CLIMATE_NLON)
+                .map(|i| {
+                    let lon = -180.0 + CLIMATE_STEP_DEG * i as f64;
+                    let a = moisture(&g, lat, lon, prevailing_wind) * efficiency_prevailing(lat);
+                    let m = efficiency_monsoon(lat);
+                    let b = if m > 0.0 {
+                        moisture(&g, lat, lon, monsoon_wind) * m
+                    } else {
+                        0.0
+                    };
+                    (GAIN * a.max(b)).clamp(0.0, 1.0) as f32
+                })
+                .collect()
+        };
+        // Rows in interleaved chunks over the cores (each row's cost depends on its land).
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(16);
+        let mut rows: Vec<Vec<f32>> = vec![Vec::new(); CLIMATE_NLAT];
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads)
+                .map(|t| {
+                    let row = &row;
+                    s.spawn(move || {
+                        (t..CLIMATE_NLAT)
+                            .step_by(threads)
+                            .map(|j| (j, row(j)))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            for h in handles {
+                for (j, r) in h.join().expect("climate worker") {
+                    rows[j] = r;
+                }
+            }
+        });
+        let mut wet: Vec<f32> = rows.concat();
+        debug_assert_eq!(wet.len(), n);
+        // Water nodes take their land neighbours' mean, so a coast blends land into land.
+        let filled: Vec<f32> = (0..n)
+            .map(|k| {
+                if g.water[k] < 0.5 {
+                    return wet[k];
+                }
+                let (j, i) = ((k / CLIMATE_NLON) as i64, (k % CLIMATE_NLON) as i64);
+                let (mut s, mut c) = (0.0f32, 0u32);
+                for dj in -1..=1 {
+                    for di in -1..=1 {
+                        let jj = (j + dj).clamp(0, CLIMATE_NLAT as i64 - 1) as usize;
+                        let ii = (i + di).rem_euclid(CLIMATE_NLON as i64) as usize;
+                        let kk = jj * CLIMATE_NLON + ii;
+                        if g.water[kk] < 0.5 {
+                            s += wet[kk];
+                            c += 1;
+                        }
+                    }
+                }
+                if c > 0 {
+                    s / c as f32
+                } else {
+                    wet[k]
+                }
+            })
+            .collect();
+        wet = smooth(&filled);
+        // Each pole is one point: its row takes the row's mean.
+        for j in [0, CLIMATE_NLAT - 1] {
+            let row = &mut wet[j * CLIMATE_NLON..(j + 1) * CLIMATE_NLON];
+            let mean = row.iter().map(|&v| v as f64).sum::<f64>() / CLIMATE_NLON as f64;
+            row.fill(mean as f32);
+        }
+        Climate { wet }
+    }
+
+    /// Wetness at (lat, lon), degrees: bilinear between the grid's nodes, longitude wrapping
+    /// (`shaders/common/climate.glsl` reads the grid the same way).
+    pub fn wetness(&self, lat: f64, lon: f64) -> f64 {
+        let y = ((lat + 90.0) / CLIMATE_STEP_DEG).clamp(0.0, (CLIMATE_NLAT - 1) as f64);
+        let x = (lon + 180.0) / CLIMATE_STEP_DEG;
+        let (j0, i0) = (y.floor().min((CLIMATE_NLAT - 2) as f64), x.floor());
+        let (fy, fx) = (y - j0, x - i0);
+        let (j0, i0) = (j0 as usize, i0 as i64);
+        let at = |j: usize, i: i64| {
+            self.wet[j * CLIMATE_NLON + i.rem_euclid(CLIMATE_NLON as i64) as usize] as f64
+        };
+        let lo = at(j0, i0) * (1.0 - fx) + at(j0, i0 + 1) * fx;
+        let hi = at(j0 + 1, i0) * (1.0 - fx) + at(j0 + 1, i0 + 1) * fx;
+        lo * (1.0 - fy) + hi * fy
+    }
+}
+
+/// One pass of the 3 × 3 binomial filter (1 2 1)², longitude wrapping, rows clamped.
+fn smooth(v: &[f32]) -> Vec<f32> {
+    let (nj, ni) = (CLIMATE_NLAT as i64, CLIMATE_NLON as i64);
+    let at = |j: i64, i: i64| v[(j.clamp(0, nj - 1) * ni + i.rem_euclid(ni)) as usize];
+    let mut out = vec![0f32; v.len()];
+    for j in 0..nj {
+        for i in 0..ni {
+            let mut s = 0.0;
+            for (dj, wj) in [(-1, 1.0), (0, 2.0), (1, 1.0)] {
+                for (di, wi) in [(-1, 1.0), (0, 2.0), (1, 1.0)] {
+                    s += wj * wi * at(j + dj, i + di);
+                }
+            }
+            out[(j * ni + i) as usize] = s / 16.0;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "climate_tests.rs"]
+mod tests;
