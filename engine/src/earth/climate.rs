@@ -39,6 +39,10 @@ const LAND_DECAY_KM: f64 = 1500.0;
 /// recycling over the rain forest: the Amazon carries Atlantic moisture 3,000 km inland and
 /// stays wet: an e-folding of 5,250 km there).
 const TROPICAL_RECYCLING: f64 = 2.5;
+/// Extra factor on the decay length poleward of 35°–50° (the storm tracks carry the oceans'
+/// moisture deep into the continents — Moscow, Siberia, the Great Plains — and the cold land
+/// needs less of it: an e-folding of 3,750 km there).
+const STORM_TRACK_REACH: f64 = 1.5;
 /// e-folding ascent of orographic rain-out, m: air lifted 1 km over a range upwind keeps
 /// e^(−1) of its moisture (water vapour's scale height is ≈ 2 km, and windward slopes rain
 /// out more than the saturation drop alone).
@@ -86,6 +90,31 @@ fn prevailing_wind(lat: f64) -> (f64, f64) {
     mix(mix(trade, west, t1), polar, t2)
 }
 
+fn from_north(_: f64) -> (f64, f64) {
+    (0.0, -1.0)
+}
+fn from_south(_: f64) -> (f64, f64) {
+    (0.0, 1.0)
+}
+fn from_east(_: f64) -> (f64, f64) {
+    (-1.0, 0.0)
+}
+fn from_west(_: f64) -> (f64, f64) {
+    (1.0, 0.0)
+}
+
+/// What the storms' meridional moisture flux brings, relative to the mean westerly flow.
+const STORM_EDDY: f64 = 1.0;
+
+/// Rain needed for plant cover, relative to a warm climate's: cold land evaporates less
+/// (Köppen's dryness threshold grows with mean temperature, 20 T + 140–280 mm), so the same
+/// rain waters more. `T` is the sea-level temperature of the latitude (`28 − 42 z²` °C): 1 at
+/// 8 °C and warmer (≈ 45°), falling to 0.35 at −6.3 °C (≈ 65°).
+fn cold_need(lat: f64) -> f64 {
+    let t = 28.0 - 42.0 * lat.to_radians().sin().powi(2);
+    ((t + 14.0) / 22.0).clamp(0.35, 1.0)
+}
+
 /// Direction of the summer monsoon's flow (east, north): onshore from the equator side and
 /// the east (south-easterly in the northern summer, north-easterly in the southern): the
 /// flow round the western flank of the subtropical highs onto the east and south coasts.
@@ -101,12 +130,18 @@ fn efficiency_prevailing(lat: f64) -> f64 {
     0.35 + 0.65 * wet_belt(z2)
 }
 
-/// Precipitation efficiency of the summer-monsoon regime: full from 8° to 30° of the summer
-/// hemisphere, fading to nothing by 2° and 42° (the monsoon troughs' reach: the Meiyu front
-/// and the Gulf of Mexico's flow reach 35°–40°).
+/// Precipitation efficiency of the summer-monsoon regime: full from 8° of latitude, fading to
+/// nothing by 2°, and poleward from 35° to 50° in the north (the big northern continents'
+/// summer heating draws the East Asian monsoon to Manchuria and the Gulf of Mexico's low-level
+/// jet over the Great Plains) but from 30° to 42° in the south, whose land is narrow there.
 fn efficiency_monsoon(lat: f64) -> f64 {
     let a = lat.abs();
-    smoothstep(2.0, 8.0, a) * (1.0 - smoothstep(30.0, 42.0, a))
+    let fade = if lat > 0.0 {
+        smoothstep(35.0, 50.0, a)
+    } else {
+        smoothstep(30.0, 42.0, a)
+    };
+    smoothstep(2.0, 8.0, a) * (1.0 - fade)
 }
 
 /// Ground quantities per grid node: fraction of water, mean land height (m, ≥ 0).
@@ -208,7 +243,9 @@ pub(crate) fn moisture(g: &Ground, lat: f64, lon: f64, wind: fn(f64) -> (f64, f6
     let mut crest = 0.0f64;
     for (k, &(w, h, la)) in path.iter().enumerate().rev() {
         let tropics = 1.0 - smoothstep(10.0, 20.0, la.abs());
-        let decay = LAND_DECAY_KM * (1.0 + TROPICAL_RECYCLING * tropics);
+        let storms = smoothstep(35.0, 50.0, la.abs());
+        let decay =
+            LAND_DECAY_KM * (1.0 + TROPICAL_RECYCLING * tropics + STORM_TRACK_REACH * storms);
         q += w * (1.0 - q) * (1.0 - (-STEP_KM / SEA_FETCH_KM).exp());
         q *= (-(1.0 - w) * STEP_KM / decay).exp();
         if w > 0.5 {
@@ -244,7 +281,24 @@ impl Climate {
             (0..CLIMATE_NLON)
                 .map(|i| {
                     let lon = -180.0 + CLIMATE_STEP_DEG * i as f64;
-                    let a = moisture(&g, lat, lon, prevailing_wind) * efficiency_prevailing(lat);
+                    let mut qa = moisture(&g, lat, lon, prevailing_wind);
+                    // In the doldrums the trades of both hemispheres converge and air comes
+                    // from every side (the Congo's moisture from the Atlantic).
+                    let itcz = 1.0 - smoothstep(5.0, 10.0, lat.abs());
+                    if itcz > 0.0 {
+                        for wind in [from_north, from_south, from_east, from_west] {
+                            qa = qa.max(itcz * moisture(&g, lat, lon, wind));
+                        }
+                    }
+                    // Poleward of 30°–40° the storms of the westerlies also draw moist air from
+                    // the equator side (the Gulf of Mexico's into the eastern US, the Black
+                    // Sea's and the Mediterranean's into Russia), weaker than the mean flow.
+                    let eddies = STORM_EDDY * smoothstep(30.0, 40.0, lat.abs());
+                    if eddies > 0.0 {
+                        let side = if lat > 0.0 { from_south } else { from_north };
+                        qa = qa.max(eddies * moisture(&g, lat, lon, side));
+                    }
+                    let a = qa * efficiency_prevailing(lat) / cold_need(lat);
                     let m = efficiency_monsoon(lat);
                     let b = if m > 0.0 {
                         moisture(&g, lat, lon, monsoon_wind) * m
