@@ -7,7 +7,7 @@
 //! from the equator side over 5°–35°) wets the east and south coasts the subsidence would
 //! dry. The wetter of the two regimes is the climate (docs/look.md, "The climate").
 //!
-//! Deterministic and made once at start-up (≈ 0.1–0.3 s on one core); `shade.terrain` reads
+//! Deterministic and made once at start-up (≈ 0.5 s on two cores); `shade.terrain` reads
 //! the grid bilinearly (`shaders/common/climate.glsl`) in the same node layout as
 //! [`Climate::wetness`].
 
@@ -75,14 +75,13 @@ pub struct Climate {
 }
 
 /// Direction the prevailing wind blows toward (east, north), unnormalised: trade easterlies
-/// (blowing toward the west and the equator) below 30°, westerlies (toward the east and the
-/// pole) 30°–60°, polar easterlies beyond, blended over ±6° at the band edges.
+/// (blowing toward the west and the equator) below 30°, westerlies (toward the east) 30°–60°, polar easterlies beyond, blended over ±6° at the band edges.
 fn prevailing_wind(lat: f64) -> (f64, f64) {
     let a = lat.abs();
     let s = lat.signum();
     // The trades turn easterly where those of the two hemispheres meet (the ITCZ).
     let trade = (-1.0, -0.35 * s * smoothstep(0.0, 15.0, a));
-    let west = (1.0, 0.2 * s);
+    let west = (1.0, 0.0);
     let polar = (-1.0, -0.2 * s);
     let t1 = smoothstep(24.0, 36.0, a);
     let t2 = smoothstep(54.0, 66.0, a);
@@ -148,6 +147,15 @@ fn efficiency_monsoon(lat: f64) -> f64 {
 pub(crate) struct Ground {
     water: Vec<f32>,
     height: Vec<f32>,
+    /// Per row: degrees of longitude per km east, and the fraction of its moisture air keeps
+    /// over one step of land (the decay length of the row's latitude).
+    km_to_lon: Vec<f64>,
+    land_keep: Vec<f64>,
+    /// The water fraction averaged over ±1.5° (7 × 7 nodes): what refills the air. A
+    /// trajectory is one line, and an inland sea crossed by it would otherwise send a plume
+    /// of its full width 2,000 km downwind with sharp edges; air mixes sideways, so a narrow
+    /// sea moistens less and its plume spreads.
+    fetch: Vec<f32>,
 }
 
 impl Ground {
@@ -191,13 +199,28 @@ impl Ground {
                 };
             }
         }
-        Ground { water, height }
-    }
-
-    /// The node nearest (lat, lon), degrees.
-    fn at(&self, lat: f64, lon: f64) -> (f64, f64) {
-        let k = node_index(lat, lon);
-        (self.water[k] as f64, self.height[k] as f64)
+        let lats = (0..CLIMATE_NLAT).map(|j| -90.0 + CLIMATE_STEP_DEG * j as f64);
+        let km_to_lon = lats
+            .clone()
+            .map(|lat: f64| 1.0 / (KM_PER_DEG * lat.to_radians().cos().max(0.1)))
+            .collect();
+        let land_keep = lats
+            .map(|lat: f64| {
+                let tropics = 1.0 - smoothstep(10.0, 20.0, lat.abs());
+                let storms = smoothstep(35.0, 50.0, lat.abs());
+                let decay = LAND_DECAY_KM
+                    * (1.0 + TROPICAL_RECYCLING * tropics + STORM_TRACK_REACH * storms);
+                (-STEP_KM / decay).exp()
+            })
+            .collect();
+        let fetch = box_mean(&water, 3);
+        Ground {
+            water,
+            height,
+            km_to_lon,
+            land_keep,
+            fetch,
+        }
     }
 }
 
@@ -213,15 +236,21 @@ fn node_index(lat: f64, lon: f64) -> usize {
 /// water, rained out over land with distance and by every ascent except on the last
 /// `WINDWARD_KM` (the windward slope where that rain falls).
 pub(crate) fn moisture(g: &Ground, lat: f64, lon: f64, wind: fn(f64) -> (f64, f64)) -> f64 {
-    let mut path: Vec<(f64, f64, f64)> = Vec::with_capacity(128);
+    const MAX_STEPS: usize = (MAX_PATH_KM / STEP_KM) as usize + 1;
+    let mut path = [0u32; MAX_STEPS];
+    let mut n = 0;
     let (mut la, mut lo) = (lat, lon);
     let mut sea_run = 0.0;
     let mut start_q = CONTINENTAL_Q;
-    let mut travelled = 0.0;
-    while travelled < MAX_PATH_KM {
-        let (w, h) = g.at(la, lo);
-        path.push((w, h, la));
-        sea_run = if w > 0.5 { sea_run + STEP_KM } else { 0.0 };
+    while n < MAX_STEPS {
+        let k = node_index(la, lo);
+        path[n] = k as u32;
+        n += 1;
+        sea_run = if g.water[k] > 0.5 {
+            sea_run + STEP_KM
+        } else {
+            0.0
+        };
         if sea_run >= SEA_FETCH_STOP_KM {
             start_q = 1.0;
             break;
@@ -231,28 +260,33 @@ pub(crate) fn moisture(g: &Ground, lat: f64, lon: f64, wind: fn(f64) -> (f64, f6
         // One step upwind.
         let (de, dn) = (-ve / len * STEP_KM, -vn / len * STEP_KM);
         la += dn / KM_PER_DEG;
-        lo += de / (KM_PER_DEG * la.to_radians().cos().max(0.1));
+        lo += de * g.km_to_lon[k / CLIMATE_NLON];
         if la.abs() > 89.0 {
             break;
         }
-        travelled += STEP_KM;
     }
+    let refill = 1.0 - (-STEP_KM / SEA_FETCH_KM).exp();
     let mut q = start_q;
     // The highest ground the air has crossed since it last left the sea: lifting past it
     // condenses (the saturation ceiling falls with height), bumps below it do not.
-    let mut crest = 0.0f64;
-    for (k, &(w, h, la)) in path.iter().enumerate().rev() {
-        let tropics = 1.0 - smoothstep(10.0, 20.0, la.abs());
-        let storms = smoothstep(35.0, 50.0, la.abs());
-        let decay =
-            LAND_DECAY_KM * (1.0 + TROPICAL_RECYCLING * tropics + STORM_TRACK_REACH * storms);
-        q += w * (1.0 - q) * (1.0 - (-STEP_KM / SEA_FETCH_KM).exp());
-        q *= (-(1.0 - w) * STEP_KM / decay).exp();
+    let mut crest = 0.0f32;
+    for (step, &k) in path[..n].iter().enumerate().rev() {
+        let k = k as usize;
+        let (w, h) = (g.fetch[k], g.height[k]);
+        let keep = g.land_keep[k / CLIMATE_NLON];
+        if w > 0.0 {
+            q += w as f64 * (1.0 - q) * refill;
+        }
+        if w == 0.0 {
+            q *= keep;
+        } else if w < 1.0 {
+            q *= keep.powf(1.0 - w as f64);
+        }
         if w > 0.5 {
             crest = 0.0;
         } else if h > crest {
-            if k as f64 * STEP_KM > WINDWARD_KM {
-                q *= (-(h - crest) / RAIN_OUT_ASCENT_M).exp();
+            if step as f64 * STEP_KM > WINDWARD_KM {
+                q *= (-((h - crest) as f64) / RAIN_OUT_ASCENT_M).exp();
             }
             crest = h;
         }
@@ -276,10 +310,19 @@ impl Climate {
     pub fn of(src: &Source) -> Climate {
         let g = Ground::of(src);
         let n = CLIMATE_NLAT * CLIMATE_NLON;
-        let row = |j: usize| -> Vec<f32> {
+        // Only nodes with some land within five nodes are drawn (the bilinear read, the coast's
+        // fill and the smoothing reach that far): the open sea, 70 % of the grid, keeps the
+        // latitude belt without tracing a trajectory.
+        let near_land = near_land(&g.water);
+        // Per node the moisture of each regime's air: the prevailing winds' (with the
+        // doldrums'), the storms' from the equator side, the monsoon's.
+        let row = |j: usize| -> Vec<[f32; 3]> {
             let lat = -90.0 + CLIMATE_STEP_DEG * j as f64;
             (0..CLIMATE_NLON)
                 .map(|i| {
+                    if !near_land[j * CLIMATE_NLON + i] {
+                        return [0.0; 3];
+                    }
                     let lon = -180.0 + CLIMATE_STEP_DEG * i as f64;
                     let mut qa = moisture(&g, lat, lon, prevailing_wind);
                     // In the doldrums the trades of both hemispheres converge and air comes
@@ -292,20 +335,19 @@ impl Climate {
                     }
                     // Poleward of 30°–40° the storms of the westerlies also draw moist air from
                     // the equator side (the Gulf of Mexico's into the eastern US, the Black
-                    // Sea's and the Mediterranean's into Russia), weaker than the mean flow.
-                    let eddies = STORM_EDDY * smoothstep(30.0, 40.0, lat.abs());
-                    if eddies > 0.0 {
+                    // Sea's and the Mediterranean's into Russia).
+                    let qe = if lat.abs() > 30.0 {
                         let side = if lat > 0.0 { from_south } else { from_north };
-                        qa = qa.max(eddies * moisture(&g, lat, lon, side));
-                    }
-                    let a = qa * efficiency_prevailing(lat) / cold_need(lat);
-                    let m = efficiency_monsoon(lat);
-                    let b = if m > 0.0 {
-                        moisture(&g, lat, lon, monsoon_wind) * m
+                        moisture(&g, lat, lon, side)
                     } else {
                         0.0
                     };
-                    (GAIN * a.max(b)).clamp(0.0, 1.0) as f32
+                    let qm = if efficiency_monsoon(lat) > 0.0 {
+                        moisture(&g, lat, lon, monsoon_wind)
+                    } else {
+                        0.0
+                    };
+                    [qa as f32, qe as f32, qm as f32]
                 })
                 .collect()
         };
@@ -313,7 +355,7 @@ impl Climate {
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .min(16);
-        let mut rows: Vec<Vec<f32>> = vec![Vec::new(); CLIMATE_NLAT];
+        let mut rows: Vec<Vec<[f32; 3]>> = vec![Vec::new(); CLIMATE_NLAT];
         std::thread::scope(|s| {
             let handles: Vec<_> = (0..threads)
                 .map(|t| {
@@ -332,8 +374,35 @@ impl Climate {
                 }
             }
         });
-        let mut wet: Vec<f32> = rows.concat();
-        debug_assert_eq!(wet.len(), n);
+        let q: Vec<[f32; 3]> = rows.concat();
+        debug_assert_eq!(q.len(), n);
+        // Storms are a thousand kilometres across: the moisture they draw from the equator
+        // side spreads sideways (one trajectory per node would draw each inland sea's plume
+        // as a sharp stripe 2,000 km long): two passes of a ±2° box.
+        let qe: Vec<f32> = q.iter().map(|v| v[1]).collect();
+        let qe = box_mean(&box_mean(&qe, 4), 4);
+        // Poleward of 45°–55° the storms spread the mean flow's and the monsoon's moisture
+        // the same way (the Baltic's and the Caspian's plumes over Russia).
+        let qa: Vec<f32> = q.iter().map(|v| v[0]).collect();
+        let qa_wide = box_mean(&box_mean(&qa, 4), 4);
+        let qm: Vec<f32> = q.iter().map(|v| v[2]).collect();
+        let qm_wide = box_mean(&box_mean(&qm, 4), 4);
+        let mut wet: Vec<f32> = (0..n)
+            .map(|k| {
+                let lat = -90.0 + CLIMATE_STEP_DEG * (k / CLIMATE_NLON) as f64;
+                if !near_land[k] {
+                    return wet_belt(lat.to_radians().sin().powi(2)) as f32;
+                }
+                let eddies = STORM_EDDY * smoothstep(30.0, 40.0, lat.abs());
+                let storms = smoothstep(45.0, 55.0, lat.abs());
+                let qa = qa[k] as f64 + (qa_wide[k] as f64 - qa[k] as f64) * storms;
+                let qm = qm[k] as f64 + (qm_wide[k] as f64 - qm[k] as f64) * storms;
+                let qa = qa.max(eddies * qe[k] as f64);
+                let a = qa * efficiency_prevailing(lat) / cold_need(lat);
+                let b = qm * efficiency_monsoon(lat);
+                (GAIN * a.max(b)).clamp(0.0, 1.0) as f32
+            })
+            .collect();
         // Water nodes take their land neighbours' mean, so a coast blends land into land.
         let filled: Vec<f32> = (0..n)
             .map(|k| {
@@ -360,7 +429,11 @@ impl Climate {
                 }
             })
             .collect();
-        wet = smooth(&filled);
+        // Two binomial passes (σ ≈ 1 node, 55 km): neighbouring trajectories mix.
+        wet = filled;
+        for _ in 0..2 {
+            wet = smooth(&wet);
+        }
         // Each pole is one point: its row takes the row's mean.
         for j in [0, CLIMATE_NLAT - 1] {
             let row = &mut wet[j * CLIMATE_NLON..(j + 1) * CLIMATE_NLON];
@@ -385,6 +458,38 @@ impl Climate {
         let hi = at(j0 + 1, i0) * (1.0 - fx) + at(j0 + 1, i0 + 1) * fx;
         lo * (1.0 - fy) + hi * fy
     }
+}
+
+/// The mean over the (2r + 1)² nodes around each node, longitude wrapping, rows clamped.
+fn box_mean(v: &[f32], r: i64) -> Vec<f32> {
+    let (nj, ni) = (CLIMATE_NLAT as i64, CLIMATE_NLON as i64);
+    let at = |j: i64, i: i64| v[(j.clamp(0, nj - 1) * ni + i.rem_euclid(ni)) as usize];
+    // Separable: along rows, then along columns.
+    let mut rows = vec![0f32; v.len()];
+    for j in 0..nj {
+        for i in 0..ni {
+            rows[(j * ni + i) as usize] = (-r..=r).map(|d| at(j, i + d)).sum::<f32>();
+        }
+    }
+    let at = |j: i64, i: i64| rows[(j.clamp(0, nj - 1) * ni + i.rem_euclid(ni)) as usize];
+    let n = ((2 * r + 1) * (2 * r + 1)) as f32;
+    (0..nj)
+        .flat_map(|j| (0..ni).map(move |i| (j, i)))
+        .map(|(j, i)| (-r..=r).map(|d| at(j + d, i)).sum::<f32>() / n)
+        .collect()
+}
+
+/// Whether any node within five rows and columns holds land.
+fn near_land(water: &[f32]) -> Vec<bool> {
+    let (nj, ni) = (CLIMATE_NLAT as i64, CLIMATE_NLON as i64);
+    let land = |j: i64, i: i64| water[(j.clamp(0, nj - 1) * ni + i.rem_euclid(ni)) as usize] < 1.0;
+    let mut out = vec![false; water.len()];
+    for j in 0..nj {
+        for i in 0..ni {
+            out[(j * ni + i) as usize] = (-5..=5).any(|dj| (-5..=5).any(|di| land(j + dj, i + di)));
+        }
+    }
+    out
 }
 
 /// One pass of the 3 × 3 binomial filter (1 2 1)², longitude wrapping, rows clamped.
