@@ -294,7 +294,79 @@ pub(crate) fn moisture(g: &Ground, lat: f64, lon: f64, wind: fn(f64) -> (f64, f6
     q
 }
 
+/// Bump when the model changes: the cached field's file name carries it.
+pub const CLIMATE_VERSION: u32 = 1;
+const CACHE_MAGIC: &[u8; 8] = b"PFCLIMAT";
+
 impl Climate {
+    /// The field of `src`, read from the data directory `dir` when it holds it (made and
+    /// written there otherwise): `DATA/climate-v{CLIMATE_VERSION}.f32`, or under `DATA/gshhg/`
+    /// for a source with the water mask (as the tiles are kept apart). A file that does not
+    /// check out (size, header, CRC-32 of the values) is made again; a failure to write is
+    /// logged and the field used all the same.
+    pub fn cached(src: &Source, dir: Option<&std::path::Path>) -> Climate {
+        let Some(dir) = dir else {
+            return Climate::of(src);
+        };
+        let dir = if src.has_water_mask() {
+            dir.join("gshhg")
+        } else {
+            dir.to_path_buf()
+        };
+        let path = dir.join(format!("climate-v{CLIMATE_VERSION}.f32"));
+        if let Some(c) = std::fs::read(&path).ok().and_then(|b| Climate::decode(&b)) {
+            return c;
+        }
+        let c = Climate::of(src);
+        let tmp = dir.join(format!(
+            "climate-v{CLIMATE_VERSION}.f32.{}",
+            std::process::id()
+        ));
+        let written = std::fs::create_dir_all(&dir)
+            .and_then(|_| std::fs::write(&tmp, c.encode()))
+            .and_then(|_| std::fs::rename(&tmp, &path));
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            log::warn!("climate field not cached at {}: {e}", path.display());
+        }
+        c
+    }
+
+    /// The cache file's bytes: magic, columns and rows (u32 LE), the values (f32 LE), the
+    /// CRC-32 of the values' bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        let values: &[u8] = bytemuck::cast_slice(&self.wet);
+        let mut b = Vec::with_capacity(values.len() + 20);
+        b.extend_from_slice(CACHE_MAGIC);
+        b.extend_from_slice(&(CLIMATE_NLON as u32).to_le_bytes());
+        b.extend_from_slice(&(CLIMATE_NLAT as u32).to_le_bytes());
+        b.extend_from_slice(values);
+        b.extend_from_slice(&crc32fast::hash(values).to_le_bytes());
+        b
+    }
+
+    /// The field from [`Climate::encode`]'s bytes, if they check out.
+    pub fn decode(b: &[u8]) -> Option<Climate> {
+        let n = CLIMATE_NLON * CLIMATE_NLAT;
+        if b.len() != 16 + 4 * n + 4 || &b[..8] != CACHE_MAGIC {
+            return None;
+        }
+        let dims = [&b[8..12], &b[12..16]].map(|d| u32::from_le_bytes(d.try_into().unwrap()));
+        if dims != [CLIMATE_NLON as u32, CLIMATE_NLAT as u32] {
+            return None;
+        }
+        let values = &b[16..16 + 4 * n];
+        let crc = u32::from_le_bytes(b[16 + 4 * n..].try_into().unwrap());
+        if crc32fast::hash(values) != crc {
+            return None;
+        }
+        let wet = values
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        Some(Climate { wet })
+    }
+
     /// The latitude belt alone (no Earth data: the analytic planet).
     pub fn latitude_belt() -> Climate {
         let mut wet = vec![0f32; CLIMATE_NLAT * CLIMATE_NLON];

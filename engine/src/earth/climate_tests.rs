@@ -200,3 +200,23 @@ fn the_latitude_belt_is_the_old_climate() {
         assert!((c.wetness(lat, 33.3) - want).abs() < 0.01, "{lat}");
     }
 }
+
+#[test]
+fn the_field_is_kept_in_the_data_directory_and_a_bad_file_is_made_again() {
+    let src = Source::open(&etopo_path(None), Body::EARTH).expect("ETOPO5");
+    let dir = std::env::temp_dir().join(format!("pf-climate-{}", std::process::id()));
+    let path = dir.join(format!("climate-v{CLIMATE_VERSION}.f32"));
+    let made = Climate::cached(&src, Some(&dir));
+    let bytes = std::fs::read(&path).expect("written");
+    assert_eq!(bytes.len(), 16 + 4 * CLIMATE_NLON * CLIMATE_NLAT + 4);
+    let read = Climate::cached(&src, Some(&dir));
+    assert_eq!(read.wet, made.wet);
+    // One value flipped: the CRC refuses the file, the field is made again and rewritten.
+    let mut bad = bytes.clone();
+    bad[16 + 4 * 1000] ^= 0x40;
+    assert!(Climate::decode(&bad).is_none());
+    std::fs::write(&path, &bad).unwrap();
+    assert_eq!(Climate::cached(&src, Some(&dir)).wet, made.wet);
+    assert_eq!(std::fs::read(&path).unwrap(), bytes);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -129,9 +129,10 @@ impl PlanetRenderer {
         let constants = FrameConstantBuffers::new(ctx, frames_in_flight)?;
         let atmosphere = Atmosphere::new(ctx, AtmosphereParams::earth(body), frames_in_flight)?;
         let exposure = Exposure::new(ctx, opts.exposure)?;
-        // The Earth's climate from its heights and water; the latitude belt for other planets.
+        // The Earth's climate from its heights and water (kept in the data directory); the
+        // latitude belt for other planets.
         let climate = match source.earth() {
-            Some(src) => Climate::of(&src),
+            Some(src) => Climate::cached(&src, source.data_dir().as_deref()),
             None => Climate::latitude_belt(),
         };
         let climate = ClimateField::new(ctx, &climate)?;
