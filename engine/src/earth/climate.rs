@@ -4,12 +4,12 @@
 //! prevailing winds by latitude band, rained out over land with distance and by the ascent
 //! over mountain ranges upwind, and precipitated where the large-scale flow lets it: the
 //! subtropical subsidence belt dries the trade-wind regime, and a summer-monsoon regime (flow
-//! from the equator side over 5°–35°) wets the east and south coasts the subsidence would
-//! dry. The wetter of the two regimes is the climate (docs/look.md, "The climate").
+//! from the equator side and the east, 2°–50°) wets the east and south coasts the subsidence
+//! would dry. The wetter of the two regimes is the climate (docs/look.md, "The climate").
 //!
-//! Deterministic and made once at start-up (≈ 0.5 s on two cores); `shade.terrain` reads
-//! the grid bilinearly (`shaders/common/climate.glsl`) in the same node layout as
-//! [`Climate::wetness`].
+//! Deterministic; made at the first start (≈ 1 s on two cores) and kept in the data directory
+//! ([`Climate::cached`]); `shade.terrain` reads the grid bilinearly
+//! (`shaders/common/climate.glsl`) in the same node layout as [`Climate::wetness`].
 
 use super::derive::Source;
 use super::water::WaterMap;
