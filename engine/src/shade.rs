@@ -5,11 +5,55 @@
 use crate::atlas::SurfaceBindings;
 use crate::atmosphere::AtmosphereLuts;
 use crate::debug_view::DebugView;
-use framegraph::{BufferDesc, BufferRef, Graph, ImageRef};
+use crate::earth::climate::Climate;
+use framegraph::{BufferDesc, BufferRef, Context, GpuBuffer, Graph, ImageRef};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The climate's wetness grid on the GPU (`shaders/common/climate.glsl`, binding 27 of
+/// `shade.terrain`): the f32 values of [`Climate::wet`], uploaded once by the first graph
+/// that declares the shading (`shade.climate.upload`).
+pub struct ClimateField {
+    buf: GpuBuffer,
+    /// The host copy until the upload has run.
+    staging: GpuBuffer,
+    /// The upload has been declared (atomic: `declare` takes `&self`).
+    uploaded: AtomicBool,
+}
+
+impl ClimateField {
+    pub fn new(ctx: &Context, climate: &Climate) -> framegraph::Result<ClimateField> {
+        let bytes: &[u8] = bytemuck::cast_slice(&climate.wet);
+        let size = bytes.len() as u64;
+        let mut staging = GpuBuffer::new(ctx, "shade.climate.staging", BufferDesc::upload(size))?;
+        staging.write(0, bytes)?;
+        Ok(ClimateField {
+            buf: GpuBuffer::new(ctx, "shade.climate", BufferDesc::gpu(size))?,
+            staging,
+            uploaded: AtomicBool::new(false),
+        })
+    }
+
+    /// The grid for this frame's shading (with its upload, the first time).
+    pub fn declare(&self, g: &mut Graph<'_>) -> BufferRef {
+        let mut buf = g.import_buffer(&self.buf);
+        if !self.uploaded.swap(true, Ordering::Relaxed) {
+            let src = g.import_buffer(&self.staging);
+            g.transfer("shade.climate.upload")
+                .copy_buffer(src, &mut buf, 0, 0, self.buf.desc.size);
+        }
+        buf
+    }
+
+    pub fn destroy(self, ctx: &Context) {
+        self.buf.destroy(ctx);
+        self.staging.destroy(ctx);
+    }
+}
 
 /// Declare `shade.terrain`, shading `hits` into `target` (RGBA8, storage) through the
 /// atmosphere's LUTs, with the exposure `exposure.adapt` left in `exposure` (to which it adds
-/// this frame's luminance measurement).
+/// this frame's luminance measurement), its materials' wetness from `climate`
+/// ([`ClimateField::declare`]).
 #[allow(clippy::too_many_arguments)]
 pub fn declare_terrain(
     g: &mut Graph<'_>,
@@ -18,6 +62,7 @@ pub fn declare_terrain(
     surface: SurfaceBindings,
     atmos: AtmosphereLuts,
     mut exposure: BufferRef,
+    climate: BufferRef,
     target: &mut ImageRef,
     view: DebugView,
 ) {
@@ -32,6 +77,7 @@ pub fn declare_terrain(
         .read("skyview", atmos.skyview)
         .read("aerial", atmos.aerial)
         .read("sealevel", atmos.sealevel)
+        .read("climate", climate)
         .write("exposure", &mut exposure)
         .write("color", target)
         .push(&[view.shade_mode(), atmos.sealevel_ready as u32])

@@ -61,6 +61,11 @@ pub trait TileSource: Send + Sync {
     fn earth(&self) -> Option<Arc<crate::earth::Source>> {
         None
     }
+    /// The data directory where derived data (the tile store, the climate field) is kept,
+    /// if the source has one.
+    fn data_dir(&self) -> Option<std::path::PathBuf> {
+        None
+    }
     /// Tiles whose stored copy changed underneath since the source served them (another
     /// process writing the store), found with bounded work per call; the source already
     /// forgot its old copies. Default: a source without a store has none.
@@ -121,6 +126,9 @@ impl TileSource for EarthSource {
     }
     fn earth(&self) -> Option<Arc<crate::earth::Source>> {
         Some(self.oracle.cache().source().clone())
+    }
+    fn data_dir(&self) -> Option<std::path::PathBuf> {
+        self.oracle.data_dir().map(|d| d.to_path_buf())
     }
     fn updated_underneath(&self) -> Vec<TileId> {
         self.oracle

@@ -1,18 +1,13 @@
-// Terrain materials: albedo and roughness from altitude, slope and a climate of latitude
-// (docs/look.md). Deterministic and per pixel: the same height, normal and latitude give the
-// same material at every level and in every frame.
+// Terrain materials: albedo and roughness from altitude, slope, latitude and the climate's
+// wetness (docs/look.md). Deterministic and per pixel: the same height, normal and position
+// give the same material at every level and in every frame.
 #ifndef MATERIAL_GLSL
 #define MATERIAL_GLSL
 
-// The climate, the same definitions as the amplified levels' (engine/src/earth/amplify.rs,
-// `wet_belt` and the temperature in `detail`; its regional noise is left out here), so that
-// where the amplifier carves wet gullies the shading draws vegetation.
-// Wetness of the latitude belt from z2 = sin²(latitude): wet tropics, dry subtropics near 28°,
-// wet mid-latitudes, dry poles (0 arid … 1 wet).
-float climate_wet(float z2) {
-    return 1.0 - 0.85 * smoothstep(0.0, 0.22, z2) + 0.65 * smoothstep(0.22, 0.6, z2)
-        - 0.45 * smoothstep(0.75, 1.0, z2);
-}
+// The climate: wetness comes from the field of common/climate.glsl (moisture carried from
+// the sea by the winds, rain shadows, the monsoon and the subsidence belt; docs/look.md), the
+// temperature from latitude and height as in the amplified levels (engine/src/earth/amplify.rs,
+// `detail`).
 
 // Mean temperature, °C: 28 °C at the equator, −14 °C at the poles (sea level), lapse
 // 6.5 °C/km (the standard atmosphere's) with height `h` in metres.
@@ -55,14 +50,14 @@ struct Material {
     float roughness;  // perceptual, GGX α = roughness²
 };
 
-// The material at height `h` (m), slope 1 − n·up, latitude `lat` (degrees).
+// The material at height `h` (m), slope 1 − n·up, latitude `lat` (degrees) and wetness `wet`
+// (0 arid … 1 wet, common/climate.glsl).
 // On this climate the snow line falls at ≈ 5,850 m on the equator, ≈ 5,350 m in the Himalaya
-// (28° N, arid belt), ≈ 2,500 m in the Alps (46° N) and reaches the sea at 70°–75°
+// (28° N), ≈ 2,500 m in the Alps (46° N) and reaches the sea at 70°–75°
 // (observed: 4,800–5,500 m, 5,000–6,000 m, 2,700–3,000 m; Greenland and Svalbard).
-Material terrain_material(float h, float slope, float lat) {
+Material terrain_material(float h, float slope, float lat, float wet) {
     float z2 = sin(radians(lat));
     z2 *= z2;
-    float wet = climate_wet(z2);
     float temp = climate_temperature(z2, h);
     float arid = 1.0 - smoothstep(MAT_WET_ARID.x, MAT_WET_ARID.y, wet);
     // Bare ground: alpine and tundra where it is wet, red soils where it is arid, sand where

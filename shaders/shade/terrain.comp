@@ -1,7 +1,7 @@
 #version 460
-// shade.terrain: shade hit records — materials from altitude, slope and a climate of latitude
-// (common/material.glsl); the ocean's waves, sky reflection, glint and depth-tinted water
-// (common/ocean.glsl); lit by the sun through the air and by the sky's irradiance, seen
+// shade.terrain: shade hit records — materials from altitude, slope and the climate's wetness
+// field (common/material.glsl, common/climate.glsl); the ocean's waves, sky reflection, glint
+// and depth-tinted water (common/ocean.glsl); lit by the sun through the air and by the sky's irradiance, seen
 // through aerial perspective; the physical sky where there is no terrain; exposure and
 // tonemap. Debug views by push constant.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
@@ -13,6 +13,7 @@ layout(local_size_x = 8, local_size_y = 8) in;
 #define ATMOS_MULTISCATTER
 #define ATMOS_SEALEVEL
 #include "common/atmosphere.glsl"
+#include "common/climate.glsl"
 #include "common/material.glsl"
 #include "common/ocean.glsl"
 #include "common/exposure.glsl"
@@ -195,7 +196,7 @@ void shade_pixel(uvec2 px) {
             // Lambertian: the sun's irradiance on the facet, and the sky's on level ground,
             // less where the facet tilts away from the upper hemisphere; plus a faint
             // specular lobe (snow's sheen, wet rock).
-            Material m = terrain_material(height, slope, lat);
+            Material m = terrain_material(height, slope, lat, climate_wetness(up));
             lit = m.albedo / PI * (sun_t * max(dot(n, frame.sun_dir), 0.0) + sky_e * (0.5 + 0.5 * dot(n, up)))
                 + sun_t * ggx_specular(n, -d, frame.sun_dir, m.roughness, GROUND_F0);
         }

@@ -210,6 +210,56 @@ fn arid_ground_is_red_high_ground_is_snow_temperate_lowland_is_green() {
     b.finish();
 }
 
+/// From 300 km straight down, the ground's colour follows the climate's wetness field
+/// (docs/look.md, "The climate"), not latitude: Bangladesh and south-east China, in the dry
+/// belt of the latitude-only climate (23°–24° N) but wet from the monsoon, read as plant cover
+/// (green > red); the Sahara at the same latitude reads as desert (red > green). The field
+/// the shading read is checked at the same pixels from the CPU's `Climate`.
+#[test]
+fn monsoon_lands_are_green_and_the_sahara_red_at_one_latitude() {
+    use engine::earth::climate::Climate;
+    use engine::source::TileSource;
+    let climate = Climate::of(&earth_source().earth().expect("the Earth"));
+    let mut b = Bench::new();
+    for (name, lat, lon, wet) in [
+        ("bangladesh_300km", 23.8, 90.4, true),
+        ("se_china_300km", 24.0, 113.0, true),
+        ("sahara_300km", 23.0, 10.0, false),
+    ] {
+        let cam = ViewCamera::geo(lat, lon, R + 300_000.0, 0.0, -90.0, 30.0, W, H);
+        let f = b.frame(&cam, 180.0, 60.0, name);
+        assert_no_black_surface(&f, name);
+        let land = |x: u32, y: u32| f.aov(x, y).is_terrain() && !f.aov(x, y).is_water();
+        let (c, n) = mean_where(&f, land);
+        let (mut w, mut old) = (0.0, 0.0);
+        for y in 0..H {
+            for x in 0..W {
+                if land(x, y) {
+                    let (la, lo) = f.aov(x, y).latlon();
+                    w += climate.wetness(la, lo);
+                    old += engine::earth::climate::wet_belt(la.to_radians().sin().powi(2));
+                }
+            }
+        }
+        let (w, old) = (w / n as f64, old / n as f64);
+        println!(
+            "{name}: {n} land pixels, mean rgb {c:.1?}, mean wetness {w:.3} (latitude belt \
+             {old:.3})"
+        );
+        assert!(n as u32 > W * H / 2, "{name}: {n} land pixels");
+        // The latitude belt alone would make all three arid.
+        assert!(old < 0.4, "{name}: belt {old}");
+        if wet {
+            assert!(w > 0.6, "{name}: wetness {w}");
+            assert!(c[1] > c[0], "{name}: green > red: {c:?}");
+        } else {
+            assert!(w < 0.3, "{name}: wetness {w}");
+            assert!(c[0] > c[1], "{name}: red > green: {c:?}");
+        }
+    }
+    b.finish();
+}
+
 /// From 2 km over the open Atlantic with the sun behind the camera, the sea brightens toward
 /// the horizon (Fresnel: 2 % of the sky straight down, toward 100 % at grazing); from 20 km
 /// the glint's brightest pixel sits where the sun's mirror reflection does.

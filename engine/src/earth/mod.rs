@@ -5,6 +5,7 @@ pub mod amplify;
 #[cfg(test)]
 mod amplify_tests;
 pub mod bands;
+pub mod climate;
 pub mod coast;
 pub mod derive;
 pub mod etopo;

@@ -26,6 +26,7 @@ use crate::cbt::gpu::debug::{declare_debug_edges, declare_debug_raster, MeshStyl
 use crate::cbt::gpu::mesh::GpuMesh;
 use crate::cbt::gpu::record::ViewPose;
 use crate::debug_view::DebugView;
+use crate::earth::climate::Climate;
 use crate::earth::gpu_budget::BudgetState;
 use crate::earth::gpu_feed::GpuTileMaker;
 use crate::exposure::Exposure;
@@ -33,7 +34,7 @@ use crate::frame_constants::{FrameConstantBuffers, FrameConstants};
 use crate::params::{LAST_STORED_LEVEL, MAX_LEVEL};
 use crate::planet::{Body, TileId};
 use crate::publish::{declare_publish, PublishMode};
-use crate::shade::{declare_aov, declare_terrain};
+use crate::shade::{declare_aov, declare_terrain, ClimateField};
 use crate::source::TileSource;
 use crate::stream::envelope::{FeedMeter, LocalFetch};
 use crate::stream::residency::TileStream;
@@ -70,6 +71,8 @@ pub struct PlanetRenderer {
     pub atmosphere: Atmosphere,
     /// The exposure the shading applies (`exposure.adapt`).
     pub exposure: Exposure,
+    /// The climate's wetness field the materials read (`earth::climate`).
+    climate: ClimateField,
     clock: FrameClock,
     /// Supply per feed class (`stream::envelope`), fed from the source once per frame.
     feed: FeedMeter,
@@ -126,6 +129,13 @@ impl PlanetRenderer {
         let constants = FrameConstantBuffers::new(ctx, frames_in_flight)?;
         let atmosphere = Atmosphere::new(ctx, AtmosphereParams::earth(body), frames_in_flight)?;
         let exposure = Exposure::new(ctx, opts.exposure)?;
+        // The Earth's climate from its heights and water (kept in the data directory); the
+        // latitude belt for other planets.
+        let climate = match source.earth() {
+            Some(src) => Climate::cached(&src, source.data_dir().as_deref()),
+            None => Climate::latitude_belt(),
+        };
+        let climate = ClimateField::new(ctx, &climate)?;
         Ok(PlanetRenderer {
             body,
             source,
@@ -141,6 +151,7 @@ impl PlanetRenderer {
             constants,
             atmosphere,
             exposure,
+            climate,
             clock: FrameClock::new(),
             feed: FeedMeter::default(),
             prepared: None,
@@ -376,8 +387,9 @@ impl PlanetRenderer {
         }
         let atmos = self.atmosphere.declare(g, frame);
         let exposure = self.exposure.declare(g);
+        let climate = self.climate.declare(g);
         declare_terrain(
-            g, extent, p.hits, surface, atmos, exposure, target, req.view,
+            g, extent, p.hits, surface, atmos, exposure, climate, target, req.view,
         );
         if let (true, Some(mut depth)) = (edges, p.depth) {
             declare_debug_edges(g, &mesh, &surface, target, &mut depth);
@@ -444,6 +456,7 @@ impl PlanetRenderer {
         self.constants.destroy(ctx);
         self.atmosphere.destroy(ctx);
         self.exposure.destroy(ctx);
+        self.climate.destroy(ctx);
     }
 }
 
