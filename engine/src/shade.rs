@@ -7,21 +7,32 @@ use crate::atmosphere::AtmosphereLuts;
 use crate::debug_view::DebugView;
 use crate::earth::climate::Climate;
 use framegraph::{BufferDesc, BufferRef, Context, GpuBuffer, Graph, ImageRef};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// The climate's wetness grid on the GPU (`shaders/common/climate.glsl`, binding 27 of
-/// `shade.terrain`): the f32 values of [`Climate::wet`], uploaded once by the first graph
-/// that declares the shading (`shade.climate.upload`).
+/// `shade.terrain`): the f32 values of [`Climate::wet`], uploaded by the first graph that
+/// declares the shading (`shade.climate.upload`), and once more if a field computed on a
+/// worker replaces the one drawn first ([`ClimateField::computing`]).
 pub struct ClimateField {
     buf: GpuBuffer,
     /// The host copy until the upload has run.
     staging: GpuBuffer,
     /// The upload has been declared (atomic: `declare` takes `&self`).
     uploaded: AtomicBool,
+    /// The frame ([`ClimateField::poll`]'s count) whose graph declared the last upload.
+    uploaded_at: AtomicUsize,
+    frame: usize,
+    frames_in_flight: usize,
+    /// The field a worker is computing, drawn once it lands.
+    pending: Option<std::thread::JoinHandle<Climate>>,
 }
 
 impl ClimateField {
-    pub fn new(ctx: &Context, climate: &Climate) -> framegraph::Result<ClimateField> {
+    pub fn new(
+        ctx: &Context,
+        climate: &Climate,
+        frames_in_flight: usize,
+    ) -> framegraph::Result<ClimateField> {
         let bytes: &[u8] = bytemuck::cast_slice(&climate.wet);
         let size = bytes.len() as u64;
         let mut staging = GpuBuffer::new(ctx, "shade.climate.staging", BufferDesc::upload(size))?;
@@ -30,13 +41,58 @@ impl ClimateField {
             buf: GpuBuffer::new(ctx, "shade.climate", BufferDesc::gpu(size))?,
             staging,
             uploaded: AtomicBool::new(false),
+            uploaded_at: AtomicUsize::new(0),
+            frame: 0,
+            frames_in_flight,
+            pending: None,
         })
     }
 
-    /// The grid for this frame's shading (with its upload, the first time).
+    /// Draw the field given to [`ClimateField::new`] until `make` (run on a worker thread)
+    /// returns the one to draw instead. The Earth's takes about a second on two cores where the
+    /// data directory does not hold it yet: the first frames do not wait for it.
+    pub fn computing(mut self, make: impl FnOnce() -> Climate + Send + 'static) -> ClimateField {
+        let worker = std::thread::Builder::new()
+            .name("climate".into())
+            .spawn(make);
+        match worker {
+            Ok(h) => self.pending = Some(h),
+            Err(e) => log::warn!("no climate worker ({e}): the latitude belt stays"),
+        }
+        self
+    }
+
+    /// A field is still being computed.
+    pub fn pending(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Once a frame, before its graph is declared: lands the worker's field when it is done and
+    /// the frame that uploaded the staging buffer last can no longer be in flight.
+    pub fn poll(&mut self) -> framegraph::Result<()> {
+        self.frame += 1;
+        let done = self.pending.as_ref().is_some_and(|h| h.is_finished());
+        let idle = self.uploaded.load(Ordering::Relaxed)
+            && self.frame > self.uploaded_at.load(Ordering::Relaxed) + self.frames_in_flight;
+        if !(done && idle) {
+            return Ok(());
+        }
+        match self.pending.take().map(|h| h.join()) {
+            Some(Ok(c)) if c.wet.len() * 4 == self.staging.desc.size as usize => {
+                self.staging.write(0, bytemuck::cast_slice(&c.wet))?;
+                self.uploaded.store(false, Ordering::Relaxed);
+            }
+            Some(Ok(_)) => log::warn!("climate field of another size: the latitude belt stays"),
+            Some(Err(_)) | None => log::warn!("climate worker failed: the latitude belt stays"),
+        }
+        Ok(())
+    }
+
+    /// The grid for this frame's shading (with its upload, when the staging copy is new).
     pub fn declare(&self, g: &mut Graph<'_>) -> BufferRef {
         let mut buf = g.import_buffer(&self.buf);
         if !self.uploaded.swap(true, Ordering::Relaxed) {
+            self.uploaded_at.store(self.frame, Ordering::Relaxed);
             let src = g.import_buffer(&self.staging);
             g.transfer("shade.climate.upload")
                 .copy_buffer(src, &mut buf, 0, 0, self.buf.desc.size);
@@ -45,6 +101,10 @@ impl ClimateField {
     }
 
     pub fn destroy(self, ctx: &Context) {
+        if let Some(h) = self.pending {
+            // Nothing to cancel it with; it ends by itself within about a second.
+            drop(h);
+        }
         self.buf.destroy(ctx);
         self.staging.destroy(ctx);
     }

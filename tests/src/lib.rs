@@ -75,6 +75,12 @@ pub fn earth_source() -> std::sync::Arc<engine::source::EarthSource> {
     SOURCE.get_or_init(|| earth_over(|s| s)).clone()
 }
 
+/// The Earth as tiles (water by the sign rule) through an oracle on the data directory `dir`:
+/// a cold store of its own, for what a first start does.
+pub fn earth_source_at(dir: &std::path::Path) -> std::sync::Arc<engine::source::EarthSource> {
+    earth_in(dir.to_path_buf(), |s| s)
+}
+
 /// The Earth as tiles with water from the GSHHG mask (`docs/earth.md`, "Water"): the mask
 /// of the default data directory (built once per machine, about 45 s) and the tiles derived
 /// under it, which the store keeps apart from the sign rule's (`DATA/gshhg/`).
@@ -100,12 +106,20 @@ pub fn earth_source_with_water() -> std::sync::Arc<engine::source::EarthSource> 
 fn earth_over(
     water: impl FnOnce(engine::earth::derive::Source) -> engine::earth::derive::Source,
 ) -> std::sync::Arc<engine::source::EarthSource> {
+    earth_in(engine::store::datadir::data_dir(None), water)
+}
+
+/// ETOPO5 as `water` sets it up, through an oracle on the tile store in `data_dir`.
+fn earth_in(
+    data_dir: std::path::PathBuf,
+    water: impl FnOnce(engine::earth::derive::Source) -> engine::earth::derive::Source,
+) -> std::sync::Arc<engine::source::EarthSource> {
     use engine::store::oracle::{Oracle, OracleConfig};
     let body = engine::planet::Body::EARTH;
     let path = engine::earth::etopo::etopo_path(None);
     let src = engine::earth::derive::Source::open(&path, body).unwrap_or_else(|e| panic!("{e}"));
     let cfg = OracleConfig {
-        data_dir: Some(engine::store::datadir::data_dir(None)),
+        data_dir: Some(data_dir),
         memory_fallback: true,
         ..Default::default()
     };

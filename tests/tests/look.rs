@@ -260,6 +260,65 @@ fn monsoon_lands_are_green_and_the_sahara_red_at_one_latitude() {
     b.finish();
 }
 
+/// Where the data directory does not hold the climate field yet, it is made on a worker and
+/// the first frame does not wait for it: the renderer draws the latitude belt (Bangladesh
+/// arid, red > green) and reports itself unsettled ("climate"); a render that waits for a
+/// settled frame gets the field (green > red), which is then in the directory for the next
+/// start. A cold store of its own (tiles derived afresh: about a minute here).
+#[test]
+fn the_first_frame_does_not_wait_for_the_climate() {
+    use engine::earth::climate::Climate;
+    use engine::source::TileSource;
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("climate-cold-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let src = planetfall_tests::earth_source_at(&dir);
+    let earth = src.earth().expect("the Earth");
+    assert!(Climate::read_cached(&earth, Some(&dir)).is_none());
+    let mut gpu = Gpu::new();
+    let mut r = PlanetRenderer::new(
+        &gpu.ctx,
+        src,
+        test_renderer_options(&gpu.ctx),
+        gpu.exec.frames_in_flight(),
+    )
+    .unwrap();
+    let cam = ViewCamera::geo(23.8, 90.4, R + 300_000.0, 0.0, -90.0, 30.0, W, H);
+    r.sun = Some(local_sun(cam.eye, 180.0, 60.0));
+    let land_mean = |f: &planetfall_tests::PlanetFrame| {
+        let f = Frame {
+            rgba: f.rgba.clone(),
+            aov: f.aov.clone(),
+        };
+        mean_where(&f, |x, y| {
+            f.aov(x, y).is_terrain() && !f.aov(x, y).is_water()
+        })
+    };
+    let mut f = planet_frame(&mut gpu, &mut r, &cam);
+    let first: Vec<&str> = r.unsettled().collect();
+    let (c0, n0) = land_mean(&f);
+    let mut n = 1;
+    while !r.settled() && n < 200 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        f = planet_frame(&mut gpu, &mut r, &cam);
+        n += 1;
+    }
+    let (c, n1) = land_mean(&f);
+    println!(
+        "first frame unsettled by {first:?}, land rgb {c0:.1?} ({n0} px); settled after {n} \
+         frames, land rgb {c:.1?} ({n1} px)"
+    );
+    assert!(first.contains(&"climate"), "{first:?}");
+    assert!(r.settled(), "{:?}", r.unsettled().collect::<Vec<_>>());
+    assert!(n0 as u32 > W * H / 2 && n1 as u32 > W * H / 2);
+    assert!(c0[0] > c0[1], "the latitude belt first: {c0:?}");
+    assert!(c[1] > c[0], "the field once settled: {c:?}");
+    assert!(Climate::read_cached(&earth, Some(&dir)).is_some());
+    r.destroy(&gpu.ctx);
+    gpu.assert_clean();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// From 2 km over the open Atlantic with the sun behind the camera, the sea brightens toward
 /// the horizon (Fresnel: 2 % of the sky straight down, toward 100 % at grazing); from 20 km
 /// the glint's brightest pixel sits where the sun's mirror reflection does.

@@ -308,21 +308,17 @@ impl Climate {
         let Some(dir) = dir else {
             return Climate::of(src);
         };
-        let dir = if src.has_water_mask() {
-            dir.join("gshhg")
-        } else {
-            dir.to_path_buf()
-        };
-        let path = dir.join(format!("climate-v{CLIMATE_VERSION}.f32"));
-        if let Some(c) = std::fs::read(&path).ok().and_then(|b| Climate::decode(&b)) {
+        if let Some(c) = Climate::read_cached(src, Some(dir)) {
             return c;
         }
+        let path = Climate::cache_path(src, dir);
+        let dir = path.parent().unwrap_or(dir);
         let c = Climate::of(src);
         let tmp = dir.join(format!(
             "climate-v{CLIMATE_VERSION}.f32.{}",
             std::process::id()
         ));
-        let written = std::fs::create_dir_all(&dir)
+        let written = std::fs::create_dir_all(dir)
             .and_then(|_| std::fs::write(&tmp, c.encode()))
             .and_then(|_| std::fs::rename(&tmp, &path));
         if let Err(e) = written {
@@ -330,6 +326,22 @@ impl Climate {
             log::warn!("climate field not cached at {}: {e}", path.display());
         }
         c
+    }
+
+    /// The field of `src` from the data directory `dir`, if it holds a good one (no work
+    /// otherwise: see [`Climate::cached`]).
+    pub fn read_cached(src: &Source, dir: Option<&std::path::Path>) -> Option<Climate> {
+        let path = Climate::cache_path(src, dir?);
+        std::fs::read(path).ok().and_then(|b| Climate::decode(&b))
+    }
+
+    fn cache_path(src: &Source, dir: &std::path::Path) -> std::path::PathBuf {
+        let dir = if src.has_water_mask() {
+            dir.join("gshhg")
+        } else {
+            dir.to_path_buf()
+        };
+        dir.join(format!("climate-v{CLIMATE_VERSION}.f32"))
     }
 
     /// The cache file's bytes: magic, columns and rows (u32 LE), the values (f32 LE), the

@@ -129,13 +129,19 @@ impl PlanetRenderer {
         let constants = FrameConstantBuffers::new(ctx, frames_in_flight)?;
         let atmosphere = Atmosphere::new(ctx, AtmosphereParams::earth(body), frames_in_flight)?;
         let exposure = Exposure::new(ctx, opts.exposure)?;
-        // The Earth's climate from its heights and water (kept in the data directory); the
-        // latitude belt for other planets.
+        // The Earth's climate from its heights and water, kept in the data directory; where
+        // it is not there yet, made on a worker while the latitude belt is drawn (the first
+        // frames do not wait for it; waiting renders do: `unsettled`). The latitude belt for
+        // other planets.
+        let dir = source.data_dir();
         let climate = match source.earth() {
-            Some(src) => Climate::cached(&src, source.data_dir().as_deref()),
-            None => Climate::latitude_belt(),
+            Some(src) => match Climate::read_cached(&src, dir.as_deref()) {
+                Some(c) => ClimateField::new(ctx, &c, frames_in_flight)?,
+                None => ClimateField::new(ctx, &Climate::latitude_belt(), frames_in_flight)?
+                    .computing(move || Climate::cached(&src, dir.as_deref())),
+            },
+            None => ClimateField::new(ctx, &Climate::latitude_belt(), frames_in_flight)?,
         };
-        let climate = ClimateField::new(ctx, &climate)?;
         Ok(PlanetRenderer {
             body,
             source,
@@ -180,6 +186,7 @@ impl PlanetRenderer {
             (r.stale > 0, "stale"),
             (self.stats.uploaded_tiles > 0, "uploading"),
             (self.stats.fading > 0, "fading"),
+            (self.climate.pending(), "climate"),
         ]
         .into_iter()
         .filter_map(|(held, name)| held.then_some(name))
@@ -285,6 +292,7 @@ impl PlanetRenderer {
         let mut lap = Lap::start();
         let mut times = PrepareTimes::default();
         self.clock.tick();
+        self.climate.poll()?;
         // A waiting frame is a still render's (or a test's): its exposure adapts at once.
         self.exposure.prepare(
             (!self.opts.wait_for_tiles).then(|| self.clock.period.unwrap_or(self.clock.wall_dt)),
