@@ -271,6 +271,15 @@ fn the_first_frame_is_a_half_size_preview_of_the_planet() {
             later.display()
         ),
     );
+    // The data directory holds the climate field first (a waiting render makes it). On a cold
+    // one the first frames draw the latitude belt until the field lands, a change of colour
+    // that `look::the_first_frame_does_not_wait_for_the_climate` covers; this test is the
+    // preview's.
+    let mut warm = std::process::Command::new(BIN);
+    warm.args(["render", "--width", "16", "--height", "10", "--out"])
+        .arg(dir.join("warm.png"))
+        .current_dir(root());
+    ok(warm);
     let mut c = x.command(&[
         "view",
         "--validation",
@@ -318,8 +327,12 @@ fn the_first_frame_is_a_half_size_preview_of_the_planet() {
         lum0 > 20.0,
         "the preview shows the lit planet, not space: mean {lum0:.1}"
     );
+    // The preview draws the first frame's mesh (the CBT has refined at most four levels), so
+    // its outlines are coarse: against the climate's contrasts (green plains, snow, arid
+    // soil) that differs from the refined frame by up to 30 % of the mean (measured 37.7 of
+    // 132.5 over the Ganges and Tibet); another view, space or a blank frame is far more.
     assert!(
-        diff < 0.25 * lum1,
+        diff < 0.35 * lum1,
         "the preview is the later frame's view: mean |difference| {diff:.1} against mean {lum1:.1}"
     );
 }

@@ -8,6 +8,7 @@
 //! operation; the GPU tests hold the two within a centimetre.
 
 use super::bands::{mix, perlin, shore_fade};
+use super::climate::wet_belt;
 use super::coast::catmull_rom;
 use super::derive::{dir_from_tans, mean_sample, tan_of};
 use super::etopo::monotone_cubic;
@@ -319,14 +320,6 @@ pub fn base(s: &Stencil) -> Base {
         gy: bl(a.1, b.1, c.1, d.1),
         lap: bl(a.2, b.2, c.2, d.2),
     }
-}
-
-/// Wetness of the latitude belt from sin²(latitude): wet tropics, dry subtropics near 28°,
-/// wet mid-latitudes, dry poles.
-#[inline]
-fn wet_belt(z2: f64) -> f64 {
-    1.0 - 0.85 * smoothstep(0.0, 0.22, z2) + 0.65 * smoothstep(0.22, 0.6, z2)
-        - 0.45 * smoothstep(0.75, 1.0, z2)
 }
 
 /// Staircase residual of x (periods), zero at the risers' feet, ≈ zero mean: the flat treads

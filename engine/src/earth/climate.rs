@@ -11,6 +11,7 @@
 //! ([`Climate::cached`]); `shade.terrain` reads the grid bilinearly
 //! (`shaders/common/climate.glsl`) in the same node layout as [`Climate::wetness`].
 
+use super::amplify::smoothstep;
 use super::derive::Source;
 use super::water::WaterMap;
 
@@ -57,15 +58,11 @@ const GAIN: f64 = 1.25;
 
 /// Wetness of the latitude belt from sin²(latitude): wet tropics, dry subtropics near 28°,
 /// wet mid-latitudes, dry poles — the old latitude-only climate, kept as the precipitation
-/// efficiency's shape and as the field without Earth data.
+/// efficiency's shape, as the field without Earth data, and as the amplifier's wetness
+/// (`amplify.rs`, mirrored by `shaders/common/amplify_detail.glsl`).
 pub fn wet_belt(z2: f64) -> f64 {
     1.0 - 0.85 * smoothstep(0.0, 0.22, z2) + 0.65 * smoothstep(0.22, 0.6, z2)
         - 0.45 * smoothstep(0.75, 1.0, z2)
-}
-
-fn smoothstep(e0: f64, e1: f64, x: f64) -> f64 {
-    let t = ((x - e0) / (e1 - e0)).clamp(0.0, 1.0);
-    t * t * (3.0 - 2.0 * t)
 }
 
 /// The wetness grid, `CLIMATE_NLAT` rows (south → north) of `CLIMATE_NLON` values.

@@ -137,8 +137,15 @@ impl PlanetRenderer {
         let climate = match source.earth() {
             Some(src) => match Climate::read_cached(&src, dir.as_deref()) {
                 Some(c) => ClimateField::new(ctx, &c, frames_in_flight)?,
-                None => ClimateField::new(ctx, &Climate::latitude_belt(), frames_in_flight)?
-                    .computing(move || Climate::cached(&src, dir.as_deref())),
+                None => {
+                    log::info!(
+                        "climate field not in {}: made on a worker, the latitude belt until then",
+                        dir.as_deref()
+                            .map_or("(no data directory)".into(), |d| d.display().to_string())
+                    );
+                    ClimateField::new(ctx, &Climate::latitude_belt(), frames_in_flight)?
+                        .computing(move || Climate::cached(&src, dir.as_deref()))
+                }
             },
             None => ClimateField::new(ctx, &Climate::latitude_belt(), frames_in_flight)?,
         };
