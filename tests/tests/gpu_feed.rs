@@ -40,6 +40,14 @@ fn the_gpu_feed_replaces_stand_ins_with_the_cpus_exact_tiles_without_waiting() {
         Some(3),
         "lavapipe has shaderFloat64"
     );
+    // The feed stands in for the Earth source: what is asked of it behind the renderer (the
+    // climate's grids and data directory) is the Earth's, not a wrapper's nothing.
+    assert!(
+        r.source.earth().is_some(),
+        "the feed forwards the Earth's grids"
+    );
+    assert_eq!(r.source.data_dir(), earth.data_dir());
+    assert!(r.source.data_dir().is_some());
     r.set_frame_period(Some(1.0 / 60.0));
     let cam = ViewCamera::geo(20.0, 30.0, r.body.radius + 2.0e7, 0.0, -90.0, 60.0, 64, 48);
     // Frame k's tiles come back when its frame slot comes round (two in flight).

@@ -157,6 +157,12 @@ impl GpuFeed {
 }
 
 impl TileSource for GpuFeed {
+    fn earth(&self) -> Option<Arc<crate::earth::Source>> {
+        self.inner.earth()
+    }
+    fn data_dir(&self) -> Option<std::path::PathBuf> {
+        self.inner.data_dir()
+    }
     fn body(&self) -> Body {
         self.inner.body()
     }

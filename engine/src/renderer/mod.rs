@@ -101,7 +101,9 @@ impl PlanetRenderer {
     ) -> Result<PlanetRenderer> {
         let body = source.body();
         opts.publish.mode = opts.publish.mode.resolve(&ctx.info);
-        let gpu_tiles = match source.earth() {
+        // Asked of the source given, before the GPU feed wraps it.
+        let (earth, dir) = (source.earth(), source.data_dir());
+        let gpu_tiles = match earth.clone() {
             Some(src) if !opts.wait_for_tiles && opts.gpu_tiles_per_frame > 0 => {
                 let (per, ms) = (opts.gpu_tiles_per_frame, opts.gpu_tile_budget_ms);
                 match GpuTileMaker::new(ctx, &src, source.clone(), per, ms, frames_in_flight) {
@@ -133,8 +135,7 @@ impl PlanetRenderer {
         // it is not there yet, made on a worker while the latitude belt is drawn (the first
         // frames do not wait for it; waiting renders do: `unsettled`). The latitude belt for
         // other planets.
-        let dir = source.data_dir();
-        let climate = match source.earth() {
+        let climate = match earth {
             Some(src) => match Climate::read_cached(&src, dir.as_deref()) {
                 Some(c) => ClimateField::new(ctx, &c, frames_in_flight)?,
                 None => {

@@ -107,6 +107,12 @@ fn worker(s: &Shared) {
 }
 
 impl TileSource for Pooled {
+    fn earth(&self) -> Option<Arc<crate::earth::Source>> {
+        self.shared.inner.earth()
+    }
+    fn data_dir(&self) -> Option<std::path::PathBuf> {
+        self.shared.inner.data_dir()
+    }
     fn body(&self) -> Body {
         self.shared.inner.body()
     }
