@@ -100,11 +100,8 @@ impl ClimateField {
         buf
     }
 
+    /// A worker still computing is left to finish on its own (about a second).
     pub fn destroy(self, ctx: &Context) {
-        if let Some(h) = self.pending {
-            // Nothing to cancel it with; it ends by itself within about a second.
-            drop(h);
-        }
         self.buf.destroy(ctx);
         self.staging.destroy(ctx);
     }

@@ -271,10 +271,9 @@ fn the_first_frame_is_a_half_size_preview_of_the_planet() {
             later.display()
         ),
     );
-    // The data directory holds the climate field first (a waiting render makes it). On a cold
-    // one the first frames draw the latitude belt until the field lands, a change of colour
-    // that `look::the_first_frame_does_not_wait_for_the_climate` covers; this test is the
-    // preview's.
+    // A waiting render first, so that the data directory holds the climate field: this test is
+    // about the preview, and on a cold directory the first frames are shaded with the latitude
+    // belt instead (`look::the_first_frame_does_not_wait_for_the_climate` covers that).
     let mut warm = std::process::Command::new(BIN);
     warm.args(["render", "--width", "16", "--height", "10", "--out"])
         .arg(dir.join("warm.png"))

@@ -19,6 +19,8 @@ pub mod netcdf;
 #[cfg(test)]
 mod netcdf_fuzz;
 pub mod rocks;
+#[cfg(test)]
+mod rocks_tests;
 pub mod tile;
 pub mod water;
 mod water_mask;
