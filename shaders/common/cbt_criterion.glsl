@@ -42,15 +42,19 @@ vec2 split_targets(vec3 p[3]) {
     return vec2(pc.residual_px * f, edge * f);
 }
 
+// The residual splits only triangles over pc.split_min_px; the merge side keeps the hysteresis
+// on both (criterion.rs).
 bool wants_split(vec3 p[3], float r_hyp, float r_leg) {
     vec2 t = split_targets(p);
-    return max(r_hyp, r_leg) > t.x || edge_px(p) > t.y;
+    float e = edge_px(p);
+    return (max(r_hyp, r_leg) > t.x && e > pc.split_min_px) || e > t.y;
 }
 
 bool under_merge_targets(vec3 p[3], float r_hyp, float r_leg) {
     vec2 t = split_targets(p);
     float h = pc.merge_hysteresis;
-    return max(r_hyp, r_leg) < h * t.x && edge_px(p) < h * t.y;
+    float e = edge_px(p);
+    return (max(r_hyp, r_leg) < h * t.x || e < h * pc.split_min_px) && e < h * t.y;
 }
 
 // Outside the frustum: the corners' bounding sphere (inflated) behind a side plane.

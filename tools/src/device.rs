@@ -48,6 +48,10 @@ pub struct GpuArgs {
     /// 2.9 ms a frame on the H200 over rough ground [default: 0, none].
     #[arg(long, env = "PLANETFALL_RESOLVE_MARCH")]
     pub resolve_march: Option<u32>,
+    /// The mesh's residual splits only triangles whose longest screen edge is over this many
+    /// pixels (`engine::cbt::CbtParams::split_min_px`) [default: the engine's].
+    #[arg(long, env = "PLANETFALL_SPLIT_MIN_PX")]
+    pub split_min_px: Option<f64>,
 }
 
 pub fn parse_on_off(s: &str) -> Result<bool, String> {
@@ -78,6 +82,8 @@ static RASTER_MAX_BOX: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::n
 static OCCLUSION: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
 /// `--resolve-march` as the last context was made with it.
 static RESOLVE_MARCH: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+/// `--split-min-px` as the last context was made with it.
+static SPLIT_MIN_PX: std::sync::OnceLock<Option<f64>> = std::sync::OnceLock::new();
 /// `--exposure` as the last context was made with it.
 static EXPOSURE: std::sync::OnceLock<engine::exposure::ExposureMode> = std::sync::OnceLock::new();
 
@@ -93,7 +99,8 @@ pub fn frame_options(ctx: &Context, o: &mut engine::renderer::RendererOptions) {
 
 /// Sets the options' publish mode from `--publish`, the compute raster's hand-over box
 /// from `--raster-max-box` (for frames that make no GPU tiles), occlusion culling from
-/// `--occlusion` and the exposure from `--exposure`.
+/// `--occlusion`, the exposure from `--exposure`, the march from `--resolve-march` and the
+/// mesh's smallest residual split from `--split-min-px`.
 pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     o.publish.mode = PUBLISH.get().copied().unwrap_or_default();
     if let Some(&on) = OCCLUSION.get() {
@@ -107,6 +114,9 @@ pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     }
     if let Some(n) = RESOLVE_MARCH.get().copied().flatten() {
         o.publish.march_samples = n;
+    }
+    if let Some(px) = SPLIT_MIN_PX.get().copied().flatten() {
+        o.cbt.split_min_px = px;
     }
 }
 
@@ -130,6 +140,12 @@ impl GpuArgs {
             }
         }
         let _ = GPU_TILE_BUDGET.set(self.gpu_tile_budget_ms);
+        if let Some(px) = self.split_min_px {
+            if !(px.is_finite() && px >= 0.0) {
+                anyhow::bail!("--split-min-px must be a number of pixels ≥ 0 (got {px})");
+            }
+        }
+        let _ = SPLIT_MIN_PX.set(self.split_min_px);
         let _ = PUBLISH.set(self.publish);
         let _ = RASTER_MAX_BOX.set(self.raster_max_box);
         let _ = EXPOSURE.set(self.exposure);

@@ -120,18 +120,23 @@ pub fn targets(p: &[DVec3; 3], view: &View) -> Targets {
     }
 }
 
-/// The split criterion (before flags: culled, offscreen and capped leaves never split).
+/// The split criterion (before flags: culled, offscreen and capped leaves never split): the
+/// residual over its target on a triangle whose longest edge is over `split_min_px`, or the
+/// edge over its target.
 pub fn wants_split(p: &[DVec3; 3], r_hyp: f64, r_leg: f64, view: &View) -> bool {
     let t = targets(p, view);
-    r_hyp.max(r_leg) > t.residual_px || edge_px(p, view) > t.edge_px
+    let e = edge_px(p, view);
+    (r_hyp.max(r_leg) > t.residual_px && e > view.params.split_min_px) || e > t.edge_px
 }
 
 /// The merge side of the hysteresis: this triangle (a would-be parent) measures under
-/// `merge_hysteresis` × both targets.
+/// `merge_hysteresis` × the edge target, and under that fraction of the residual target or of
+/// `split_min_px`.
 pub fn under_merge_targets(p: &[DVec3; 3], r_hyp: f64, r_leg: f64, view: &View) -> bool {
     let t = targets(p, view);
     let h = view.params.merge_hysteresis;
-    r_hyp.max(r_leg) < h * t.residual_px && edge_px(p, view) < h * t.edge_px
+    let e = edge_px(p, view);
+    (r_hyp.max(r_leg) < h * t.residual_px || e < h * view.params.split_min_px) && e < h * t.edge_px
 }
 
 /// Outside the frustum: the corners' bounding sphere (inflated) lies behind a side plane.
@@ -255,6 +260,38 @@ mod tests {
         assert!(
             under_merge_targets(&tri, 0.29, 0.0, &v) && !under_merge_targets(&tri, 0.31, 0.0, &v)
         );
+    }
+
+    #[test]
+    fn the_residual_splits_only_triangles_over_split_min_px() {
+        let mut v = view_at(1000.0);
+        v.params.split_min_px = 2.0;
+        // A triangle facing the eye whose longest edge (the hypotenuse) is `px` pixels.
+        let tri = |px: f64| {
+            let leg = px * v.pixel_angle * 1000.0 / 2f64.sqrt();
+            [
+                DVec3::new(1000.0, 0.0, 0.0),
+                DVec3::new(1000.0, leg, 0.0),
+                DVec3::new(1000.0, 0.0, leg),
+            ]
+        };
+        let (small, large) = (tri(1.5), tri(2.5));
+        assert!((edge_px(&large, &v) - 2.5).abs() < 1e-3);
+        // A 3 px residual: the 2.5 px triangle splits, the 1.5 px one does not; as a parent the
+        // 1.5 px one stays (not under 0.6 × 2 px), a 1.1 px one merges.
+        assert!(wants_split(&large, 3.0, 0.0, &v));
+        assert!(!wants_split(&small, 3.0, 0.0, &v));
+        assert!(!under_merge_targets(&small, 3.0, 0.0, &v));
+        assert!(under_merge_targets(&tri(1.1), 3.0, 0.0, &v));
+        for px in [0.5, 1.1, 1.3, 1.5, 2.0, 2.5, 5.0] {
+            for r in [0.0, 0.2, 0.4, 3.0] {
+                let t = tri(px);
+                assert!(!(wants_split(&t, r, 0.0, &v) && under_merge_targets(&t, r, 0.0, &v)));
+            }
+        }
+        // Off (0), the residual splits at any size.
+        v.params.split_min_px = 0.0;
+        assert!(wants_split(&small, 3.0, 0.0, &v));
     }
 
     #[test]

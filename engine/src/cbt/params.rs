@@ -7,6 +7,10 @@ pub struct CbtParams {
     /// Split when the interpolation residual (surface vs chord at the hypotenuse or a leg
     /// midpoint) exceeds this many pixels. TERRAIN.md §3: 0.5 px.
     pub residual_px: f64,
+    /// … but only while the longest screen edge is over this many pixels: a smaller triangle's
+    /// residual is the shape of detail within about a pixel, which the resolve's per-pixel
+    /// surface hit and normals draw, so splitting it buys sub-pixel leaves (ours; 0: off).
+    pub split_min_px: f64,
     /// Split when the longest screen edge exceeds this, px (24 px near the camera).
     pub edge_px_near: f64,
     /// … growing linearly to this, px (48 px) …
@@ -62,6 +66,7 @@ impl Default for CbtParams {
     fn default() -> Self {
         CbtParams {
             residual_px: 0.5,
+            split_min_px: 0.0,
             edge_px_near: 24.0,
             edge_px_far: 48.0,
             edge_grow_start_m: 5_000.0,

@@ -84,6 +84,7 @@ pub struct CbtPush {
     pub tree_levels: u32,
     pub capacity: u32,
     pub morph_updates: u32,
+    pub split_min_px: f32,
 }
 
 impl CbtPush {
@@ -112,6 +113,7 @@ impl CbtPush {
             tree_levels: leaves.trailing_zeros(),
             capacity,
             morph_updates: p.morph_updates,
+            split_min_px: p.split_min_px as f32,
         }
     }
 
