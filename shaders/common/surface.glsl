@@ -152,8 +152,17 @@ SurfacePoint surface_at_fixed(uint face, uvec2 X) {
 // planet-sized is subtracted), with its plane coordinates and height over the plane in that
 // tile's frame (abh: callers need no chart inverse). A point past the face edge is read on the
 // face that owns it (the slot carries that face: callers take the face from `fs`, not `face`).
-void locate_abh(vec3 p, uint face, ivec2 X, out uint fs, out vec2 st, out vec3 abh) {
-    fs = finest_slot(face, uvec2(clamp(X, ivec2(0), ivec2(int(FIXED_ONE)))), frame.max_level);
+void locate_abh(vec3 p, uint face, ivec2 X, out uint fs, out vec2 st, out vec3 abh);
+
+// The finest resident slot at a locating hint: where `locate_abh` starts.
+uint hint_slot(uint face, ivec2 X) {
+    return finest_slot(face, uvec2(clamp(X, ivec2(0), ivec2(int(FIXED_ONE)))), frame.max_level);
+}
+
+// `locate_abh` from its starting slot (`hint_slot` of the hint): callers that locate many points
+// from one hint (a search along one ray) find that slot once; the result is the same bits.
+void locate_abh_from(vec3 p, uint start, out uint fs, out vec2 st, out vec3 abh) {
+    fs = start;
     // Four steps: a hint a tile off, the face edge, and on the owning face the hint from the
     // f32 direction (about 0.5 m on Earth: a few L18 texels, possibly the next tile). Within
     // that 0.5 m of a face edge the direction may name either face: the point then reads the
@@ -191,6 +200,10 @@ void locate_abh(vec3 p, uint face, ivec2 X, out uint fs, out vec2 st, out vec3 a
     SlotRecord r = slots.s[fs];
     abh = point_to_plane(r, p);
     st = chart_forward(r, abh.xy);
+}
+
+void locate_abh(vec3 p, uint face, ivec2 X, out uint fs, out vec2 st, out vec3 abh) {
+    locate_abh_from(p, hint_slot(face, X), fs, st, abh);
 }
 
 void locate(vec3 p, uint face, ivec2 X, out uint fs, out vec2 st, out float h_point) {

@@ -11,7 +11,8 @@
 // record.
 // Each surface evaluation is one parent-chain walk giving height, gradient and level together,
 // and plane coordinates come from `locate` (no chart inverse): the chord point costs one walk,
-// each search step one, and the normal reuses the accepted point's walk.
+// each search step one, and the normal reuses the accepted point's walk. Every point of a
+// pixel's ray is located from one hint (the chord point's), so its slot is found once.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 layout(local_size_x = 8, local_size_y = 8) in;
 
@@ -119,11 +120,12 @@ struct RayPoint {
     float f;    // height of the ray point over the surface (m)
 };
 
-RayPoint ray_point(vec3 d, float t, uint face, ivec2 X) {
+// `start`: the hint's slot (`hint_slot`), found once per pixel for every point of its ray.
+RayPoint ray_point(vec3 d, float t, uint start) {
     RayPoint q;
     q.t = t;
     vec3 abh;
-    locate_abh(d * t, face, X, q.fs, q.st, abh);
+    locate_abh_from(d * t, start, q.fs, q.st, abh);
     q.ab = abh.xy;
     q.hg = height_grad_level_at(q.fs, q.st, t, q.level);
     q.f = abh.z - q.hg.x;
@@ -137,7 +139,7 @@ RayPoint ray_point(vec3 d, float t, uint face, ivec2 X) {
 // at a grazing angle the surface's own gradient dominates f', and the radial rate alone
 // overshoots by the ratio of the two. Every step stays within 10% of the chord distance.
 // Replaces p with the best point only where the search got |f| below `trigger`, or converged.
-bool correct_along_ray(vec3 d, uint face, ivec2 X, float trigger, inout RayPoint p) {
+bool correct_along_ray(vec3 d, uint start, float trigger, inout RayPoint p) {
     float t = p.t;
     float lo = (1.0 - CORRECT_MAX_REL) * t, hi = (1.0 + CORRECT_MAX_REL) * t;
     float t_a = t, f_a = p.f;
@@ -149,7 +151,7 @@ bool correct_along_ray(vec3 d, uint face, ivec2 X, float trigger, inout RayPoint
     float tc = clamp(t - f_a / rate, lo, hi);
     RayPoint best = p;
     for (int k = 0; k < 6; ++k) {
-        RayPoint c = ray_point(d, tc, face, X);
+        RayPoint c = ray_point(d, tc, start);
         float fc = c.f;
         if (abs(fc) < abs(best.f)) best = c;
         // Close enough at a quarter of the trigger: an error δ along the ray moves the surface
@@ -207,7 +209,7 @@ bool over_tile(vec3 d, float t, uint slot, out float f) {
 // over the chord) could lie on the ray within the search's reach before p, sample the ray from
 // the camera's side of that window toward p, about every MARCH_STEP_M of ground; at the first
 // sample below the surface the entry is bracketed, and regula falsi (Illinois) finds it.
-bool march_back(vec3 d, uint face, ivec2 X, uint max_samples, float hidden, bool exhaustive, inout RayPoint p) {
+bool march_back(vec3 d, uint start, uint max_samples, float hidden, bool exhaustive, inout RayPoint p) {
     float rate = abs(dot(d, local_up(slots.s[p.fs], p.ab)));
     float w = min(CORRECT_MAX_REL * p.t, hidden / max(rate, 1e-6));
     // Detail stands on the ground, so a ray passes over it unseen only by travelling across its
@@ -219,7 +221,7 @@ bool march_back(vec3 d, uint face, ivec2 X, uint max_samples, float hidden, bool
     uint samples = exhaustive ? max_samples : min(max_samples, uint(ceil(across / spacing)));
     if (samples < 2u) return false;
     float step = w / float(samples);
-    RayPoint a = ray_point(d, p.t - w, face, X);
+    RayPoint a = ray_point(d, p.t - w, start);
     if (a.f <= 0.0) return false;   // already below the surface: the entry is beyond reach
     // The cheap test: the window spans at most a tenth of the distance, so the level chosen
     // changes by at most log2(1.1) over it, and the blend there is (about) a mix of the level
@@ -239,10 +241,10 @@ bool march_back(vec3 d, uint face, ivec2 X, uint max_samples, float hidden, bool
             && (sp == NO_SLOT || (over_tile(d, tk, sp, f2) && f2 > 0.0))) {
             continue;
         }
-        RayPoint b = ray_point(d, tk, face, X);
+        RayPoint b = ray_point(d, tk, start);
         if (b.f > 0.0) { a = b; continue; }
         if (a.t < tk - 1.5 * step) {
-            RayPoint m = ray_point(d, tk - step, face, X);
+            RayPoint m = ray_point(d, tk - step, start);
             if (m.f > 0.0) a = m; else b = m;
         }
         float fa = a.f, fb = b.f;
@@ -250,7 +252,7 @@ bool march_back(vec3 d, uint face, ivec2 X, uint max_samples, float hidden, bool
         int side = 0;
         for (int it = 0; it < 6; ++it) {
             float tc = (a.t * fb - b.t * fa) / (fb - fa);
-            RayPoint c = ray_point(d, tc, face, X);
+            RayPoint c = ray_point(d, tc, start);
             if (abs(c.f) < abs(best.f)) best = c;
             if (abs(c.f) < 1e-3 * max(1.0, 1e-4 * tc)) break;
             if (c.f > 0.0) {
@@ -323,11 +325,12 @@ void main() {
         if (try_ocean(d, t_ocean, face_o, X_o, px)) return;
     }
 
-    RayPoint p = ray_point(d, t, face, X);
+    uint start = hint_slot(face, X);
+    RayPoint p = ray_point(d, t, start);
     uint flags = 0u;
     float trigger = min(CORRECT_ABS_M, CORRECT_REL * t);
     if ((pc.flags & 1u) == 0u && abs(p.f) > trigger
-        && correct_along_ray(d, face, X, trigger, p)) {
+        && correct_along_ray(d, start, trigger, p)) {
         flags |= HIT_CORRECTED;
     }
     uint march = (pc.flags >> 8u) & 0xffffu;
@@ -339,7 +342,7 @@ void main() {
         bool exhaustive = (pc.flags & (1u << 24u)) != 0u;
         float hidden = exhaustive ? MARCH_HEIGHT_M : min(MARCH_HEIGHT_M, MARCH_EDGE_SHARE * edge);
         // Hidden detail under a pixel tall changes nothing the image can show.
-        if (hidden > p.t * frame.pixel_angle && march_back(d, face, X, march, hidden, exhaustive, p)) {
+        if (hidden > p.t * frame.pixel_angle && march_back(d, start, march, hidden, exhaustive, p)) {
             flags |= HIT_CORRECTED;
         }
     }
