@@ -52,6 +52,11 @@ pub struct GpuArgs {
     /// pixels (`engine::cbt::CbtParams::split_min_px`) [default: the engine's].
     #[arg(long, env = "PLANETFALL_SPLIT_MIN_PX")]
     pub split_min_px: Option<f64>,
+    /// Tile slots of the stream's table and atlas (`engine::params::STREAM_SLOTS`, 1,024, the
+    /// seed's; the wanted set's 700-tile cap grows with them, `engine::stream::wanted_cap`),
+    /// at most the device's image array layers less 64 [default: 1024].
+    #[arg(long, env = "PLANETFALL_TILE_SLOTS")]
+    pub tile_slots: Option<u32>,
 }
 
 pub fn parse_on_off(s: &str) -> Result<bool, String> {
@@ -84,6 +89,8 @@ static OCCLUSION: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
 static RESOLVE_MARCH: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
 /// `--split-min-px` as the last context was made with it.
 static SPLIT_MIN_PX: std::sync::OnceLock<Option<f64>> = std::sync::OnceLock::new();
+/// `--tile-slots` as the last context was made with it.
+static TILE_SLOTS: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
 /// `--exposure` as the last context was made with it.
 static EXPOSURE: std::sync::OnceLock<engine::exposure::ExposureMode> = std::sync::OnceLock::new();
 
@@ -100,7 +107,7 @@ pub fn frame_options(ctx: &Context, o: &mut engine::renderer::RendererOptions) {
 /// Sets the options' publish mode from `--publish`, the compute raster's hand-over box
 /// from `--raster-max-box` (for frames that make no GPU tiles), occlusion culling from
 /// `--occlusion`, the exposure from `--exposure`, the march from `--resolve-march` and the
-/// mesh's smallest residual split from `--split-min-px`.
+/// mesh's smallest residual split from `--split-min-px` and the tile slots from `--tile-slots`.
 pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     o.publish.mode = PUBLISH.get().copied().unwrap_or_default();
     if let Some(&on) = OCCLUSION.get() {
@@ -117,6 +124,9 @@ pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     }
     if let Some(px) = SPLIT_MIN_PX.get().copied().flatten() {
         o.cbt.split_min_px = px;
+    }
+    if let Some(n) = TILE_SLOTS.get().copied().flatten() {
+        o.slots = n;
     }
 }
 
@@ -146,6 +156,7 @@ impl GpuArgs {
             }
         }
         let _ = SPLIT_MIN_PX.set(self.split_min_px);
+        let _ = TILE_SLOTS.set(self.tile_slots);
         let _ = PUBLISH.set(self.publish);
         let _ = RASTER_MAX_BOX.set(self.raster_max_box);
         let _ = EXPOSURE.set(self.exposure);

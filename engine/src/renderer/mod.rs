@@ -120,8 +120,20 @@ impl PlanetRenderer {
             Some(m) => m.feed.clone(),
             None => source,
         };
+        // Every page is a layer of the atlas's one image array.
+        let layers = ctx.info.max_image_array_layers;
+        if opts.slots == 0 || opts.slots + crate::params::STREAM_RESERVED_PAGES as u32 > layers {
+            return Err(RenderError::Setup(format!(
+                "{} tile slots: this device holds 1 to {} (its {} image array layers less the {} reserved pages)",
+                opts.slots,
+                layers.saturating_sub(crate::params::STREAM_RESERVED_PAGES as u32),
+                layers,
+                crate::params::STREAM_RESERVED_PAGES
+            )));
+        }
         let mut stream =
             TileStream::for_source(source.as_ref(), opts.slots as usize, opts.wait_for_tiles);
+        stream.params.max_tiles = crate::stream::wanted_cap(opts.slots as usize);
         stream.fetch_per_frame = opts.fetch_per_frame;
         stream.max_uploads = opts.max_uploads.max(1);
         let pages = opts.slots + crate::params::STREAM_RESERVED_PAGES as u32;

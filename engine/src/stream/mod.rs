@@ -16,4 +16,4 @@ pub mod wanted;
 pub use cull::{HeightRange, TileVolume};
 pub use residency::{FrameResidency, ResidencyReport, TileStream, Upload};
 pub use slots::{Eviction, Load, Plan, SlotEntry, SlotState, SlotTable};
-pub use wanted::{wanted_set, wanted_set_with, WantedParams, WantedSet, WantedTile};
+pub use wanted::{wanted_cap, wanted_set, wanted_set_with, WantedParams, WantedSet, WantedTile};

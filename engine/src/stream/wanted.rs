@@ -44,6 +44,13 @@ impl Default for WantedParams {
     }
 }
 
+/// The wanted-set cap for a table of `slots` slots: the seed's 700 tiles at its 1,024 slots
+/// (§5), and the same share of a larger table (a GPU with the memory for more tiles may want
+/// more of them at once), never less than 700 where the demand bound allows it.
+pub fn wanted_cap(slots: usize) -> usize {
+    STREAM_MAX_WANTED_TILES.max(STREAM_MAX_WANTED_TILES * slots / STREAM_SLOTS)
+}
+
 impl WantedParams {
     /// Most tiles the set may hold: min(max_tiles, ⌊demand_fraction · slots⌋).
     pub fn limit(&self) -> usize {

@@ -372,3 +372,24 @@ fn the_frustum_test_is_stable_under_tiny_moves() {
         assert_eq!(set(k as f64 * 1e-8), base, "after {k} mm");
     }
 }
+
+#[test]
+fn the_cap_grows_with_the_table_at_the_seeds_share() {
+    // The seed's 700 tiles at 1,024 slots; a larger table wants the same share; a smaller one
+    // keeps 700, where the 75 % demand bound binds instead.
+    assert_eq!(wanted_cap(1024), 700);
+    assert_eq!(wanted_cap(1984), 1356);
+    assert_eq!(wanted_cap(512), 700);
+    let small = WantedParams {
+        slots: 512,
+        max_tiles: wanted_cap(512),
+        ..WantedParams::default()
+    };
+    assert_eq!(small.limit(), 384);
+    let large = WantedParams {
+        slots: 1984,
+        max_tiles: wanted_cap(1984),
+        ..WantedParams::default()
+    };
+    assert_eq!(large.limit(), 1356);
+}
