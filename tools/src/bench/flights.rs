@@ -118,7 +118,7 @@ const FLIGHT_FRAME_PERIOD_S: f64 = 1.0 / 60.0;
 /// microsecond, so that 1,000 of them move fades by 1/500 of a 60 Hz frame.
 const MESH_CATCH_UP_PERIOD_S: f64 = 1e-6;
 
-/// Pop maps written per flight at most (`--pop-maps`).
+/// Pop maps written per flight at most (`--pop-maps`): those of the largest pops.
 const MAX_POP_MAPS: usize = 24;
 
 /// A flight's frames and readiness.
@@ -175,7 +175,8 @@ fn settle_on_feed(
 
 /// Fly `cams` (the first one settled first) on the 60 Hz clock; one PopFrame per later
 /// frame, then hold the last pose until its finest wanted level is resident. With
-/// `--pop-maps`, frames over 1 px (and the worst) are drawn as `pop-<name>-<frame>.png`.
+/// `--pop-maps`, the frames of the largest pops over 1 px (at most 24; the worst frame where
+/// none is) are drawn as `pop-<name>-<frame>.png`.
 fn fly(
     gpu: &mut Gpu,
     r: &mut PlanetRenderer,
@@ -213,8 +214,8 @@ fn fly_settled(
 ) -> Result<Flown> {
     let t = Instant::now();
     let mut out = Vec::new();
-    let mut worst: Option<(f64, usize, Vec<f32>)> = None;
-    let mut written = 0;
+    // The largest pops' maps (pop, frame, map), drawn once the flight is over.
+    let mut kept: Vec<(f64, usize, Vec<f32>)> = Vec::new();
     let mut prev: Option<(ViewCamera, Vec<Option<f64>>)> = None;
     let mut rd = FlightReadiness {
         name: name.into(),
@@ -254,12 +255,15 @@ fn fly_settled(
         };
         let d = &prev.as_ref().expect("just set").1;
         let (c, map) = pop::change_map(&pcam, &pd, cam, d);
-        if let Some(dir) = &o.pop_maps {
-            if c.max_px > 1.0 && written < MAX_POP_MAPS {
-                write_pop_map(dir, name, k, cam, &map)?;
-                written += 1;
-            } else if worst.as_ref().is_none_or(|w| c.max_px > w.0) {
-                worst = Some((c.max_px, k, map));
+        if o.pop_maps.is_some() {
+            if kept.len() < MAX_POP_MAPS {
+                kept.push((c.max_px, k, map));
+            } else if let Some(least) = kept
+                .iter_mut()
+                .filter(|m| m.0 < c.max_px)
+                .min_by(|a, b| a.0.total_cmp(&b.0))
+            {
+                *least = (c.max_px, k, map);
             }
         }
         let rs = &r.stats.residency;
@@ -309,8 +313,13 @@ fn fly_settled(
         max: x,
     };
     rd.tile_budget = readiness::budget_stats(&budgets);
-    if let (Some(dir), Some((_, k, map)), 0) = (&o.pop_maps, worst, written) {
-        write_pop_map(dir, name, k, &cams[k].0, &map)?;
+    if let Some(dir) = &o.pop_maps {
+        // Every kept frame over 1 px, or the worst frame where none is.
+        kept.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let over = kept.iter().filter(|m| m.0 > 1.0).count().max(1);
+        for (_, k, map) in kept.iter().take(over) {
+            write_pop_map(dir, name, *k, &cams[*k].0, map)?;
+        }
     }
     Ok(Flown {
         frames: out,
