@@ -1,7 +1,7 @@
 #!/bin/bash
 # The descent, lateral-300 and turn flights at khumbu-2m-p0's settings, 1080p, with pop maps
-# (only the six largest maps are kept: all of them are about 100 MB). Extra bench options
-# (e.g. --resolve-march 0) go after the script's name.
+# (the maps of each flight's three largest pops are kept: all of them are about 100 MB). Extra
+# bench options (e.g. --resolve-march 16) go after the script's name.
 set -u
 . .dev/env.sh
 K="--frames 30 --hold-max-s 8 --lateral-speeds 300 --only khumbu-2m-p0"
@@ -9,4 +9,4 @@ timeout 400 "$WC" -- "$P" bench --no-prefetch --score-pixels 1500 $K --flights d
     --pop-maps "$OUT/maps" --out "$OUT/flights" "$@" > "$OUT/flights.log" 2>&1
 echo "rc $?"
 grep -E "^\| (descent|lateral|turn)" "$OUT"/flights/*.md
-(cd "$OUT/maps" && ls -S | tail -n +7 | xargs -r rm -f)
+python3 .dev/keep_worst_maps.py "$OUT"/flights/*.json "$OUT/maps" 3

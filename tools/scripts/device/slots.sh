@@ -10,5 +10,5 @@ for n in ${@:-1984}; do
     echo "tile-slots $n: rc $?"
     grep -E "^\| descent" "$OUT/d$n"/*.md
     rm -f "$OUT/d$n"/*.png
-    (cd "$OUT/maps$n" && ls -S | tail -n +3 | xargs -r rm -f)
+    python3 .dev/keep_worst_maps.py "$OUT/d$n"/*.json "$OUT/maps$n" 2
 done
