@@ -28,14 +28,17 @@ struct BlendGrad {
     uint level;
 };
 
-BlendGrad blend_chain_grad(uint slot, vec2 st) {
+// `w_level`: the level weight the caller blends with; where it and the first tile's spatial
+// weight are both 1, the blend is the first tile alone (1·first + 0·rest is first, to the bit),
+// so the parents are not read (pass 0 to always read them).
+BlendGrad blend_chain_grad(uint slot, vec2 st, float w_level) {
     BlendGrad b;
     SlotRecord r = slots.s[slot];
     b.level = r.level;
     b.first = tile_height_grad(r, st);
     b.ws = r.level == 0u ? 1.0 : spatial_weight(r, st);
     b.rest = b.first;
-    if (r.level == 0u || r.parent == NO_SLOT) return b;
+    if (r.level == 0u || r.parent == NO_SLOT || w_level * b.ws >= 1.0) return b;
     vec3 h = vec3(0.0);
     float rem = 1.0, scale = 0.5;
     st = st_in_parent(r, st);
@@ -97,7 +100,7 @@ vec3 height_grad_level_at(uint fs, vec2 st, float t, out uint level) {
     select_level(lc, slots.s[fs].level, level, w);
     vec2 stl = st;
     uint sl = ancestor_at(fs, stl, level);
-    vec3 h = blend_height_grad(blend_chain_grad(sl, stl), w);
+    vec3 h = blend_height_grad(blend_chain_grad(sl, stl, w), w);
     // Gradients of the chain are per texel of `sl`, whose texels are 2^(fs.level − level) of fs's.
     return vec3(h.x, h.yz * exp2(float(int(level)) - float(int(slots.s[fs].level))));
 }
@@ -125,7 +128,7 @@ SurfacePoint surface_at_fixed(uint face, uvec2 X) {
     select_level(lc0, r.level, L, w);
     vec2 stl = st;
     uint sl = ancestor_at(fs, stl, L);
-    BlendGrad b = blend_chain_grad(sl, stl);
+    BlendGrad b = blend_chain_grad(sl, stl, 0.0);
     float h = blend_height_grad(b, w).x;
     float t1 = length(r.origin.xyz + plane_to_offset(r, ab, h));
     float lc1 = level_lod(t1);
@@ -134,7 +137,7 @@ SurfacePoint surface_at_fixed(uint face, uvec2 X) {
     if (L1 != L) {
         stl = st;
         sl = ancestor_at(fs, stl, L1);
-        b = blend_chain_grad(sl, stl);
+        b = blend_chain_grad(sl, stl, 0.0);
         L = L1;
     }
     h = blend_height_grad(b, w).x;
