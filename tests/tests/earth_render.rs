@@ -264,3 +264,22 @@ fn descent_from_orbit_to_two_metres_is_finite_and_clean() {
     }
     r.destroy(&gpu.ctx);
 }
+
+/// A tile table larger than the device's image array layers allow (the atlas is one array of
+/// slots + 64 pages) is refused with a message naming the most it holds, not a Vulkan error.
+#[test]
+fn more_tile_slots_than_the_device_holds_is_refused_clearly() {
+    let gpu = Gpu::new();
+    let layers = gpu.ctx.info.max_image_array_layers;
+    let mut opts = test_renderer_options(&gpu.ctx);
+    opts.slots = layers - 63;
+    let err = PlanetRenderer::new(&gpu.ctx, earth_source(), opts, gpu.exec.frames_in_flight())
+        .err()
+        .expect("a table one slot too large is refused");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("tile slots") && msg.contains(&format!("1 to {}", layers - 64)),
+        "{msg}"
+    );
+    gpu.assert_clean();
+}

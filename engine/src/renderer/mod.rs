@@ -101,6 +101,17 @@ impl PlanetRenderer {
     ) -> Result<PlanetRenderer> {
         let body = source.body();
         opts.publish.mode = opts.publish.mode.resolve(&ctx.info);
+        // Every page is a layer of the atlas's one image array: refused before anything is made.
+        let layers = ctx.info.max_image_array_layers;
+        if opts.slots == 0 || opts.slots + crate::params::STREAM_RESERVED_PAGES as u32 > layers {
+            return Err(RenderError::Setup(format!(
+                "{} tile slots: this device holds 1 to {} (its {} image array layers less the {} reserved pages)",
+                opts.slots,
+                layers.saturating_sub(crate::params::STREAM_RESERVED_PAGES as u32),
+                layers,
+                crate::params::STREAM_RESERVED_PAGES
+            )));
+        }
         // Asked of the source given, before the GPU feed wraps it.
         let (earth, dir) = (source.earth(), source.data_dir());
         let gpu_tiles = match earth.clone() {
@@ -120,17 +131,6 @@ impl PlanetRenderer {
             Some(m) => m.feed.clone(),
             None => source,
         };
-        // Every page is a layer of the atlas's one image array.
-        let layers = ctx.info.max_image_array_layers;
-        if opts.slots == 0 || opts.slots + crate::params::STREAM_RESERVED_PAGES as u32 > layers {
-            return Err(RenderError::Setup(format!(
-                "{} tile slots: this device holds 1 to {} (its {} image array layers less the {} reserved pages)",
-                opts.slots,
-                layers.saturating_sub(crate::params::STREAM_RESERVED_PAGES as u32),
-                layers,
-                crate::params::STREAM_RESERVED_PAGES
-            )));
-        }
         let mut stream =
             TileStream::for_source(source.as_ref(), opts.slots as usize, opts.wait_for_tiles);
         stream.params.max_tiles = crate::stream::wanted_cap(opts.slots as usize);
