@@ -128,7 +128,8 @@ SurfacePoint surface_at_fixed(uint face, uvec2 X) {
     select_level(lc0, r.level, L, w);
     vec2 stl = st;
     uint sl = ancestor_at(fs, stl, L);
-    BlendGrad b = blend_chain_grad(sl, stl, 0.0);
+    float w0 = w;
+    BlendGrad b = blend_chain_grad(sl, stl, w0);
     float h = blend_height_grad(b, w).x;
     float t1 = length(r.origin.xyz + plane_to_offset(r, ab, h));
     float lc1 = level_lod(t1);
@@ -137,8 +138,11 @@ SurfacePoint surface_at_fixed(uint face, uvec2 X) {
     if (L1 != L) {
         stl = st;
         sl = ancestor_at(fs, stl, L1);
-        b = blend_chain_grad(sl, stl, 0.0);
+        b = blend_chain_grad(sl, stl, w);
         L = L1;
+    } else if (w0 * b.ws >= 1.0 && w * b.ws < 1.0) {
+        // The first pass left the parents unread, and the new weight needs them.
+        b = blend_chain_grad(sl, stl, 0.0);
     }
     h = blend_height_grad(b, w).x;
     sp.pos = r.origin.xyz + plane_to_offset(r, ab, h);
