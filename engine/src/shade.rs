@@ -159,7 +159,9 @@ pub struct AovPixel {
     /// The published shading normal, unit, planet axes (as the hit record's octahedral
     /// 2×16-bit encoding gives it back); 0 where no terrain.
     pub normal: [f32; 3],
-    pub unused: f32,
+    /// Surface walks (locate + blended chain) `publish.resolve` took for the pixel (0 where
+    /// no terrain or sky): where the resolve's time goes.
+    pub walks: f32,
 }
 
 impl AovPixel {

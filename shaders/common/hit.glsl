@@ -2,7 +2,8 @@
 //   x: distance along the ray (f32 bits, metres); 0 = no terrain (sky/background)
 //   y: normal, octahedral 2×16-bit unorm
 //   z: slot (low 16 bits) | level (bits 16–20) | water (bit 21) | corrected (bit 22) |
-//      ocean surface (bit 23: the hit is the datum over water, not the sea floor)
+//      ocean surface (bit 23: the hit is the datum over water, not the sea floor) |
+//      surface walks publish.resolve took for the pixel (bits 24–31, at most 255: a cost probe)
 //   w: texel (s, t) in the slot, 2×16-bit fixed point (1/64 texel, range [−8, 1016))
 #ifndef HIT_GLSL
 #define HIT_GLSL
@@ -10,6 +11,7 @@
 #define HIT_WATER (1u << 21)
 #define HIT_CORRECTED (1u << 22)
 #define HIT_OCEAN (1u << 23)
+#define HIT_WALKS_SHIFT 24u
 
 vec2 oct_encode(vec3 n) {
     n /= abs(n.x) + abs(n.y) + abs(n.z);
@@ -35,6 +37,7 @@ vec3 hit_normal(uvec4 h) { return oct_decode(unpackUnorm2x16(h.y)); }
 uint hit_slot(uvec4 h) { return h.z & 0xffffu; }
 uint hit_level(uvec4 h) { return (h.z >> 16) & 31u; }
 bool hit_water(uvec4 h) { return (h.z & HIT_WATER) != 0u; }
+uint hit_walks(uvec4 h) { return h.z >> HIT_WALKS_SHIFT; }
 vec2 hit_st(uvec4 h) { return vec2(float(h.w & 0xffffu), float(h.w >> 16)) / 64.0 - 8.0; }
 
 #endif

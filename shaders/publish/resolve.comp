@@ -30,6 +30,11 @@ layout(std430, set = 0, binding = 3) writeonly buffer Seen { uint frame[]; } see
 // (0: none); frame_stamp: this frame's stamp for `seen` (0: none).
 layout(push_constant) uniform Push { uint flags; uint frame_stamp; } pc;
 
+// Surface walks (locate + the blended chain) this invocation took, published in the hit record
+// (common/hit.glsl) for `shade.aov` and the bench: where the resolve's time goes.
+uint g_walks = 0u;
+uint walks_flag() { return min(g_walks, 255u) << HIT_WALKS_SHIFT; }
+
 #define CORRECT_ABS_M 1.0
 #define CORRECT_REL 1e-4
 #define CORRECT_MAX_REL 0.1
@@ -70,11 +75,12 @@ bool try_ocean(vec3 d, float t_o, uint face, ivec2 X, uvec2 px) {
     vec2 st;
     vec3 abh;
     locate_abh(d * t_o, face, X, fs, st, abh);
+    g_walks++;
     uint level;
     float h_floor = height_grad_level_at(fs, st, t_o, level).x;
     if (h_floor >= 0.0 || ocean_weight(slots.s[fs], st) == 0.0) return false;
     vec3 up = local_up(slots.s[fs], abh.xy);
-    imageStore(hits, ivec2(px), pack_hit(t_o, up, fs, level, HIT_WATER | HIT_OCEAN, st));
+    imageStore(hits, ivec2(px), pack_hit(t_o, up, fs, level, HIT_WATER | HIT_OCEAN | walks_flag(), st));
     return true;
 }
 
@@ -126,6 +132,7 @@ RayPoint ray_point(vec3 d, float t, uint start) {
     q.t = t;
     vec3 abh;
     locate_abh_from(d * t, start, q.fs, q.st, abh);
+    g_walks++;
     q.ab = abh.xy;
     q.hg = height_grad_level_at(q.fs, q.st, t, q.level);
     q.f = abh.z - q.hg.x;
@@ -348,5 +355,5 @@ void main() {
     }
     vec3 n = surface_normal(p);
     if (water_weight(slots.s[p.fs], p.st) > 0.5) flags |= HIT_WATER;
-    imageStore(hits, ivec2(px), pack_hit(p.t, n, p.fs, p.level, flags, p.st));
+    imageStore(hits, ivec2(px), pack_hit(p.t, n, p.fs, p.level, flags | walks_flag(), p.st));
 }

@@ -206,3 +206,46 @@ fn compare_until_settled(
     assert!(mid_fade >= 2, "{what}: {mid_fade} frames mid-fade");
     (frames, after - before)
 }
+
+/// The hit record carries the surface walks `publish.resolve` took (the bench's cost probe):
+/// none on sky; on terrain one for the chord point plus one per root-search step (at most 6)
+/// (no sea here, so no ocean test; the march is off by default).
+#[test]
+fn the_resolve_counts_its_surface_walks() {
+    let mut gpu = Gpu::new();
+    let body = Body { radius: R };
+    let src = Arc::new(AnalyticSource::new(body, FINEST, 500.0, height));
+    let (lat, lon) = (20.0, 30.0);
+    let ground = engine::ground::ground_height(&*src, latlon_to_dir(lat, lon));
+    // Grazing from 100 m: the upper half is sky, the lower half ground whose 2 m waves the
+    // chords cut, so the search runs.
+    let cam = ViewCamera::geo(lat, lon, R + ground + 100.0, 0.0, -5.0, 50.0, W, H);
+    let mut opts = RendererOptions::for_device(&gpu.ctx);
+    opts.slots = 256;
+    opts.pool_capacity = 1 << 16;
+    let mut r = PlanetRenderer::new(&gpu.ctx, src, opts, gpu.exec.frames_in_flight()).unwrap();
+    let mut f = planet_frame(&mut gpu, &mut r, &cam);
+    for _ in 0..40 {
+        f = planet_frame(&mut gpu, &mut r, &cam);
+        if r.stats.mesh.quiet {
+            break;
+        }
+    }
+    let (mut sky, mut terrain, mut walks) = (0, 0, 0.0);
+    for p in &f.aov {
+        if p.is_terrain() {
+            assert!((1.0..=7.0).contains(&p.walks), "{} walks", p.walks);
+            terrain += 1;
+            walks += p.walks as f64;
+        } else {
+            assert_eq!(p.walks, 0.0);
+            sky += 1;
+        }
+    }
+    assert!(sky > 0 && terrain > 0, "sky {sky}, terrain {terrain}");
+    let mean = walks / terrain as f64;
+    println!("{terrain} terrain pixels, {mean:.2} walks each");
+    assert!(mean > 1.0, "the search never ran: {mean}");
+    r.destroy(&gpu.ctx);
+    gpu.assert_clean();
+}

@@ -104,6 +104,38 @@ pub struct ViewResult {
     /// them (rings.rs, HORIZ-01).
     #[serde(default)]
     pub rings: super::rings::Rings,
+    /// Surface walks `publish.resolve` took per terrain pixel of the scored frame.
+    #[serde(default)]
+    pub walks: Walks,
+}
+
+/// Surface walks (locate + blended chain) per terrain pixel in `publish.resolve`: one for the
+/// chord point, one per root-search step, the ocean test's: where the resolve's time goes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Walks {
+    pub mean: f64,
+    pub p95: f64,
+    pub max: f64,
+}
+
+impl Walks {
+    pub fn of(aov: &[engine::shade::AovPixel]) -> Walks {
+        let mut w: Vec<f64> = aov
+            .iter()
+            .filter(|p| p.is_terrain())
+            .map(|p| p.walks as f64)
+            .collect();
+        if w.is_empty() {
+            return Walks::default();
+        }
+        w.sort_by(f64::total_cmp);
+        let p95 = w[((w.len() - 1) as f64 * 0.95).round() as usize];
+        Walks {
+            mean: w.iter().sum::<f64>() / w.len() as f64,
+            p95,
+            max: w[w.len() - 1],
+        }
+    }
 }
 
 /// How long a fresh camera takes to stop changing.
@@ -539,4 +571,31 @@ pub fn compare(a: &Report, b: &Report) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::shade::AovPixel;
+
+    fn px(level: f32, walks: f32) -> AovPixel {
+        AovPixel {
+            level,
+            walks,
+            ..bytemuck::Zeroable::zeroed()
+        }
+    }
+
+    #[test]
+    fn walks_are_counted_over_terrain_pixels_only() {
+        // Sky (level −1) is left out; 20 terrain pixels: eighteen 1s, a 3 and a 7.
+        let mut aov = vec![px(-1.0, 0.0); 5];
+        aov.extend((0..18).map(|_| px(12.0, 1.0)));
+        aov.push(px(12.0, 3.0));
+        aov.push(px(12.0, 7.0));
+        let w = Walks::of(&aov);
+        assert_eq!(w.mean, 28.0 / 20.0);
+        assert_eq!((w.p95, w.max), (3.0, 7.0));
+        assert_eq!(Walks::of(&aov[..5]), Walks::default());
+    }
 }

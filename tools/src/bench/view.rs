@@ -8,7 +8,7 @@ use super::floors::{self, FrameShape};
 use super::frame::{Gpu, HostStages, FRAMES_IN_FLIGHT};
 use super::pop;
 use super::report::{
-    Limits, NodeStat, PerNodePass, Settle, SettleFrame, StageMs, Tiles, Timed, ViewResult,
+    Limits, NodeStat, PerNodePass, Settle, SettleFrame, StageMs, Tiles, Timed, ViewResult, Walks,
 };
 use super::rings;
 use super::scene::Scene;
@@ -202,6 +202,11 @@ fn measure(
     v.score.reference_sees_terrain = coarse.any_terrain();
     v.score.measured_nothing = coarse.any_terrain() && v.score.terrain == 0.0;
     v.reference_ms = t.elapsed().as_secs_f64() * 1e3;
+    v.walks = f.aov.as_deref().map(Walks::of).unwrap_or_default();
+    println!(
+        "  {name}: publish.resolve surface walks per terrain pixel: mean {:.2}, p95 {}, max {}",
+        v.walks.mean, v.walks.p95, v.walks.max
+    );
     let ring_px = f.aov.as_deref().map(rings::samples).unwrap_or_default();
     if ring_px.len() == w * h {
         v.rings = rings::measure(&ring_px, w, h, &|t| lod.lod(t));
