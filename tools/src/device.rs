@@ -76,29 +76,14 @@ pub fn parse_publish(s: &str) -> Result<PublishMode, String> {
     })
 }
 
-/// `--gpu-tiles` and `--gpu-tile-budget-ms` as the last context was made with them.
-static GPU_TILES: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
-static GPU_TILE_BUDGET: std::sync::OnceLock<Option<f64>> = std::sync::OnceLock::new();
-/// `--publish` as the last context was made with it.
-static PUBLISH: std::sync::OnceLock<PublishMode> = std::sync::OnceLock::new();
-/// `--raster-max-box` as the last context was made with it.
-static RASTER_MAX_BOX: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
-/// `--occlusion` as the last context was made with it.
-static OCCLUSION: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-/// `--resolve-march` as the last context was made with it.
-static RESOLVE_MARCH: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
-/// `--split-min-px` as the last context was made with it.
-static SPLIT_MIN_PX: std::sync::OnceLock<Option<f64>> = std::sync::OnceLock::new();
-/// `--tile-slots` as the last context was made with it.
-static TILE_SLOTS: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
-/// `--exposure` as the last context was made with it.
-static EXPOSURE: std::sync::OnceLock<engine::exposure::ExposureMode> = std::sync::OnceLock::new();
+/// The options the first context was made with: the renderers made later read them.
+static ARGS: std::sync::OnceLock<GpuArgs> = std::sync::OnceLock::new();
 
 /// Sets the options' GPU tile feed from `--gpu-tiles` and `--gpu-tile-budget-ms`, and the
-/// publish mode from `--publish`.
+/// rest as `publish_options`.
 pub fn frame_options(ctx: &Context, o: &mut engine::renderer::RendererOptions) {
     o.gpu_tiles_per_frame = gpu_tiles_per_frame(ctx);
-    if let Some(ms) = GPU_TILE_BUDGET.get().copied().flatten() {
+    if let Some(ms) = ARGS.get().and_then(|a| a.gpu_tile_budget_ms) {
         o.gpu_tile_budget_ms = ms;
     }
     publish_options(o);
@@ -106,42 +91,39 @@ pub fn frame_options(ctx: &Context, o: &mut engine::renderer::RendererOptions) {
 
 /// Sets the options' publish mode from `--publish`, the compute raster's hand-over box
 /// from `--raster-max-box` (for frames that make no GPU tiles), occlusion culling from
-/// `--occlusion`, the exposure from `--exposure`, the march from `--resolve-march` and the
+/// `--occlusion`, the exposure from `--exposure`, the march from `--resolve-march`, the
 /// mesh's smallest residual split from `--split-min-px` and the tile slots from `--tile-slots`.
 pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
-    o.publish.mode = PUBLISH.get().copied().unwrap_or_default();
-    if let Some(&on) = OCCLUSION.get() {
-        o.publish.occlusion = on;
-    }
-    if let Some(e) = EXPOSURE.get() {
-        o.exposure = *e;
-    }
-    if let Some(px) = RASTER_MAX_BOX.get().copied().flatten() {
+    let Some(a) = ARGS.get() else {
+        o.publish.mode = PublishMode::default();
+        return;
+    };
+    o.publish.mode = a.publish;
+    o.publish.occlusion = a.occlusion;
+    o.exposure = a.exposure;
+    if let Some(px) = a.raster_max_box {
         o.publish.max_box_px = px;
     }
-    if let Some(n) = RESOLVE_MARCH.get().copied().flatten() {
+    if let Some(n) = a.resolve_march {
         o.publish.march_samples = n;
     }
-    if let Some(px) = SPLIT_MIN_PX.get().copied().flatten() {
+    if let Some(px) = a.split_min_px {
         o.cbt.split_min_px = px;
     }
-    if let Some(n) = TILE_SLOTS.get().copied().flatten() {
+    if let Some(n) = a.tile_slots {
         o.slots = n;
     }
 }
 
 /// Tiles a non-waiting frame makes on the GPU on `ctx`: `--gpu-tiles`, or the device default.
 pub fn gpu_tiles_per_frame(ctx: &Context) -> usize {
-    GPU_TILES
-        .get()
-        .copied()
-        .flatten()
+    ARGS.get()
+        .and_then(|a| a.gpu_tiles)
         .unwrap_or_else(|| engine::renderer::default_gpu_tiles_per_frame(ctx))
 }
 
 impl GpuArgs {
     pub fn context(&self) -> Result<Context> {
-        let _ = GPU_TILES.set(self.gpu_tiles);
         if let Some(ms) = self.gpu_tile_budget_ms {
             if !(ms.is_finite() && ms >= 0.0) {
                 anyhow::bail!(
@@ -149,19 +131,12 @@ impl GpuArgs {
                 );
             }
         }
-        let _ = GPU_TILE_BUDGET.set(self.gpu_tile_budget_ms);
         if let Some(px) = self.split_min_px {
             if !(px.is_finite() && px >= 0.0) {
                 anyhow::bail!("--split-min-px must be a number of pixels ≥ 0 (got {px})");
             }
         }
-        let _ = SPLIT_MIN_PX.set(self.split_min_px);
-        let _ = TILE_SLOTS.set(self.tile_slots);
-        let _ = PUBLISH.set(self.publish);
-        let _ = RASTER_MAX_BOX.set(self.raster_max_box);
-        let _ = EXPOSURE.set(self.exposure);
-        let _ = OCCLUSION.set(self.occlusion);
-        let _ = RESOLVE_MARCH.set(self.resolve_march);
+        let _ = ARGS.set(self.clone());
         let opts = ContextOptions {
             validation: self.validation,
             device: self.device.clone(),

@@ -120,7 +120,7 @@ pub struct Walks {
 
 impl Walks {
     pub fn of(aov: &[engine::shade::AovPixel]) -> Walks {
-        let mut w: Vec<f64> = aov
+        let w: Vec<f64> = aov
             .iter()
             .filter(|p| p.is_terrain())
             .map(|p| p.walks as f64)
@@ -128,12 +128,10 @@ impl Walks {
         if w.is_empty() {
             return Walks::default();
         }
-        w.sort_by(f64::total_cmp);
-        let p95 = w[((w.len() - 1) as f64 * 0.95).round() as usize];
         Walks {
             mean: w.iter().sum::<f64>() / w.len() as f64,
-            p95,
-            max: w[w.len() - 1],
+            p95: super::stats::quantile(&w, 0.95),
+            max: w.iter().copied().fold(0.0, f64::max),
         }
     }
 }
