@@ -94,6 +94,11 @@ pub struct Args {
     /// with its level rings marked: rings-<view>.png.
     #[arg(long, value_name = "DIR")]
     pop_maps: Option<PathBuf>,
+    /// With --pop-maps: also write each flight's worst frame and the frame before it as raw
+    /// AOVs with both cameras, pop-<flight>-<frame>.dump (about 200 MB at 1080p; layout and a
+    /// reader in tools/scripts/device/pop_dump.py).
+    #[arg(long, requires = "pop_maps")]
+    pop_dump: bool,
     #[command(flatten)]
     sun: crate::camera::SunArgs,
     /// Output directory.
@@ -183,6 +188,7 @@ fn options(a: &Args) -> Result<Options> {
         flight_mesh_frames: a.flight_mesh_frames,
         morph_updates: a.morph_updates,
         pop_maps: a.pop_maps.clone(),
+        pop_dump: a.pop_dump,
         prefetch: !a.no_prefetch,
         prefetch_flights: a.prefetch_flights,
         sun: {

@@ -217,6 +217,11 @@ fn fly_settled(
     // The largest pops' maps (pop, frame, map), drawn once the flight is over.
     let mut kept: Vec<(f64, usize, Vec<f32>)> = Vec::new();
     let mut prev: Option<(ViewCamera, Vec<Option<f64>>)> = None;
+    // --pop-dump: the worst frame's and its predecessor's AOVs and cameras, for analysis off
+    // the machine.
+    let dump = o.pop_maps.is_some() && o.pop_dump;
+    let mut prev_aov: Option<Vec<engine::shade::AovPixel>> = None;
+    let mut worst_dump: Option<(f64, usize, Vec<u8>)> = None;
     let mut rd = FlightReadiness {
         name: name.into(),
         frames: cams.len() as u32,
@@ -250,11 +255,18 @@ fn fly_settled(
         host.push(f.host_ms);
         tile_ms.push(tile_gpu_ms(&f));
         let d = f.distances().unwrap_or_default();
+        let cur_aov = if dump { f.aov.clone() } else { None };
+        let before_aov = std::mem::replace(&mut prev_aov, cur_aov);
         let Some((pcam, pd)) = prev.replace((*cam, d)) else {
             continue;
         };
         let d = &prev.as_ref().expect("just set").1;
         let (c, map) = pop::change_map(&pcam, &pd, cam, d);
+        if let (Some(a), Some(b)) = (&before_aov, &prev_aov) {
+            if worst_dump.as_ref().is_none_or(|w| w.0 < c.max_px) {
+                worst_dump = Some((c.max_px, k, dump_bytes([&pcam, cam], [a, b], &map)));
+            }
+        }
         if o.pop_maps.is_some() {
             if kept.len() < MAX_POP_MAPS {
                 kept.push((c.max_px, k, map));
@@ -319,6 +331,9 @@ fn fly_settled(
         let over = kept.iter().filter(|m| m.0 > 1.0).count().max(1);
         for (_, k, map) in kept.iter().take(over) {
             write_pop_map(dir, name, *k, &cams[*k].0, map)?;
+        }
+        if let Some((_, k, bytes)) = &worst_dump {
+            std::fs::write(dir.join(format!("pop-{name}-{k:03}.dump")), bytes)?;
         }
     }
     Ok(Flown {
@@ -608,4 +623,28 @@ pub fn run(gpu: &mut Gpu, scene: &Scene, o: &Options) -> Result<Flights> {
         teleport: still[1].clone(),
         readiness: rd,
     })
+}
+
+/// A pop's raw record, little-endian: per camera (previous, current) 15 f64 — eye, forward,
+/// right, up (planet-centred, metres), vertical fov (radians), width, height; then both frames'
+/// `AovPixel`s (12 f32 each, row-major), then the pop map (f32 per previous-frame pixel:
+/// `pop::change_map`'s values). `tools/scripts/device/pop_dump.py` reads it.
+fn dump_bytes(
+    cams: [&ViewCamera; 2],
+    aovs: [&[engine::shade::AovPixel]; 2],
+    map: &[f32],
+) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for c in cams {
+        for v in [c.eye, c.forward, c.right, c.up] {
+            bytes.extend_from_slice(bytemuck::cast_slice(&v.to_array()));
+        }
+        let rest = [c.vfov, c.width as f64, c.height as f64];
+        bytes.extend_from_slice(bytemuck::cast_slice(&rest));
+    }
+    for a in aovs {
+        bytes.extend_from_slice(bytemuck::cast_slice(a));
+    }
+    bytes.extend_from_slice(bytemuck::cast_slice(map));
+    bytes
 }

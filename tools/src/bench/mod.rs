@@ -64,6 +64,8 @@ pub struct Options {
     /// Write a pop map (pop.rs `map_rgba`) of every flight frame over 1 px here, and each
     /// view's scored frame with its level rings marked (rings.rs `mark`).
     pub pop_maps: Option<PathBuf>,
+    /// With `pop_maps`: the worst frame's AOVs and cameras, raw (`flights::dump_bytes`).
+    pub pop_dump: bool,
     /// Derive every tile the views want on all cores first.
     pub prefetch: bool,
     /// Derive the flights' tiles too, and fly on that store instead of a fresh, cold one.
