@@ -119,6 +119,7 @@ layout(push_constant) uniform CbtPush {
     uint capacity;          // pool entries (multiple of 64)
     uint morph_updates;     // updates a new vertex takes onto the surface (0: at once)
     float split_min_px;     // the residual splits only leaves whose longest edge is over this
+    float silhouette_cos;   // a leaf this near grazing keeps its level's own depth cap, never fine
 } pc;
 
 uint stat_index(uint k) { return pc.iteration * 8u + k; }

@@ -27,16 +27,21 @@ float edge_px(vec3 p[3]) {
 
 float nearest_distance(vec3 p[3]) { return min(min(length(p[0]), length(p[1])), length(p[2])); }
 
+// |cos| of the angle between the chord's normal and the view direction to its centroid (1 for a
+// degenerate triangle): 0 where the view grazes the chord.
+float incidence_cos(vec3 p[3]) {
+    vec3 n = cross(p[1] - p[0], p[2] - p[0]);
+    vec3 g = p[0] + p[1] + p[2];
+    return length(n) > 0.0 && length(g) > 0.0 ? abs(dot(normalize(n), normalize(g))) : 1.0;
+}
+
 // Split targets, px: x = residual, y = longest edge. Edge cap 24 → 48 px over 5 → 20 km;
 // both up to 25 % tighter for grazing triangles, blended in over 2 → 5 km.
 vec2 split_targets(vec3 p[3]) {
     float d = nearest_distance(p);
     float grow = clamp((d - pc.edge_grow_start_m) / (pc.edge_grow_end_m - pc.edge_grow_start_m), 0.0, 1.0);
     float edge = pc.edge_px_near + (pc.edge_px_far - pc.edge_px_near) * grow;
-    vec3 n = cross(p[1] - p[0], p[2] - p[0]);
-    vec3 g = p[0] + p[1] + p[2];
-    float cos_i = 1.0;
-    if (length(n) > 0.0 && length(g) > 0.0) cos_i = abs(dot(normalize(n), normalize(g)));
+    float cos_i = incidence_cos(p);
     float graze = clamp((pc.grazing_cos_start - cos_i) / (pc.grazing_cos_start - pc.grazing_cos_full), 0.0, 1.0);
     float f = 1.0 - pc.grazing_tighten * graze * smoothstep(pc.grazing_blend_start_m, pc.grazing_blend_end_m, d);
     return vec2(pc.residual_px * f, edge * f);

@@ -53,7 +53,8 @@ void eval_entry(uint i) {
     if (len[2] < len[near]) near = 2u;
     float texel = slots.s[slot[near]].texel_m;
     uint level = slots.s[slot[near]].level;
-    bool fine_level = level > pc.fine_detail_level;
+    // Outlines keep the finest level's cap (CbtParams::silhouette_cos).
+    bool fine_level = level > pc.fine_detail_level && !(incidence_cos(p) < pc.silhouette_cos);
     float fine_texel = texel;
     float cap_texel = texel;
     if (fine_level) {

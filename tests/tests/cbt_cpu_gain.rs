@@ -34,8 +34,20 @@ fn finest_leg(pool: &Pool) -> f64 {
 
 fn quiet_at_gain(g: f64) -> (Pool, u32) {
     let (s, cam) = view();
+    quiet(&s, &cam, g, 0.0)
+}
+
+/// The pool's quiet mesh for gain `g`, outlines within `silhouette_cos` of grazing exempt.
+fn quiet(
+    s: &engine::cbt::AnalyticSurface,
+    cam: &engine::camera::ViewCamera,
+    g: f64,
+    silhouette_cos: f64,
+) -> (Pool, u32) {
+    let (s, cam) = (s.clone(), *cam);
     let p = CbtParams {
         fine_detail_gain: g,
+        silhouette_cos,
         ..CbtParams::default()
     };
     let mut pool = Pool::new(1 << 16).expect("pool");
@@ -89,6 +101,47 @@ fn the_gain_moves_the_depth_cap_between_l14_and_the_finest_level() {
             assert_ne!(b.flags & engine::cbt::bisector::FLAG_CAPPED, 0, "entry {i}");
         }
     }
+}
+
+/// At g = 0 the outlines still refine to the finest level's cap: a camera 0.5 m up looking 3°
+/// down sees the ground at grazing incidence, where the chords draw the outline the resolve
+/// cannot move. With the exemption (|cos| < 0.3) grazing leaves go below L14's quarter texel
+/// and none of them counts as a fine wish; without it, no leaf does.
+#[test]
+fn outlines_keep_the_finest_cap_when_the_gain_is_zero() {
+    let s = planet();
+    let cam = camera(&s, LAT, LON, 0.5, 30.0, -3.0);
+    let l14 = 0.25 * Body::EARTH.texel(14);
+    let grazing_finer = |pool: &Pool| {
+        let mut n = 0;
+        for i in pool.leaves() {
+            let b = &pool.entries[i as usize];
+            if b.flags & engine::cbt::bisector::FLAG_DRAW == 0 {
+                continue;
+            }
+            let p = positions(b);
+            let leg = (p[1] - p[0]).length().max((p[2] - p[1]).length());
+            if engine::cbt::criterion::incidence_cos(&p) < 0.3 && leg < 0.9 * l14 {
+                assert_eq!(b.flags & FLAG_FINE, 0, "an outline leaf is never fine: {i}");
+                n += 1;
+            }
+        }
+        n
+    };
+    let (off, _) = quiet(&s, &cam, 0.0, 0.0);
+    let (on, fine_on) = quiet(&s, &cam, 0.0, 0.3);
+    let (n_off, n_on) = (grazing_finer(&off), grazing_finer(&on));
+    println!(
+        "grazing leaves finer than L14's cap: exempt {n_on} (fine wishes {fine_on}), not {n_off}; leaves {} vs {}",
+        on.leaves().count(),
+        off.leaves().count()
+    );
+    assert_eq!(
+        n_off, 0,
+        "without the exemption g = 0 caps every leaf at L14's"
+    );
+    assert!(n_on > 100, "outline leaves refine past L14's cap: {n_on}");
+    assert_eq!(fine_on, 0, "g = 0 and outline splits are not fine wishes");
 }
 
 /// The loop closed: each frame's count attenuates the gain the next frame runs with. From a

@@ -52,6 +52,11 @@ pub struct GpuArgs {
     /// pixels (`engine::cbt::CbtParams::split_min_px`) [default: the engine's].
     #[arg(long, env = "PLANETFALL_SPLIT_MIN_PX")]
     pub split_min_px: Option<f64>,
+    /// Leaves seen within this |cos| of grazing keep their own level's depth cap whatever the
+    /// fine-detail gain: the outlines' chords (`engine::cbt::CbtParams::silhouette_cos`; 0 off)
+    /// [default: the engine's].
+    #[arg(long, env = "PLANETFALL_SILHOUETTE_COS")]
+    pub silhouette_cos: Option<f64>,
     /// Tile slots of the stream's table and atlas (`engine::params::STREAM_SLOTS`, 1,024, the
     /// seed's; the wanted set's 700-tile cap grows with them, `engine::stream::wanted_cap`),
     /// at most the device's image array layers less 64 [default: 1024].
@@ -92,7 +97,8 @@ pub fn frame_options(ctx: &Context, o: &mut engine::renderer::RendererOptions) {
 /// Sets the options' publish mode from `--publish`, the compute raster's hand-over box
 /// from `--raster-max-box` (for frames that make no GPU tiles), occlusion culling from
 /// `--occlusion`, the exposure from `--exposure`, the march from `--resolve-march`, the
-/// mesh's smallest residual split from `--split-min-px` and the tile slots from `--tile-slots`.
+/// mesh's smallest residual split from `--split-min-px`, the outlines' depth cap from
+/// `--silhouette-cos` and the tile slots from `--tile-slots`.
 pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     let Some(a) = ARGS.get() else {
         o.publish.mode = PublishMode::default();
@@ -109,6 +115,9 @@ pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     }
     if let Some(px) = a.split_min_px {
         o.cbt.split_min_px = px;
+    }
+    if let Some(c) = a.silhouette_cos {
+        o.cbt.silhouette_cos = c;
     }
     if let Some(n) = a.tile_slots {
         o.slots = n;
@@ -134,6 +143,11 @@ impl GpuArgs {
         if let Some(px) = self.split_min_px {
             if !(px.is_finite() && px >= 0.0) {
                 anyhow::bail!("--split-min-px must be a number of pixels ≥ 0 (got {px})");
+            }
+        }
+        if let Some(c) = self.silhouette_cos {
+            if !(0.0..=1.0).contains(&c) {
+                anyhow::bail!("--silhouette-cos must be a cosine in [0, 1] (got {c})");
             }
         }
         let _ = ARGS.set(self.clone());

@@ -97,19 +97,25 @@ pub struct Targets {
 
 /// Targets at this triangle's distance and incidence: edge cap 24 → 48 px over 5 → 20 km;
 /// both up to 25 % tighter for grazing triangles, blended in over 2 → 5 km.
+/// |cos| of the angle between the chord's normal and the view direction to its centroid (1 for
+/// a degenerate triangle): 0 where the view grazes the chord.
+pub fn incidence_cos(p: &[DVec3; 3]) -> f64 {
+    let n = (p[1] - p[0]).cross(p[2] - p[0]);
+    let g = p[0] + p[1] + p[2];
+    if n.length() > 0.0 && g.length() > 0.0 {
+        n.normalize().dot(g.normalize()).abs()
+    } else {
+        1.0
+    }
+}
+
 pub fn targets(p: &[DVec3; 3], view: &View) -> Targets {
     let k = &view.params;
     let d = nearest_distance(p);
     let grow =
         ((d - k.edge_grow_start_m) / (k.edge_grow_end_m - k.edge_grow_start_m)).clamp(0.0, 1.0);
     let edge = k.edge_px_near + (k.edge_px_far - k.edge_px_near) * grow;
-    let n = (p[1] - p[0]).cross(p[2] - p[0]);
-    let g = p[0] + p[1] + p[2];
-    let cos_i = if n.length() > 0.0 && g.length() > 0.0 {
-        n.normalize().dot(g.normalize()).abs()
-    } else {
-        1.0
-    };
+    let cos_i = incidence_cos(p);
     let graze = ((k.grazing_cos_start - cos_i) / (k.grazing_cos_start - k.grazing_cos_full))
         .clamp(0.0, 1.0);
     let f = 1.0

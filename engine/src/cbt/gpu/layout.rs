@@ -85,6 +85,7 @@ pub struct CbtPush {
     pub capacity: u32,
     pub morph_updates: u32,
     pub split_min_px: f32,
+    pub silhouette_cos: f32,
 }
 
 impl CbtPush {
@@ -114,6 +115,7 @@ impl CbtPush {
             capacity,
             morph_updates: p.morph_updates,
             split_min_px: p.split_min_px as f32,
+            silhouette_cos: p.silhouette_cos as f32,
         }
     }
 

@@ -77,10 +77,15 @@ pub fn eval_kernel<S: Surface + ?Sized>(
         .unwrap_or(0);
     let (nf, nq) = canonical(face, c[near]);
     let (u, v) = (fixed_to_unit(nq[0] as u64), fixed_to_unit(nq[1] as u64));
+    let own_texel = surface.finest_texel(Face(nf), u, v);
     let cap = DepthCap::new(
-        surface.finest_texel(Face(nf), u, v),
+        own_texel,
         surface.finest_level(Face(nf), u, v),
         &view.params,
+    )
+    .outline(
+        incidence_cos_f32(&p) < view.params.silhouette_cos as f32,
+        own_texel,
     );
     let child_leg = 0.5 * (p[2] - p[0]).length();
     let frac = view.params.depth_cap_texel_fraction;
@@ -189,6 +194,34 @@ impl DepthCap {
     }
 }
 
+impl DepthCap {
+    /// An outline's leaf (CbtParams::silhouette_cos) caps at its own level's texel and is
+    /// never fine.
+    pub fn outline(self, outline: bool, own_texel: f64) -> DepthCap {
+        if !outline {
+            return self;
+        }
+        DepthCap {
+            texel: own_texel,
+            fine: false,
+            fine_texel: own_texel,
+        }
+    }
+}
+
+/// `criterion::incidence_cos` in the GPU's f32 (`incidence_cos` in
+/// shaders/common/cbt_criterion.glsl), so that both sides pick the same leaves near the bound.
+fn incidence_cos_f32(p: &[DVec3; 3]) -> f32 {
+    let q = p.map(|v| v.as_vec3());
+    let n = (q[1] - q[0]).cross(q[2] - q[0]);
+    let g = q[0] + q[1] + q[2];
+    if n.length() > 0.0 && g.length() > 0.0 {
+        n.normalize().dot(g.normalize()).abs()
+    } else {
+        1.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,5 +258,25 @@ mod tests {
         // In between, log-linear: level 14 + 4g.
         let t = at(0.3, 18).texel;
         assert!((t / b.texel(14) - 2f64.powf(-1.2)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn an_outline_caps_at_its_own_level_and_is_never_fine() {
+        let b = Body::EARTH;
+        let p = CbtParams {
+            fine_detail_gain: 0.0,
+            ..CbtParams::default()
+        };
+        let cap = DepthCap::new(b.texel(18), 18, &p);
+        assert_eq!(cap.texel, b.texel(14));
+        assert_eq!(cap.outline(false, b.texel(18)), cap);
+        assert_eq!(
+            cap.outline(true, b.texel(18)),
+            DepthCap {
+                texel: b.texel(18),
+                fine: false,
+                fine_texel: b.texel(18)
+            }
+        );
     }
 }
