@@ -14,7 +14,9 @@ use super::super::bisector::{
     birth_of, morph_weight, with_birth, Bisector, FLAG_CAPPED, FLAG_CULLED, FLAG_DRAW, FLAG_FINE,
     FLAG_OFFSCREEN,
 };
-use super::super::criterion::{horizon_culled, offscreen, residual_px, store3, View};
+use super::super::criterion::{
+    horizon_culled, incidence_cos, offscreen, residual_px, store3, View,
+};
 use super::super::leb::{self, Corner, MAX_DEPTH};
 use super::super::params::CbtParams;
 use super::super::surface::Surface;
@@ -83,10 +85,7 @@ pub fn eval_kernel<S: Surface + ?Sized>(
         surface.finest_level(Face(nf), u, v),
         &view.params,
     )
-    .outline(
-        incidence_cos_f32(&p) < view.params.silhouette_cos as f32,
-        own_texel,
-    );
+    .outline(incidence_cos(&p) < view.params.silhouette_cos, own_texel);
     let child_leg = 0.5 * (p[2] - p[0]).length();
     let frac = view.params.depth_cap_texel_fraction;
     let capped =
@@ -206,19 +205,6 @@ impl DepthCap {
             fine: false,
             fine_texel: own_texel,
         }
-    }
-}
-
-/// `criterion::incidence_cos` in the GPU's f32 (`incidence_cos` in
-/// shaders/common/cbt_criterion.glsl), so that both sides pick the same leaves near the bound.
-fn incidence_cos_f32(p: &[DVec3; 3]) -> f32 {
-    let q = p.map(|v| v.as_vec3());
-    let n = (q[1] - q[0]).cross(q[2] - q[0]);
-    let g = q[0] + q[1] + q[2];
-    if n.length() > 0.0 && g.length() > 0.0 {
-        n.normalize().dot(g.normalize()).abs()
-    } else {
-        1.0
     }
 }
 
