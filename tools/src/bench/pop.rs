@@ -20,7 +20,9 @@
 //! four current pixels around q, since interpolating across a small depth step gives a
 //! distance no surface has ([`pop_at_corners`]). Where something nearer now hides P, the hiding point is
 //! measured against the previous frame too and the smaller pop counts: parallax occlusion by
-//! a surface that was already there is no pop. Pixels at depth discontinuities — a sky
+//! a surface that was already there is no pop. Where P is gone with nothing nearer in front,
+//! the pop is at most how far away P's distance is drawn now ([`contour_px`]): an outline's
+//! move, not the ray's jump past a crest to the ground behind. Pixels at depth discontinuities — a sky
 //! 4-neighbour, or a second difference of 1/distance above [`EDGE_TAU`] of its value, in
 //! either frame — are left out: parallax legitimately uncovers and hides surface there.
 //! Terrain that turns into sky away from edges is counted separately as `coverage_changed`,
@@ -293,6 +295,53 @@ fn pop_at_corners(
     best
 }
 
+/// How far from P's reprojection, px, [`contour_px`] looks for where P's distance is drawn.
+pub const CONTOUR_RADIUS_PX: f64 = 8.0;
+
+/// Screen distance, px, from `q` (index space) to the nearest place within
+/// [`CONTOUR_RADIUS_PX`] where the current distances cross `e`: between two surface
+/// 4-neighbours whose 1/distance lies on either side of 1/e, linearly in 1/distance; infinity
+/// where there is none. When the surface that held P is still drawn but its outline moved —
+/// a crest that the ray now passes over to the ground behind — P's distance is drawn again
+/// that far away: the outline's move, which is what the image shows, while the ray's jump to
+/// the ground behind reads as metres of height at a grazing crest (docs/bench.md "Outlines keep
+/// the finest cap": 160 px for an outline 4 rows off).
+fn contour_px(cam: &ViewCamera, cur: &[Option<f64>], (qx, qy): (f64, f64), e: f64) -> f64 {
+    let (w, h) = (cam.width as i64, cam.height as i64);
+    let r = CONTOUR_RADIUS_PX;
+    let inv_e = 1.0 / e;
+    let at = |x: i64, y: i64| -> Option<f64> {
+        if x < 0 || y < 0 || x >= w || y >= h {
+            return None;
+        }
+        cur[(y * w + x) as usize].map(|d| 1.0 / d.max(1e-9) - inv_e)
+    };
+    let mut best = f64::INFINITY;
+    let (x0, x1) = ((qx - r).floor() as i64, (qx + r).ceil() as i64);
+    let (y0, y1) = ((qy - r).floor() as i64, (qy + r).ceil() as i64);
+    for y in y0..=y1 {
+        for x in x0..=x1 {
+            let Some(a) = at(x, y) else { continue };
+            for (dx, dy) in [(1, 0), (0, 1)] {
+                let Some(b) = at(x + dx, y + dy) else {
+                    continue;
+                };
+                if a * b > 0.0 || a == b {
+                    continue;
+                }
+                let s = a / (a - b);
+                let (cx, cy) = (x as f64 + s * dx as f64, y as f64 + s * dy as f64);
+                best = best.min((cx - qx).hypot(cy - qy));
+            }
+        }
+    }
+    if best <= r {
+        best
+    } else {
+        f64::INFINITY
+    }
+}
+
 /// The comparison over `rows` (pop.rs header). Forward: each previous surface point away from
 /// edges, found again in the current frame (pop) or gone to sky (coverage). Reverse: each
 /// current surface point away from edges that the previous frame saw as sky (coverage) — the
@@ -385,6 +434,10 @@ fn compare_rows(
                         continue;
                     }
                 }
+            }
+            if delta > 0.0 && pop > 1.0 {
+                // P gone with nothing nearer in front: where is its distance drawn now?
+                pop = pop.min(contour_px(cur_cam, cur, (qx, qy), e));
             }
             *m = pop as f32;
             out.pops.push(pop);
@@ -494,6 +547,27 @@ mod tests {
         let c = change(&cam, &a, &cam, &boulder(&cam, 6.0, 0.65));
         assert!(grown_px(0.15) > 6.0, "{}", grown_px(0.15));
         assert!(c.max_px > 3.0 && c.over_1px > 100, "a grown boulder: {c:?}");
+    }
+
+    /// A crest seen edge-on that the chords now draw a few centimetres lower (the H200 descent
+    /// at 2 m, docs/bench.md "Outlines keep the finest cap"): the points on its top that the
+    /// ray now passes over to the ground behind moved as far as the outline did, a few pixels —
+    /// not the metres of height their ray's jump would read as at a grazing crest.
+    #[test]
+    fn a_crest_drawn_lower_pops_by_its_outlines_move() {
+        let r = 6_371_000.0;
+        let cam = ViewCamera::geo(10.0, 20.0, r + 2.0, 30.0, -12.0, 60.0, 480, 320);
+        let pa = cam.pixel_angle();
+        let a = boulder(&cam, 4.0, 0.5);
+        // 4 cm lower at ~3.5 m: its top outline moves about 0.04 / 3.5 / pa px.
+        let moved = 0.04 / 3.5 / pa;
+        let c = change(&cam, &a, &cam, &boulder(&cam, 4.0, 0.46));
+        println!("outline moved ≈ {moved:.2} px: {c:?}");
+        assert!(c.max_px > 1.0, "a real move is a pop: {c:?}");
+        assert!(
+            c.max_px < 2.5 * moved,
+            "reported as the outline's move, not the ray's jump: {c:?}"
+        );
     }
 
     /// Two 64×64 px windows of an H200 descent (1920×1080, binary 4a689ab, frames 102 → 103
