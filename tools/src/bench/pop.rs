@@ -532,11 +532,16 @@ mod tests {
         spheres(cam, &[(DVec3::ZERO, r), (foot, radius)])
     }
 
+    /// 2 m above the ground looking 12° down, 480×320, and its centre pixel's angle.
+    fn grazing_camera() -> (ViewCamera, f64) {
+        let cam = ViewCamera::geo(10.0, 20.0, 6_371_002.0, 30.0, -12.0, 60.0, 480, 320);
+        let pa = cam.pixel_angle();
+        (cam, pa)
+    }
+
     #[test]
     fn an_outlines_sub_pixel_move_is_no_pop_and_a_grown_boulder_is() {
-        let r = 6_371_000.0;
-        let cam = ViewCamera::geo(10.0, 20.0, r + 2.0, 30.0, -12.0, 60.0, 480, 320);
-        let pa = cam.pixel_angle();
+        let (cam, pa) = grazing_camera();
         let a = boulder(&cam, 6.0, 0.5);
         // 1 cm larger: its outline moves 0.01 / ~6 m / pa ≈ 0.5 px.
         let grown_px = |dr: f64| dr / 6.0 / pa;
@@ -555,9 +560,7 @@ mod tests {
     /// not the metres of height their ray's jump would read as at a grazing crest.
     #[test]
     fn a_crest_drawn_lower_pops_by_its_outlines_move() {
-        let r = 6_371_000.0;
-        let cam = ViewCamera::geo(10.0, 20.0, r + 2.0, 30.0, -12.0, 60.0, 480, 320);
-        let pa = cam.pixel_angle();
+        let (cam, pa) = grazing_camera();
         let a = boulder(&cam, 4.0, 0.5);
         // 4 cm lower at ~3.5 m: its top outline moves about 0.04 / 3.5 / pa px.
         let moved = 0.04 / 3.5 / pa;

@@ -191,9 +191,7 @@ impl DepthCap {
             fine_texel,
         }
     }
-}
 
-impl DepthCap {
     /// An outline's leaf (CbtParams::silhouette_cos) caps at its own level's texel and is
     /// never fine.
     pub fn outline(self, outline: bool, own_texel: f64) -> DepthCap {
