@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Reads a `bench --pop-maps DIR --pop-dump` record (pop-<flight>-<frame>.dump, layout in
-tools/src/bench/flights.rs `dump_bytes`) and prints where the frame's largest pops come from:
+tools/src/bench/flights.rs `PopDump::bytes`) and prints where the frame's largest pops come from:
 for each point over 1 px, the previous frame's hit (distance, level, slot, corrected, surface
 walks) and the current frame's at the point's reprojection, the radial height change between
 them, and for the few worst places the rays (planet-centred, f64) and the depth columns around

@@ -221,7 +221,7 @@ fn fly_settled(
     // the machine.
     let dump = o.pop_maps.is_some() && o.pop_dump;
     let mut prev_aov: Option<Vec<engine::shade::AovPixel>> = None;
-    let mut worst_dump: Option<(f64, usize, Vec<u8>)> = None;
+    let mut worst_dump: Option<PopDump> = None;
     let mut rd = FlightReadiness {
         name: name.into(),
         frames: cams.len() as u32,
@@ -242,7 +242,7 @@ fn fly_settled(
                 FLIGHT_FRAME_PERIOD_S - o.flight_mesh_frames as f64 * MESH_CATCH_UP_PERIOD_S,
             ));
         }
-        let f = gpu.frame(r, cam, true, false)?;
+        let mut f = gpu.frame(r, cam, true, false)?;
         if o.flight_mesh_frames > 0 {
             r.set_frame_period(Some(FLIGHT_FRAME_PERIOD_S));
         }
@@ -255,16 +255,22 @@ fn fly_settled(
         host.push(f.host_ms);
         tile_ms.push(tile_gpu_ms(&f));
         let d = f.distances().unwrap_or_default();
-        let cur_aov = if dump { f.aov.clone() } else { None };
+        let cur_aov = if dump { f.aov.take() } else { None };
         let before_aov = std::mem::replace(&mut prev_aov, cur_aov);
         let Some((pcam, pd)) = prev.replace((*cam, d)) else {
             continue;
         };
         let d = &prev.as_ref().expect("just set").1;
         let (c, map) = pop::change_map(&pcam, &pd, cam, d);
-        if let (Some(a), Some(b)) = (&before_aov, &prev_aov) {
-            if worst_dump.as_ref().is_none_or(|w| w.0 < c.max_px) {
-                worst_dump = Some((c.max_px, k, dump_bytes([&pcam, cam], [a, b], &map)));
+        if let (Some(before), Some(now)) = (before_aov, &prev_aov) {
+            if worst_dump.as_ref().is_none_or(|w| w.max_px < c.max_px) {
+                worst_dump = Some(PopDump {
+                    max_px: c.max_px,
+                    frame: k,
+                    cams: [pcam, *cam],
+                    aovs: [before, now.clone()],
+                    map: map.clone(),
+                });
             }
         }
         if o.pop_maps.is_some() {
@@ -332,8 +338,9 @@ fn fly_settled(
         for (_, k, map) in kept.iter().take(over) {
             write_pop_map(dir, name, *k, &cams[*k].0, map)?;
         }
-        if let Some((_, k, bytes)) = &worst_dump {
-            std::fs::write(dir.join(format!("pop-{name}-{k:03}.dump")), bytes)?;
+        if let Some(w) = &worst_dump {
+            let path = dir.join(format!("pop-{name}-{:03}.dump", w.frame));
+            std::fs::write(path, w.bytes())?;
         }
     }
     Ok(Flown {
@@ -625,26 +632,34 @@ pub fn run(gpu: &mut Gpu, scene: &Scene, o: &Options) -> Result<Flights> {
     })
 }
 
-/// A pop's raw record, little-endian: per camera (previous, current) 15 f64 — eye, forward,
-/// right, up (planet-centred, metres), vertical fov (radians), width, height; then both frames'
-/// `AovPixel`s (12 f32 each, row-major), then the pop map (f32 per previous-frame pixel:
-/// `pop::change_map`'s values). `tools/scripts/device/pop_dump.py` reads it.
-fn dump_bytes(
-    cams: [&ViewCamera; 2],
-    aovs: [&[engine::shade::AovPixel]; 2],
-    map: &[f32],
-) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    for c in cams {
-        for v in [c.eye, c.forward, c.right, c.up] {
-            bytes.extend_from_slice(bytemuck::cast_slice(&v.to_array()));
+/// The worst frame of a flight with the frame before it, for `--pop-dump`.
+struct PopDump {
+    max_px: f64,
+    frame: usize,
+    /// Previous, current.
+    cams: [ViewCamera; 2],
+    aovs: [Vec<engine::shade::AovPixel>; 2],
+    map: Vec<f32>,
+}
+
+impl PopDump {
+    /// The raw record, little-endian: per camera (previous, current) 15 f64 — eye, forward,
+    /// right, up (planet-centred, metres), vertical fov (radians), width, height; then both
+    /// frames' `AovPixel`s (12 f32 each, row-major), then the pop map (f32 per previous-frame
+    /// pixel: `pop::change_map`'s values). `tools/scripts/device/pop_dump.py` reads it.
+    fn bytes(&self) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        for c in &self.cams {
+            for v in [c.eye, c.forward, c.right, c.up] {
+                bytes.extend_from_slice(bytemuck::cast_slice(&v.to_array()));
+            }
+            let rest = [c.vfov, c.width as f64, c.height as f64];
+            bytes.extend_from_slice(bytemuck::cast_slice(&rest));
         }
-        let rest = [c.vfov, c.width as f64, c.height as f64];
-        bytes.extend_from_slice(bytemuck::cast_slice(&rest));
+        for a in &self.aovs {
+            bytes.extend_from_slice(bytemuck::cast_slice(a));
+        }
+        bytes.extend_from_slice(bytemuck::cast_slice(&self.map));
+        bytes
     }
-    for a in aovs {
-        bytes.extend_from_slice(bytemuck::cast_slice(a));
-    }
-    bytes.extend_from_slice(bytemuck::cast_slice(map));
-    bytes
 }

@@ -64,7 +64,7 @@ pub struct Options {
     /// Write a pop map (pop.rs `map_rgba`) of every flight frame over 1 px here, and each
     /// view's scored frame with its level rings marked (rings.rs `mark`).
     pub pop_maps: Option<PathBuf>,
-    /// With `pop_maps`: the worst frame's AOVs and cameras, raw (`flights::dump_bytes`).
+    /// With `pop_maps`: the worst frame's AOVs and cameras, raw (`flights::PopDump`).
     pub pop_dump: bool,
     /// Derive every tile the views want on all cores first.
     pub prefetch: bool,
