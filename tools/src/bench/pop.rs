@@ -22,7 +22,9 @@
 //! measured against the previous frame too and the smaller pop counts: parallax occlusion by
 //! a surface that was already there is no pop. Where P is gone with nothing nearer in front,
 //! the pop is at most how far away P's distance is drawn now ([`contour_px`]): an outline's
-//! move, not the ray's jump past a crest to the ground behind. Pixels at depth discontinuities — a sky
+//! move, not the ray's jump past a crest to the ground behind. Where a surface new at P's place
+//! hides it, the pop is at most how far from P that surface's distance was drawn before: an
+//! outline moved over P (a crest drawn higher); a surface new in the frame was drawn nowhere. Pixels at depth discontinuities — a sky
 //! 4-neighbour, or a second difference of 1/distance above [`EDGE_TAU`] of its value, in
 //! either frame — are left out: parallax legitimately uncovers and hides surface there.
 //! Terrain that turns into sky away from edges is counted separately as `coverage_changed`,
@@ -299,7 +301,7 @@ fn pop_at_corners(
 pub const CONTOUR_RADIUS_PX: f64 = 8.0;
 
 /// Screen distance, px, from `q` (index space) to the nearest place within
-/// [`CONTOUR_RADIUS_PX`] where the current distances cross `e`: between two surface
+/// [`CONTOUR_RADIUS_PX`] where the distances `cur` seen by `cam` cross `e`: between two surface
 /// 4-neighbours whose 1/distance lies on either side of 1/e, linearly in 1/distance; infinity
 /// where there is none. When the surface that held P is still drawn but its outline moved —
 /// a crest that the ray now passes over to the ground behind — P's distance is drawn again
@@ -427,6 +429,13 @@ fn compare_rows(
                         let dq = lerp_distance(prev, pq, gx, gy) - vq.length();
                         let near = pq[(gx > 0.5) as usize + 2 * (gy > 0.5) as usize];
                         pop = pop.min(pop_px(dq, vq, normal(prev_cam, prev, near, q), pa));
+                        if pop > 1.0 {
+                            // Q is new. Was its distance drawn near P before? Then an
+                            // occluder's outline moved over P (a crest drawn higher), by
+                            // about that far; a surface new in the frame was drawn nowhere.
+                            let (x, y) = (x as f64, y as f64);
+                            pop = pop.min(contour_px(prev_cam, prev, (x, y), vq.length()));
+                        }
                     }
                     _ => {
                         // Q sits on an edge of the previous frame: an occluder's rim.
@@ -565,6 +574,25 @@ mod tests {
         // 4 cm lower at ~3.5 m: its top outline moves about 0.04 / 3.5 / pa px.
         let moved = 0.04 / 3.5 / pa;
         let c = change(&cam, &a, &cam, &boulder(&cam, 4.0, 0.46));
+        println!("outline moved ≈ {moved:.2} px: {c:?}");
+        assert!(c.max_px > 1.0, "a real move is a pop: {c:?}");
+        assert!(
+            c.max_px < 2.5 * moved,
+            "reported as the outline's move, not the ray's jump: {c:?}"
+        );
+    }
+
+    /// The same crest drawn a few centimetres higher (the H200 descent at 8 m, docs/bench.md
+    /// "A crest drawn higher"): the ground points just behind its top are hidden now by a
+    /// surface that was not there before, but was drawn a few pixels away: the image moved by
+    /// the outline's move. (A boulder new in the frame was drawn nowhere near:
+    /// `parallax_occlusion_is_no_pop_and_a_new_boulder_is`.)
+    #[test]
+    fn a_crest_drawn_higher_pops_by_its_outlines_move() {
+        let (cam, pa) = grazing_camera();
+        let a = boulder(&cam, 4.0, 0.46);
+        let moved = 0.04 / 3.5 / pa;
+        let c = change(&cam, &a, &cam, &boulder(&cam, 4.0, 0.5));
         println!("outline moved ≈ {moved:.2} px: {c:?}");
         assert!(c.max_px > 1.0, "a real move is a pop: {c:?}");
         assert!(
