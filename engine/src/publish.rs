@@ -95,8 +95,14 @@ impl PublishMode {
 pub const RASTER_HIZ_TILE: u32 = 8;
 
 /// The largest pixel box `raster.compute` rasterises in one thread; bigger leaves are handed
-/// over. One thread loops over its leaf's rows, so this bounds the longest loop in a warp.
-pub const RASTER_MAX_BOX_PX: u32 = 1024;
+/// over. One thread loops over its leaf's rows, so this bounds the longest loop in a warp:
+/// where few leaves cover the screen (views from 400 km: 5–8 thousand leaves of ~500 px)
+/// the raster is a few warps each looping over a thousand pixels. On the H200 at 1080p
+/// (docs/bench.md "raster.compute's box"), 256 against 1,024 took 0.09 ms off
+/// pacific-400km-p90 and 0.06–0.07 off alps-400km-p30 and gibraltar-10km-p60; 128 or 64 gain
+/// at most 0.01 ms more there but cost hawaii-1km-p30 (184k leaves of mid size, handed over
+/// en masse) 0.04–0.12 ms.
+pub const RASTER_MAX_BOX_PX: u32 = 256;
 
 /// Publish options.
 #[derive(Clone, Copy, Debug)]
