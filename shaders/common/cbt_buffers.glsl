@@ -92,7 +92,7 @@ layout(std430, set = 0, binding = 10) buffer DrawList { uint i[]; } draw_list;
 layout(std430, set = 0, binding = 10) readonly buffer DrawList { uint i[]; } draw_list;
 #endif
 
-// Push constants of every cbt.* node (88 bytes): the criterion parameters (engine
+// Push constants of every cbt.* node (104 bytes): the criterion parameters (engine
 // `CbtParams`, as f32) and where in the frame the node runs. Mirror of `gpu::layout::CbtPush`.
 #ifndef CBT_NO_PUSH
 layout(push_constant) uniform CbtPush {
@@ -120,6 +120,8 @@ layout(push_constant) uniform CbtPush {
     uint morph_updates;     // updates a new vertex takes onto the surface (0: at once)
     float split_min_px;     // the residual splits only leaves whose longest edge is over this
     float silhouette_cos;   // a leaf this near grazing keeps its level's own depth cap, never fine
+    float outline_tighten;  // the residual target's further tightening at far outlines …
+    float outline_cos_full; // … full at this |cos| of incidence (from grazing_cos_full)
 } pc;
 
 uint stat_index(uint k) { return pc.iteration * 8u + k; }

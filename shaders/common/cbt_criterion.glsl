@@ -36,15 +36,20 @@ float incidence_cos(vec3 p[3]) {
 }
 
 // Split targets, px: x = residual, y = longest edge. Edge cap 24 → 48 px over 5 → 20 km;
-// both up to 25 % tighter for grazing triangles, blended in over 2 → 5 km.
+// both up to 25 % tighter for grazing triangles, blended in over 2 → 5 km; the residual a
+// further outline_tighten tighter for triangles the view grazes within 5° → outline_cos_full
+// (CbtParams: an outline's chord sags inside it, and sky shows through).
 vec2 split_targets(vec3 p[3]) {
     float d = nearest_distance(p);
     float grow = clamp((d - pc.edge_grow_start_m) / (pc.edge_grow_end_m - pc.edge_grow_start_m), 0.0, 1.0);
     float edge = pc.edge_px_near + (pc.edge_px_far - pc.edge_px_near) * grow;
     float cos_i = incidence_cos(p);
     float graze = clamp((pc.grazing_cos_start - cos_i) / (pc.grazing_cos_start - pc.grazing_cos_full), 0.0, 1.0);
-    float f = 1.0 - pc.grazing_tighten * graze * smoothstep(pc.grazing_blend_start_m, pc.grazing_blend_end_m, d);
-    return vec2(pc.residual_px * f, edge * f);
+    float far = smoothstep(pc.grazing_blend_start_m, pc.grazing_blend_end_m, d);
+    float outline = clamp((pc.grazing_cos_full - cos_i) / (pc.grazing_cos_full - pc.outline_cos_full), 0.0, 1.0);
+    float f = 1.0 - pc.grazing_tighten * graze * far;
+    float fr = f * (1.0 - pc.outline_tighten * outline * far);
+    return vec2(pc.residual_px * fr, edge * f);
 }
 
 // The residual splits only triangles over pc.split_min_px; the merge side keeps the hysteresis

@@ -57,6 +57,11 @@ pub struct GpuArgs {
     /// [default: the engine's].
     #[arg(long, env = "PLANETFALL_SILHOUETTE_COS")]
     pub silhouette_cos: Option<f64>,
+    /// The residual target of far leaves seen nearly edge-on, the outlines, is up to this
+    /// fraction tighter (`engine::cbt::CbtParams::outline_tighten`; 0 off) [default: the
+    /// engine's].
+    #[arg(long, env = "PLANETFALL_OUTLINE_TIGHTEN")]
+    pub outline_tighten: Option<f64>,
     /// Tile slots of the stream's table and atlas (`engine::params::STREAM_SLOTS`, 1,024, the
     /// seed's; the wanted set's 700-tile cap grows with them, `engine::stream::wanted_cap`),
     /// at most the device's image array layers less 64 [default: 1024].
@@ -119,6 +124,9 @@ pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     if let Some(c) = a.silhouette_cos {
         o.cbt.silhouette_cos = c;
     }
+    if let Some(t) = a.outline_tighten {
+        o.cbt.outline_tighten = t;
+    }
     if let Some(n) = a.tile_slots {
         o.slots = n;
     }
@@ -148,6 +156,11 @@ impl GpuArgs {
         if let Some(c) = self.silhouette_cos {
             if !(0.0..=1.0).contains(&c) {
                 anyhow::bail!("--silhouette-cos must be a cosine in [0, 1] (got {c})");
+            }
+        }
+        if let Some(t) = self.outline_tighten {
+            if !(0.0..1.0).contains(&t) {
+                anyhow::bail!("--outline-tighten must be a fraction in [0, 1) (got {t})");
             }
         }
         let _ = ARGS.set(self.clone());

@@ -95,8 +95,6 @@ pub struct Targets {
     pub edge_px: f64,
 }
 
-/// Targets at this triangle's distance and incidence: edge cap 24 → 48 px over 5 → 20 km;
-/// both up to 25 % tighter for grazing triangles, blended in over 2 → 5 km.
 /// |cos| of the angle between the chord's normal and the view direction to its centroid (1 for
 /// a degenerate triangle): 0 where the view grazes the chord.
 pub fn incidence_cos(p: &[DVec3; 3]) -> f64 {
@@ -109,6 +107,9 @@ pub fn incidence_cos(p: &[DVec3; 3]) -> f64 {
     }
 }
 
+/// Targets at this triangle's distance and incidence: edge cap 24 → 48 px over 5 → 20 km;
+/// both up to 25 % tighter for grazing triangles, blended in over 2 → 5 km; the residual a
+/// further [`CbtParams::outline_tighten`] tighter for the far outlines.
 pub fn targets(p: &[DVec3; 3], view: &View) -> Targets {
     let k = &view.params;
     let d = nearest_distance(p);
@@ -118,10 +119,13 @@ pub fn targets(p: &[DVec3; 3], view: &View) -> Targets {
     let cos_i = incidence_cos(p);
     let graze = ((k.grazing_cos_start - cos_i) / (k.grazing_cos_start - k.grazing_cos_full))
         .clamp(0.0, 1.0);
-    let f = 1.0
-        - k.grazing_tighten * graze * smoothstep(k.grazing_blend_start_m, k.grazing_blend_end_m, d);
+    let far = smoothstep(k.grazing_blend_start_m, k.grazing_blend_end_m, d);
+    let outline =
+        ((k.grazing_cos_full - cos_i) / (k.grazing_cos_full - k.outline_cos_full)).clamp(0.0, 1.0);
+    let f = 1.0 - k.grazing_tighten * graze * far;
+    let fr = f * (1.0 - k.outline_tighten * outline * far);
     Targets {
-        residual_px: k.residual_px * f,
+        residual_px: k.residual_px * fr,
         edge_px: edge * f,
     }
 }
@@ -248,8 +252,29 @@ mod tests {
                 DVec3::new(d, 1.0, 0.0),
             ]
         };
-        assert_eq!(targets(&edge_on(1000.0), &v).residual_px, 0.5);
-        assert!((targets(&edge_on(10_000.0), &v).residual_px - 0.375).abs() < 1e-12);
+        let (near, far) = (
+            targets(&edge_on(1000.0), &v),
+            targets(&edge_on(10_000.0), &v),
+        );
+        assert_eq!((near.residual_px, near.edge_px), (0.5, 24.0));
+        // 10 km: the edge cap has grown to 24 + 24 × (5 / 15) = 32 px, then 25 % tighter; the
+        // residual 25 % and then two thirds tighter (an outline's sag): 0.5 × 0.75 / 3.
+        assert!((far.residual_px - 0.125).abs() < 1e-12, "{far:?}");
+        assert!((far.edge_px - 0.75 * 32.0).abs() < 1e-9, "{far:?}");
+        // Seen 8° from edge-on (between the grazing ramp's 15° and 5°): both targets the same
+        // fraction tighter, no outline tightening.
+        let a = 8f64.to_radians();
+        let tilted = [
+            DVec3::new(10_000.0, 0.0, 0.0),
+            DVec3::new(10_000.0 + a.cos(), 0.0, a.sin()),
+            DVec3::new(10_000.0, 1.0, 0.0),
+        ];
+        let t = targets(&tilted, &v);
+        assert!((incidence_cos(&tilted) - a.sin()).abs() < 1e-3);
+        assert!(
+            t.residual_px < 0.5 && (t.residual_px / 0.5 - t.edge_px / 32.0).abs() < 1e-12,
+            "{t:?}"
+        );
     }
 
     #[test]

@@ -86,6 +86,8 @@ pub struct CbtPush {
     pub morph_updates: u32,
     pub split_min_px: f32,
     pub silhouette_cos: f32,
+    pub outline_tighten: f32,
+    pub outline_cos_full: f32,
 }
 
 impl CbtPush {
@@ -116,6 +118,8 @@ impl CbtPush {
             morph_updates: p.morph_updates,
             split_min_px: p.split_min_px as f32,
             silhouette_cos: p.silhouette_cos as f32,
+            outline_tighten: p.outline_tighten as f32,
+            outline_cos_full: p.outline_cos_full as f32,
         }
     }
 
