@@ -22,6 +22,13 @@ pub struct CbtParams {
     pub merge_hysteresis: f64,
     /// Grazing triangles get targets up to this much tighter (25 %) …
     pub grazing_tighten: f64,
+    /// … blended in with nearest-corner distance between these, metres (2 km → 5 km) …
+    pub grazing_blend_start_m: f64,
+    pub grazing_blend_end_m: f64,
+    /// … and with incidence: no tightening while |cos(view, chord normal)| ≥ `grazing_cos_start`
+    /// (15° above the plane), full at `grazing_cos_full` (5°). Ours: TERRAIN.md gives no ramp.
+    pub grazing_cos_start: f64,
+    pub grazing_cos_full: f64,
     /// The residual target of a far leaf the view grazes within `grazing_cos_full` (5°) is a
     /// further up to this much tighter (2/3: 0.125 px), in full at `outline_cos_full` (2°). Such
     /// a leaf draws an outline, and its chord's sag is how far inside the surface's outline the
@@ -30,14 +37,8 @@ pub struct CbtParams {
     /// to every grazing leaf (≤ 15°) it cost alps-1km-p0 2.5× the leaves. Ours: TERRAIN.md §3
     /// gives one residual target.
     pub outline_tighten: f64,
+    /// The |cos| of incidence where the outlines' tightening is full (0.035: 2°).
     pub outline_cos_full: f64,
-    /// … blended in with nearest-corner distance between these, metres (2 km → 5 km) …
-    pub grazing_blend_start_m: f64,
-    pub grazing_blend_end_m: f64,
-    /// … and with incidence: no tightening while |cos(view, chord normal)| ≥ `grazing_cos_start`
-    /// (15° above the plane), full at `grazing_cos_full` (5°). Ours: TERRAIN.md gives no ramp.
-    pub grazing_cos_start: f64,
-    pub grazing_cos_full: f64,
     /// Children never finer than this fraction of the finest available texel at the nearest
     /// corner (a quarter).
     pub depth_cap_texel_fraction: f64,
@@ -90,12 +91,12 @@ impl Default for CbtParams {
             edge_grow_end_m: 20_000.0,
             merge_hysteresis: 0.6,
             grazing_tighten: 0.25,
-            outline_tighten: 2.0 / 3.0,
-            outline_cos_full: 0.035,
             grazing_blend_start_m: 2_000.0,
             grazing_blend_end_m: 5_000.0,
             grazing_cos_start: 0.26,
             grazing_cos_full: 0.087,
+            outline_tighten: 2.0 / 3.0,
+            outline_cos_full: 0.035,
             depth_cap_texel_fraction: 0.25,
             fine_detail_level: crate::params::FINE_DETAIL_LEVEL,
             fine_detail_gain: 1.0,
