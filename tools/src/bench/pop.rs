@@ -18,15 +18,16 @@
 //! with c = ray · up it would count as tens of pixels. Looking straight at a surface (c = 1),
 //! its move along the ray shifts nothing sideways. A point is also matched against each of the
 //! four current pixels around q, since interpolating across a small depth step gives a
-//! distance no surface has ([`pop_at_corners`]). Where something nearer now hides P, the hiding point is
-//! measured against the previous frame too and the smaller pop counts: parallax occlusion by
-//! a surface that was already there is no pop. Where P is gone with nothing nearer in front,
-//! the pop is at most how far away P's distance is drawn now ([`contour_px`]): an outline's
-//! move, not the ray's jump past a crest to the ground behind. Where a surface new at P's place
-//! hides it, the pop is at most how far from P that surface's distance was drawn before: an
-//! outline moved over P (a crest drawn higher); a surface new in the frame was drawn nowhere. Pixels at depth discontinuities — a sky
-//! 4-neighbour, or a second difference of 1/distance above [`EDGE_TAU`] of its value, in
-//! either frame — are left out: parallax legitimately uncovers and hides surface there.
+//! distance no surface has ([`pop_at_corners`]). Where something nearer now hides P, the
+//! hiding point is measured against the previous frame too and the smaller pop counts:
+//! parallax occlusion by a surface that was already there is no pop. Where P is gone with
+//! nothing nearer in front, the pop is at most how far away P's distance is drawn now
+//! ([`contour_px`]): an outline's move, not the ray's jump past a crest to the ground behind.
+//! Where a surface new at P's place hides it, the pop is at most how far from P that surface's
+//! distance was drawn before: an outline moved over P (a crest drawn higher); a surface new in
+//! the frame was drawn nowhere. Pixels at depth discontinuities — a sky 4-neighbour, or a
+//! second difference of 1/distance above [`EDGE_TAU`] of its value, in either frame — are
+//! left out: parallax legitimately uncovers and hides surface there.
 //! Terrain that turns into sky away from edges is counted separately as `coverage_changed`,
 //! and so is surface that appears where the previous frame saw sky (current points projected
 //! back, [`compare_rows`]).
