@@ -124,6 +124,10 @@ pub struct PublishOptions {
     /// comparisons: the low bits' samples over the whole reach under every leaf, whatever the
     /// spacing.
     pub march_samples: u32,
+    /// Samples `publish.resolve`'s outline search takes at most along a ray that passed over
+    /// a surface drawn beside it in front of its chord (0: none): the crests whose chords sag
+    /// under the ray ([`RESOLVE_OUTLINE_SAMPLES`], the default).
+    pub outline_samples: u32,
 }
 
 /// Samples of `publish.resolve`'s march back along a grazing ray (`shaders/publish/resolve.comp`),
@@ -135,6 +139,11 @@ pub struct PublishOptions {
 /// relief near almost every hit; docs/bench.md "The faceted rocks and the march on the H200".
 pub const RESOLVE_MARCH_SAMPLES: u32 = 16;
 
+/// Samples of `publish.resolve`'s outline search at most (`march_outline` in
+/// `shaders/publish/resolve.comp`), spaced geometrically from the depth of the surface seen
+/// beside the pixel to the chord's hit, about every 0.5 m of ground.
+pub const RESOLVE_OUTLINE_SAMPLES: u32 = 8;
+
 impl Default for PublishOptions {
     fn default() -> Self {
         PublishOptions {
@@ -143,6 +152,7 @@ impl Default for PublishOptions {
             max_box_px: RASTER_MAX_BOX_PX,
             occlusion: false,
             march_samples: 0,
+            outline_samples: RESOLVE_OUTLINE_SAMPLES,
         }
     }
 }
@@ -212,6 +222,7 @@ pub fn declare_publish(
         .push(&[
             opts.no_correction as u32 | (opts.march_samples & 0x1_ffff) << 8,
             stamp,
+            opts.outline_samples,
         ])
         .dispatch_threads([w, h, 1]);
     Published {

@@ -7,7 +7,9 @@
 // (so near the camera every visible discrepancy is corrected), move the hit along
 // the ray onto the R + h shell — a safeguarded root search (Newton start, secant, regula
 // falsi) within 10% of the distance, else keep the chord — then, on grazing rays, march back
-// within that reach for detail the chord passed under (`march_back`), and write the packed hit
+// within that reach for detail the chord passed under (`march_back`); where a neighbouring pixel
+// drew something in front of the chord's plane (an outline: the ray passed just over it), search
+// the ray from that depth for the first crossing (`march_outline`); and write the packed hit
 // record.
 // Each surface evaluation is one parent-chain walk giving height, gradient and level together,
 // and plane coordinates come from `locate` (no chart inverse): the chord point costs one walk,
@@ -19,6 +21,7 @@ layout(local_size_x = 8, local_size_y = 8) in;
 #include "common/surface.glsl"
 #include "common/bisector.glsl"
 #include "common/hit.glsl"
+#include "common/raster.glsl"
 
 layout(std430, set = 0, binding = 0) readonly buffer Pool { Bisector b[]; } pool;
 layout(std430, set = 0, binding = 1) readonly buffer Vis { uint64_t v[]; } vis;
@@ -27,8 +30,9 @@ layout(set = 0, binding = 2, rgba32ui) uniform writeonly uimage2D hits;
 // frame's raster.compute.early draws those leaves first (occlusion culling).
 layout(std430, set = 0, binding = 3) writeonly buffer Seen { uint frame[]; } seen;
 // flags bit 0: no surface correction; bits 8–23: samples of the march back along a grazing ray
-// (0: none); frame_stamp: this frame's stamp for `seen` (0: none).
-layout(push_constant) uniform Push { uint flags; uint frame_stamp; } pc;
+// (0: none); frame_stamp: this frame's stamp for `seen` (0: none); outline: samples of the
+// outline search at most (0: none).
+layout(push_constant) uniform Push { uint flags; uint frame_stamp; uint outline; } pc;
 
 // Surface walks (locate + the blended chain) this invocation took, published in the hit record
 // (common/hit.glsl) for `shade.aov` and the bench: where the resolve's time goes.
@@ -38,6 +42,8 @@ uint walks_flag() { return min(g_walks, 255u) << HIT_WALKS_SHIFT; }
 #define CORRECT_ABS_M 1.0
 #define CORRECT_REL 1e-4
 #define CORRECT_MAX_REL 0.1
+// A bracket this narrow (a share of the distance) places its root well enough.
+#define CORRECT_BRACKET_REL 1e-2
 // Detail a leaf's chord may pass under: at most MARCH_EDGE_SHARE of its longest edge (what its
 // edge-midpoint residuals cannot see is narrower than an edge, and no detail is taller than
 // 0.9 of its half-width: rocks, and bands capped at 0.30 of their wavelength, TERRAIN.md §6),
@@ -190,7 +196,12 @@ bool correct_along_ray(vec3 d, uint start, float trigger, inout RayPoint p) {
     }
     // Accepted below the threshold that asked for it, or converged (at 20,000 km the
     // threshold, 1 m, is below a float distance's resolution; the tolerance is not).
-    if (abs(best.f) < max(trigger, 1e-3 * max(1.0, 1e-4 * best.t)) && best.t > 0.0) {
+    // Or bracketed: a root lies within the bracket, and the best point is nearer it than the
+    // chord (at a kinked crest regula falsi may not reach the threshold in six steps, and the
+    // chord is centimetres off there).
+    if ((abs(best.f) < max(trigger, 1e-3 * max(1.0, 1e-4 * best.t))
+         || (bracketed && abs(t_b - t_a) < CORRECT_BRACKET_REL * t && abs(best.f) < abs(p.f)))
+        && best.t > 0.0) {
         p = best;
         return true;
     }
@@ -207,6 +218,30 @@ bool over_tile(vec3 d, float t, uint slot, out float f) {
     if (any(lessThan(st, vec2(0.0))) || any(greaterThan(st, vec2(512.0)))) return false;
     f = abh.z - tile_height(r, st);
     return true;
+}
+
+// The ray's entry into the surface between a (over it) and b (under it): regula falsi
+// (Illinois), the point of smallest |f| it met.
+RayPoint entry_between(vec3 d, uint start, RayPoint a, RayPoint b) {
+    float fa = a.f, fb = b.f;
+    RayPoint best = -b.f < a.f ? b : a;
+    int side = 0;
+    for (int it = 0; it < 6; ++it) {
+        float tc = (a.t * fb - b.t * fa) / (fb - fa);
+        RayPoint c = ray_point(d, tc, start);
+        if (abs(c.f) < abs(best.f)) best = c;
+        if (abs(c.f) < 1e-3 * max(1.0, 1e-4 * tc)) break;
+        if (c.f > 0.0) {
+            a = c; fa = c.f;
+            if (side == 1) fb *= 0.5;
+            side = 1;
+        } else {
+            b = c; fb = c.f;
+            if (side == -1) fa *= 0.5;
+            side = -1;
+        }
+    }
+    return best;
 }
 
 // The chord can pass under detail the mesh does not resolve (rocks, bands finer than its leaves).
@@ -254,26 +289,150 @@ bool march_back(vec3 d, uint start, uint max_samples, float hidden, bool exhaust
             RayPoint m = ray_point(d, tk - step, start);
             if (m.f > 0.0) a = m; else b = m;
         }
-        float fa = a.f, fb = b.f;
-        RayPoint best = -b.f < a.f ? b : a;
-        int side = 0;
-        for (int it = 0; it < 6; ++it) {
-            float tc = (a.t * fb - b.t * fa) / (fb - fa);
-            RayPoint c = ray_point(d, tc, start);
-            if (abs(c.f) < abs(best.f)) best = c;
-            if (abs(c.f) < 1e-3 * max(1.0, 1e-4 * tc)) break;
-            if (c.f > 0.0) {
-                a = c; fa = c.f;
-                if (side == 1) fb *= 0.5;
-                side = 1;
-            } else {
-                b = c; fb = c.f;
-                if (side == -1) fa *= 0.5;
-                side = -1;
-            }
-        }
-        p = best;
+        p = entry_between(d, start, a, b);
         return true;
+    }
+    return false;
+}
+
+// Outlines. The chords sag under the surface by up to their residual, and at the depth cap
+// (near the camera) by centimetres: a ray that passes just over a crest's chord meets the chord
+// behind it, and the crest's outline is drawn a few pixels lower than the surface's (5 rows at
+// 8 m in the Khumbu descent: 4.5 cm at 1080p). Which pixels can be such rays shows in the
+// visibility buffer itself: a neighbour drew something in front of the plane of the chord this
+// pixel hit, so the ray passed over a surface that rose before its hit, seen a few pixels away.
+// Those rays are searched from that surface's depth for the first crossing; the others keep
+// the chord's root. The neighbours read: OUTLINE_REACH px left, right and below (an outline's
+// front is below it, or beside it), at offsets 1–8 along five directions.
+#define OUTLINE_REACH 8
+#define OUTLINE_W (8 + 2 * OUTLINE_REACH)
+#define OUTLINE_H (8 + OUTLINE_REACH)
+// A neighbour nearer than the pixel's chord plane along its ray by more than this share is
+// something rising in front of it (a curving surface departs from its chord plane far less
+// over 8 px); also the share beyond the surface search's reach.
+#define OUTLINE_GAP CORRECT_MAX_REL
+// Samples a texel apart from the neighbour's depth before their spacing doubles.
+#define OUTLINE_UNIFORM 4u
+// Steps of the search for a dip between the samples.
+#define OUTLINE_MIN_STEPS 4
+
+// View depth bits (the visibility key's high word) of the workgroup's 8×8 pixels and the
+// neighbours their outline test reads.
+shared uint s_depth[OUTLINE_W * OUTLINE_H];
+
+void load_depths() {
+    ivec2 base = ivec2(gl_WorkGroupID.xy) * 8 - ivec2(OUTLINE_REACH, 0);
+    ivec2 vp = ivec2(frame.viewport);
+    for (uint i = gl_LocalInvocationIndex; i < uint(OUTLINE_W * OUTLINE_H); i += 64u) {
+        ivec2 q = base + ivec2(int(i) % OUTLINE_W, int(i) / OUTLINE_W);
+        uint bits = 0xffffffffu;
+        if (all(greaterThanEqual(q, ivec2(0))) && all(lessThan(q, vp))) {
+            bits = uint(vis.v[q.y * vp.x + q.x] >> 32);
+        }
+        s_depth[i] = bits;
+    }
+}
+
+// Ray through pixel centre `px` scaled to a unit forward component: the point at view depth w
+// is w times it.
+vec3 depth_ray(vec2 px) {
+    vec2 ndc = (px * frame.inv_viewport) * 2.0 - 1.0;
+    float t = frame.tan_half_vfov;
+    return frame.cam_forward + ndc.x * t * frame.aspect * frame.cam_right - ndc.y * t * frame.cam_up;
+}
+
+// The view depth of the neighbour nearest on screen (the nearer of those as near) drawn in
+// front of the plane (normal nrm, through p0) of the chord this pixel hit, at depth w_p: the
+// surface the ray most likely passed just over. 1e30 where there is none.
+float outline_depth(uvec2 px, vec3 nrm, vec3 p0, float w_p) {
+    ivec2 l = ivec2(gl_LocalInvocationID.xy) + ivec2(OUTLINE_REACH, 0);
+    float plane = dot(nrm, p0);
+    const ivec2 dirs[5] = ivec2[](ivec2(0, 1), ivec2(-1, 1), ivec2(1, 1), ivec2(-1, 0), ivec2(1, 0));
+    const int steps[6] = int[](1, 2, 3, 4, 6, 8);
+    for (int j = 0; j < 6; ++j) {
+        float nearest = 1e30;
+        for (int i = 0; i < 5; ++i) {
+            ivec2 o = dirs[i] * steps[j];
+            uint bits = s_depth[(l.y + o.y) * OUTLINE_W + l.x + o.x];
+            if (bits == 0xffffffffu) continue;
+            float w = NEAR * uintBitsToFloat(bits);
+            if (w >= (1.0 - OUTLINE_GAP) * min(w_p, nearest)) continue;
+            // The plane along the neighbour's ray, at view depth plane / (nrm · r); not met in
+            // front of the camera: anything nearer than the pixel is in front of it.
+            float den = dot(nrm, depth_ray(vec2(px) + 0.5 + vec2(o)));
+            float w_plane = den * plane > 0.0 ? plane / den : 1e30;
+            if (w < (1.0 - OUTLINE_GAP) * w_plane) nearest = w;
+        }
+        if (nearest < 1e30) return nearest;
+    }
+    return 1e30;
+}
+
+// The first crossing along the ray between t0 and p (whose ray point is on the surface), where
+// the ray passed over a surface that rose before p, drawn beside the pixel at t0. Its crest
+// lies just behind what was drawn, so the samples start there a texel of the finest level
+// apart (OUTLINE_UNIFORM of them), then double their spacing toward p, at most `max_samples`:
+// at the first below the surface the entry is bracketed.
+bool march_outline(vec3 d, uint start, float t0, uint max_samples, inout RayPoint p) {
+    float t1 = p.t;
+    // A texel of ground along a ray that crosses it at incidence `rate` is texel / sin.
+    float rate = abs(dot(d, local_up(slots.s[p.fs], p.ab)));
+    float h = slots.s[p.fs].texel_m / max(sqrt(max(0.0, 1.0 - rate * rate)), 0.1);
+    t0 -= h;
+    if (!(t0 > 0.0 && t0 < t1)) return false;
+    RayPoint a = ray_point(d, t0, start);
+    if (a.f <= 0.0) return false;   // under the surface already: the entry is before the window
+    RayPoint prev = a, low = a, before_low = a, after_low = a;
+    bool need_after = false;
+    float step = h;
+    for (uint k = 0u; k < max_samples; ++k) {
+        float tk = prev.t + step;
+        if (k + 1u >= OUTLINE_UNIFORM) step *= 2.0;
+        if (tk >= t1) break;
+        RayPoint b = ray_point(d, tk, start);
+        if (need_after) { after_low = b; need_after = false; }
+        if (b.f <= 0.0) {
+            p = entry_between(d, start, prev, b);
+            return true;
+        }
+        if (b.f < low.f) {
+            before_low = prev;
+            low = b;
+            need_after = true;
+        }
+        prev = b;
+    }
+    // The lowest sample at either end: the ray falls toward p or rises from t0, no dip seen.
+    if (low.t == a.t || need_after) return false;
+    // No sample is under the surface, but the ray may still dip under a crest between two:
+    // a few steps of minimising the ray's height over the surface in the bracket around the
+    // lowest sample (the vertex of the parabola through the three, kept off the ends and off
+    // the middle point, else the wider side's golden point).
+    RayPoint lo = before_low, hi = after_low;
+    for (int it = 0; it < OUTLINE_MIN_STEPS; ++it) {
+        float u = low.t - lo.t, v = low.t - hi.t;
+        float fu = low.f - hi.f, fv = low.f - lo.f;
+        float den = u * fu - v * fv;
+        float tv = abs(den) > 1e-30 ? low.t - 0.5 * (u * u * fu - v * v * fv) / den : low.t;
+        float width = hi.t - lo.t;
+        if (!(tv > lo.t + 0.05 * width && tv < hi.t - 0.05 * width)
+            || abs(tv - low.t) < 0.02 * width) {
+            tv = low.t - lo.t > hi.t - low.t ? low.t - 0.382 * (low.t - lo.t)
+                                             : low.t + 0.382 * (hi.t - low.t);
+        }
+        RayPoint c = ray_point(d, tv, start);
+        if (c.f <= 0.0) {
+            p = entry_between(d, start, tv < low.t ? lo : low, c);
+            return true;
+        }
+        if (c.f < low.f) {
+            if (tv < low.t) hi = low; else lo = low;
+            low = c;
+        } else if (tv < low.t) {
+            lo = c;
+        } else {
+            hi = c;
+        }
     }
     return false;
 }
@@ -299,6 +458,12 @@ vec3 surface_normal(RayPoint p) {
 }
 
 void main() {
+    // Before any invocation returns: the whole workgroup loads the depths (a push constant
+    // decides, so the barrier is reached by all or none).
+    if (pc.outline != 0u) {
+        load_depths();
+        barrier();
+    }
     uvec2 px = gl_GlobalInvocationID.xy;
     if (px.x >= uint(frame.viewport.x) || px.y >= uint(frame.viewport.y)) return;
     uint64_t key = vis.v[px.y * uint(frame.viewport.x) + px.x];
@@ -339,6 +504,19 @@ void main() {
     if ((pc.flags & 1u) == 0u && abs(p.f) > trigger
         && correct_along_ray(d, start, trigger, p)) {
         flags |= HIT_CORRECTED;
+    }
+    if ((pc.flags & 1u) == 0u && pc.outline != 0u) {
+        vec3 p0 = corner(b, 0u);
+        vec3 nrm = cross(corner(b, 1u) - p0, corner(b, 2u) - p0);
+        float w_p = NEAR * uintBitsToFloat(uint(key >> 32));
+        float w_o = outline_depth(px, nrm, p0, w_p);
+        // A surface a pixel-tall detail (MARCH_HEIGHT_M) cannot stand out of is not searched:
+        // far out the chords follow the surface to a fraction of a pixel.
+        float t0 = t * w_o / w_p;
+        if (w_o < 1e30 && t0 * frame.pixel_angle < MARCH_HEIGHT_M
+            && march_outline(d, start, t0, pc.outline, p)) {
+            flags |= HIT_CORRECTED;
+        }
     }
     uint march = (pc.flags >> 8u) & 0xffffu;
     if ((pc.flags & 1u) == 0u && march > 0u) {

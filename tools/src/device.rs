@@ -48,6 +48,11 @@ pub struct GpuArgs {
     /// 2.9 ms a frame on the H200 over rough ground [default: 0, none].
     #[arg(long, env = "PLANETFALL_RESOLVE_MARCH")]
     pub resolve_march: Option<u32>,
+    /// Samples of the resolve's outline search at most, along rays that passed over a
+    /// surface drawn beside them in front of their chord (0: off)
+    /// [default: engine::publish::RESOLVE_OUTLINE_SAMPLES].
+    #[arg(long, env = "PLANETFALL_RESOLVE_OUTLINE")]
+    pub resolve_outline: Option<u32>,
     /// The mesh's residual splits only triangles whose longest screen edge is over this many
     /// pixels (`engine::cbt::CbtParams::split_min_px`) [default: the engine's].
     #[arg(long, env = "PLANETFALL_SPLIT_MIN_PX")]
@@ -102,8 +107,9 @@ pub fn frame_options(ctx: &Context, o: &mut engine::renderer::RendererOptions) {
 /// Sets the options' publish mode from `--publish`, the compute raster's hand-over box
 /// from `--raster-max-box` (for frames that make no GPU tiles), occlusion culling from
 /// `--occlusion`, the exposure from `--exposure`, the march from `--resolve-march`, the
-/// mesh's smallest residual split from `--split-min-px`, the outlines' depth cap from
-/// `--silhouette-cos` and the tile slots from `--tile-slots`.
+/// outline search from `--resolve-outline`, the mesh's smallest residual split from
+/// `--split-min-px`, the outlines' depth cap from `--silhouette-cos` and the tile slots from
+/// `--tile-slots`.
 pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     let Some(a) = ARGS.get() else {
         o.publish.mode = PublishMode::default();
@@ -117,6 +123,9 @@ pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     }
     if let Some(n) = a.resolve_march {
         o.publish.march_samples = n;
+    }
+    if let Some(n) = a.resolve_outline {
+        o.publish.outline_samples = n;
     }
     if let Some(px) = a.split_min_px {
         o.cbt.split_min_px = px;
