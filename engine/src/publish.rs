@@ -125,9 +125,12 @@ pub struct PublishOptions {
     /// spacing.
     pub march_samples: u32,
     /// Samples `publish.resolve`'s outline search takes at most along a ray that passed over
-    /// a surface drawn beside it in front of its chord (0: none): the crests whose chords sag
-    /// under the ray ([`RESOLVE_OUTLINE_SAMPLES`], the default).
+    /// a surface drawn beside it in front of its chord (0: none, the default;
+    /// [`RESOLVE_OUTLINE_SAMPLES`] to turn it on).
     pub outline_samples: u32,
+    /// The resolve's root search bisects where regula falsi creeps, up to 14 steps once
+    /// bracketed, and takes a bracket as narrow as its tolerance (off by default).
+    pub root_bisect: bool,
 }
 
 /// Samples of `publish.resolve`'s march back along a grazing ray (`shaders/publish/resolve.comp`),
@@ -140,8 +143,11 @@ pub struct PublishOptions {
 pub const RESOLVE_MARCH_SAMPLES: u32 = 16;
 
 /// Samples of `publish.resolve`'s outline search at most (`march_outline` in
-/// `shaders/publish/resolve.comp`), spaced geometrically from the depth of the surface seen
-/// beside the pixel to the chord's hit, about every 0.5 m of ground.
+/// `shaders/publish/resolve.comp`): from the depth of the surface seen beside the pixel, four a
+/// texel apart, then doubling toward the chord's hit, then four steps of a dip search between
+/// them. Off by default: with the root search's bisection it draws the crests of an analytic
+/// ridge field where the reference does (`hidden_detail`), but in the lavapipe descent it
+/// popped more, not less, at 2.2× the surface walks (docs/bench.md "The outline search").
 pub const RESOLVE_OUTLINE_SAMPLES: u32 = 8;
 
 impl Default for PublishOptions {
@@ -152,7 +158,8 @@ impl Default for PublishOptions {
             max_box_px: RASTER_MAX_BOX_PX,
             occlusion: false,
             march_samples: 0,
-            outline_samples: RESOLVE_OUTLINE_SAMPLES,
+            outline_samples: 0,
+            root_bisect: false,
         }
     }
 }
@@ -220,7 +227,9 @@ pub fn declare_publish(
         .write("hits", &mut hits)
         .write("seen", &mut seen)
         .push(&[
-            opts.no_correction as u32 | (opts.march_samples & 0x1_ffff) << 8,
+            opts.no_correction as u32
+                | (opts.march_samples & 0x1_ffff) << 8
+                | (opts.root_bisect as u32) << 25,
             stamp,
             opts.outline_samples,
         ])

@@ -6,11 +6,11 @@
 // chord and surface disagree by more than 1 m, or by 0.01% of the distance when that is less
 // (so near the camera every visible discrepancy is corrected), move the hit along
 // the ray onto the R + h shell — a safeguarded root search (Newton start, secant, regula
-// falsi) within 10% of the distance, else keep the chord — then, on grazing rays, march back
-// within that reach for detail the chord passed under (`march_back`); where a neighbouring pixel
-// drew something in front of the chord's plane (an outline: the ray passed just over it), search
-// the ray from that depth for the first crossing (`march_outline`); and write the packed hit
-// record.
+// falsi, bisection where it creeps) within 10% of the distance, else keep the chord — then,
+// where a neighbouring pixel drew something in front of the chord's plane (an outline: the ray
+// passed just over it), search the ray from that depth for the first crossing
+// (`march_outline`); on grazing rays (off by default) march back within the search's reach for
+// detail the chord passed under (`march_back`); and write the packed hit record.
 // Each surface evaluation is one parent-chain walk giving height, gradient and level together,
 // and plane coordinates come from `locate` (no chart inverse): the chord point costs one walk,
 // each search step one, and the normal reuses the accepted point's walk. Every point of a
@@ -30,7 +30,7 @@ layout(set = 0, binding = 2, rgba32ui) uniform writeonly uimage2D hits;
 // frame's raster.compute.early draws those leaves first (occlusion culling).
 layout(std430, set = 0, binding = 3) writeonly buffer Seen { uint frame[]; } seen;
 // flags bit 0: no surface correction; bits 8–23: samples of the march back along a grazing ray
-// (0: none); frame_stamp: this frame's stamp for `seen` (0: none); outline: samples of the
+// (0: none); bit 25: the root search bisects where regula falsi creeps; frame_stamp: this frame's stamp for `seen` (0: none); outline: samples of the
 // outline search at most (0: none).
 layout(push_constant) uniform Push { uint flags; uint frame_stamp; uint outline; } pc;
 
@@ -42,8 +42,8 @@ uint walks_flag() { return min(g_walks, 255u) << HIT_WALKS_SHIFT; }
 #define CORRECT_ABS_M 1.0
 #define CORRECT_REL 1e-4
 #define CORRECT_MAX_REL 0.1
-// A bracket this narrow (a share of the distance) places its root well enough.
-#define CORRECT_BRACKET_REL 1e-2
+// Steps of the root search once bracketed.
+#define CORRECT_BRACKETED_STEPS 14
 // Detail a leaf's chord may pass under: at most MARCH_EDGE_SHARE of its longest edge (what its
 // edge-midpoint residuals cannot see is narrower than an edge, and no detail is taller than
 // 0.9 of its half-width: rocks, and bands capped at 0.30 of their wavelength, TERRAIN.md §6),
@@ -148,22 +148,27 @@ RayPoint ray_point(vec3 d, float t, uint start) {
 // Root of f(t') = (height of the ray point) − (surface height there) along the ray, in the
 // tile frame (no planet-sized subtraction), starting from the chord point p0. A Newton step on
 // the ray's radial rate (exact over flat ground) starts it; then secant steps on measured f
-// until the root is bracketed, and regula falsi (Illinois) inside the bracket — on a slope seen
-// at a grazing angle the surface's own gradient dominates f', and the radial rate alone
-// overshoots by the ratio of the two. Every step stays within 10% of the chord distance.
-// Replaces p with the best point only where the search got |f| below `trigger`, or converged.
-bool correct_along_ray(vec3 d, uint start, float trigger, inout RayPoint p) {
+// until the root is bracketed, and regula falsi (Illinois) inside the bracket, bisecting where a
+// step did not halve it — on a slope seen at a grazing angle the surface's own gradient
+// dominates f', and the radial rate alone overshoots by the ratio of the two. Every step stays
+// within 10% of the chord distance. Replaces p with the best point only where the search got
+// |f| below `trigger`, or converged (|f| or the bracket within the tolerance).
+bool correct_along_ray(vec3 d, uint start, float trigger, bool bisect, inout RayPoint p) {
     float t = p.t;
     float lo = (1.0 - CORRECT_MAX_REL) * t, hi = (1.0 + CORRECT_MAX_REL) * t;
     float t_a = t, f_a = p.f;
     float t_b = t, f_b = f_a;
     bool bracketed = false;
     int side = 0;
+    float width = 0.0;   // the bracket's width before the last step
     float rate = dot(d, local_up(slots.s[p.fs], p.ab));
     rate = abs(rate) < 1e-6 ? -1e-6 : rate;
     float tc = clamp(t - f_a / rate, lo, hi);
     RayPoint best = p;
-    for (int k = 0; k < 6; ++k) {
+    // Six steps; with `bisect`, up to CORRECT_BRACKETED_STEPS once the root is bracketed: at a
+    // step edge (quantised or faceted detail) a root bracketed but not reached in six would
+    // leave the chord, centimetres off there.
+    for (int k = 0; k < (bisect && bracketed ? CORRECT_BRACKETED_STEPS : 6); ++k) {
         RayPoint c = ray_point(d, tc, start);
         float fc = c.f;
         if (abs(fc) < abs(best.f)) best = c;
@@ -183,6 +188,7 @@ bool correct_along_ray(vec3 d, uint start, float trigger, inout RayPoint p) {
         }
         if (!bracketed) {
             t_b = tc; f_b = fc; bracketed = true;
+            width = 2.0 * abs(t_b - t_a);
         } else if (fc * f_a > 0.0) {
             t_a = tc; f_a = fc;
             if (side == -1) f_b *= 0.5;
@@ -193,14 +199,19 @@ bool correct_along_ray(vec3 d, uint start, float trigger, inout RayPoint p) {
             side = 1;
         }
         tc = (t_a * f_b - t_b * f_a) / (f_b - f_a);
+        // Where a step did not halve the bracket, bisect: at a step edge (quantised or faceted
+        // detail) f is nearly flat on one side and regula falsi creeps along it.
+        float w = abs(t_b - t_a);
+        if (bisect && w > 0.5 * width) tc = 0.5 * (t_a + t_b);
+        width = w;
     }
     // Accepted below the threshold that asked for it, or converged (at 20,000 km the
-    // threshold, 1 m, is below a float distance's resolution; the tolerance is not).
-    // Or bracketed: a root lies within the bracket, and the best point is nearer it than the
-    // chord (at a kinked crest regula falsi may not reach the threshold in six steps, and the
-    // chord is centimetres off there).
-    if ((abs(best.f) < max(trigger, 1e-3 * max(1.0, 1e-4 * best.t))
-         || (bracketed && abs(t_b - t_a) < CORRECT_BRACKET_REL * t && abs(best.f) < abs(p.f)))
+    // threshold, 1 m, is below a float distance's resolution; the tolerance is not); or a
+    // bracket as narrow as that tolerance along the ray, where f steps (a cliff's edge, a seam)
+    // and no point meets the threshold. A wider bracket alone is not taken: its sign change
+    // may be a seam of the blend rather than a root.
+    float tol = 1e-3 * max(1.0, 1e-4 * best.t);
+    if ((abs(best.f) < max(trigger, tol) || (bisect && bracketed && abs(t_b - t_a) < tol))
         && best.t > 0.0) {
         p = best;
         return true;
@@ -316,20 +327,20 @@ bool march_back(vec3 d, uint start, uint max_samples, float hidden, bool exhaust
 // Steps of the search for a dip between the samples.
 #define OUTLINE_MIN_STEPS 4
 
-// View depth bits (the visibility key's high word) of the workgroup's 8×8 pixels and the
-// neighbours their outline test reads.
-shared uint s_depth[OUTLINE_W * OUTLINE_H];
+// Visibility keys (leaf, view depth bits) of the workgroup's 8×8 pixels and the neighbours
+// their outline test reads.
+shared uvec2 s_key[OUTLINE_W * OUTLINE_H];
 
 void load_depths() {
     ivec2 base = ivec2(gl_WorkGroupID.xy) * 8 - ivec2(OUTLINE_REACH, 0);
     ivec2 vp = ivec2(frame.viewport);
     for (uint i = gl_LocalInvocationIndex; i < uint(OUTLINE_W * OUTLINE_H); i += 64u) {
         ivec2 q = base + ivec2(int(i) % OUTLINE_W, int(i) / OUTLINE_W);
-        uint bits = 0xffffffffu;
+        uint64_t k = 0xffffffffffffffffUL;
         if (all(greaterThanEqual(q, ivec2(0))) && all(lessThan(q, vp))) {
-            bits = uint(vis.v[q.y * vp.x + q.x] >> 32);
+            k = vis.v[q.y * vp.x + q.x];
         }
-        s_depth[i] = bits;
+        s_key[i] = uvec2(uint(k & 0xffffffffUL), uint(k >> 32));
     }
 }
 
@@ -353,15 +364,23 @@ float outline_depth(uvec2 px, vec3 nrm, vec3 p0, float w_p) {
         float nearest = 1e30;
         for (int i = 0; i < 5; ++i) {
             ivec2 o = dirs[i] * steps[j];
-            uint bits = s_depth[(l.y + o.y) * OUTLINE_W + l.x + o.x];
-            if (bits == 0xffffffffu) continue;
-            float w = NEAR * uintBitsToFloat(bits);
+            uvec2 k = s_key[(l.y + o.y) * OUTLINE_W + l.x + o.x];
+            if (k.y == 0xffffffffu) continue;
+            float w = NEAR * uintBitsToFloat(k.y);
             if (w >= (1.0 - OUTLINE_GAP) * min(w_p, nearest)) continue;
             // The plane along the neighbour's ray, at view depth plane / (nrm · r); not met in
             // front of the camera: anything nearer than the pixel is in front of it.
             float den = dot(nrm, depth_ray(vec2(px) + 0.5 + vec2(o)));
             float w_plane = den * plane > 0.0 ? plane / den : 1e30;
-            if (w < (1.0 - OUTLINE_GAP) * w_plane) nearest = w;
+            if (w >= (1.0 - OUTLINE_GAP) * w_plane) continue;
+            // The ray passes the neighbour's point about |o| pixels away: it can meet detail
+            // there only as tall as its chord may sag (the march's bound: half the leaf's
+            // longest edge, at most MARCH_HEIGHT_M).
+            Bisector bn = pool.b[k.x];
+            vec3 c0 = corner(bn, 0u), c1 = corner(bn, 1u), c2 = corner(bn, 2u);
+            float edge = sqrt(max(max(dot(c1 - c0, c1 - c0), dot(c2 - c1, c2 - c1)), dot(c0 - c2, c0 - c2)));
+            if (length(vec2(o)) * frame.pixel_angle * w > min(MARCH_HEIGHT_M, MARCH_EDGE_SHARE * edge)) continue;
+            nearest = w;
         }
         if (nearest < 1e30) return nearest;
     }
@@ -502,7 +521,7 @@ void main() {
     uint flags = 0u;
     float trigger = min(CORRECT_ABS_M, CORRECT_REL * t);
     if ((pc.flags & 1u) == 0u && abs(p.f) > trigger
-        && correct_along_ray(d, start, trigger, p)) {
+        && correct_along_ray(d, start, trigger, (pc.flags & (1u << 25u)) != 0u, p)) {
         flags |= HIT_CORRECTED;
     }
     if ((pc.flags & 1u) == 0u && pc.outline != 0u) {
@@ -510,11 +529,7 @@ void main() {
         vec3 nrm = cross(corner(b, 1u) - p0, corner(b, 2u) - p0);
         float w_p = NEAR * uintBitsToFloat(uint(key >> 32));
         float w_o = outline_depth(px, nrm, p0, w_p);
-        // A surface a pixel-tall detail (MARCH_HEIGHT_M) cannot stand out of is not searched:
-        // far out the chords follow the surface to a fraction of a pixel.
-        float t0 = t * w_o / w_p;
-        if (w_o < 1e30 && t0 * frame.pixel_angle < MARCH_HEIGHT_M
-            && march_outline(d, start, t0, pc.outline, p)) {
+        if (w_o < 1e30 && march_outline(d, start, t * w_o / w_p, pc.outline, p)) {
             flags |= HIT_CORRECTED;
         }
     }

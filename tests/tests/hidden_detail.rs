@@ -129,7 +129,7 @@ fn ridge(d: DVec3) -> f64 {
 /// pixel tall): those whose published distance is past the reference's by more than 0.5 % (a
 /// crest drawn lower than it stands), past it beyond the surface search's reach (10 %), before
 /// it by more than 0.5 % (a crossing the surface lacks), and all of them.
-fn crests_missed(outline: u32) -> (usize, usize, usize, usize) {
+fn crests_missed(outline: u32, bisect: bool) -> (usize, usize, usize, usize) {
     let mut gpu = Gpu::new();
     let body = Body { radius: R };
     let src = Arc::new(AnalyticSource::new(body, 17, 0.5, ridge));
@@ -137,6 +137,7 @@ fn crests_missed(outline: u32) -> (usize, usize, usize, usize) {
     opts.slots = 512;
     opts.pool_capacity = 1 << 17;
     opts.publish.outline_samples = outline;
+    opts.publish.root_bisect = bisect;
     // Legs no shorter than a texel of the finest level (a quarter by default): the chords
     // cannot follow the crests, as at walking height over the Earth, where the fine-detail
     // gain holds the cap at L14's while the surface carries L15–L18 detail.
@@ -176,29 +177,42 @@ fn crests_missed(outline: u32) -> (usize, usize, usize, usize) {
 
 #[test]
 fn a_ray_over_a_sagging_crest_meets_the_crest() {
-    let (past0, beyond0, before0, n0) = crests_missed(0);
-    let (past, beyond, before, n) = crests_missed(engine::publish::RESOLVE_OUTLINE_SAMPLES);
-    println!(
-        "crests drawn lower: {past0} px of {n0} ({beyond0} beyond the search's reach, \
-         {before0} before the surface) without the outline search; {past} of {n} ({beyond}, \
-         {before}) with it"
-    );
+    let outline = engine::publish::RESOLVE_OUTLINE_SAMPLES;
+    let runs = [(0, false), (0, true), (outline, true)].map(|(o, b)| crests_missed(o, b));
+    for ((o, b), (past, beyond, before, n)) in
+        [(0, false), (0, true), (outline, true)].iter().zip(&runs)
+    {
+        println!(
+            "outline search {o}, bisection {b}: crests drawn lower {past} px of {n} ({beyond} \
+             beyond the search's reach), {before} before the surface"
+        );
+    }
+    let [(past0, _, before0, n0), (past1, beyond1, _, _), (past, beyond, before, n)] = runs;
     assert!(
         n > (W * H / 3) as usize,
         "the view is mostly near ground: {n} px"
     );
-    // The scene must show the fault, or this test proves nothing.
+    // The scene must show the fault, or this test proves nothing: 1,142 of 9,848 px.
     assert!(
         past0 * 100 > n0,
         "the chords sag under the crests: {past0} of {n0} px"
     );
-    // Measured 198 → 25 px of 9,848 (the search's bracketed roots taken as well; before that,
-    // 1,142 without the outline search and 933 with it).
+    // The root search beside the chord reaches the roots at the steps' edges where it bisects:
+    // 193 px.
     assert!(
-        past * 3 < past0,
-        "the outline search meets the crests: {past} vs {past0} px"
+        past1 * 3 < past0,
+        "roots at the edges: {past1} vs {past0} px drawn past them"
     );
-    assert!(past * 100 < n, "crests drawn lower: {past} of {n} px");
+    // The outline search meets the crests the chords pass under: 20 px, none beyond the
+    // search's reach (155 without it).
+    assert!(
+        past * 3 < past1,
+        "the outline search meets the crests: {past} vs {past1} px"
+    );
+    assert!(
+        beyond * 20 < beyond1,
+        "crests beyond the reach: {beyond} vs {beyond1} px"
+    );
     assert!(
         before <= before0 + n / 1000,
         "no crossing the surface lacks: {before} vs {before0}"

@@ -49,10 +49,14 @@ pub struct GpuArgs {
     #[arg(long, env = "PLANETFALL_RESOLVE_MARCH")]
     pub resolve_march: Option<u32>,
     /// Samples of the resolve's outline search at most, along rays that passed over a
-    /// surface drawn beside them in front of their chord (0: off)
-    /// [default: engine::publish::RESOLVE_OUTLINE_SAMPLES].
+    /// surface drawn beside them in front of their chord: 8
+    /// (engine::publish::RESOLVE_OUTLINE_SAMPLES) turns it on [default: 0, none].
     #[arg(long, env = "PLANETFALL_RESOLVE_OUTLINE")]
     pub resolve_outline: Option<u32>,
+    /// The resolve's root search bisects where regula falsi creeps (up to 14 steps once
+    /// bracketed) [default: off].
+    #[arg(long, env = "PLANETFALL_RESOLVE_BISECT")]
+    pub resolve_bisect: bool,
     /// The mesh's residual splits only triangles whose longest screen edge is over this many
     /// pixels (`engine::cbt::CbtParams::split_min_px`) [default: the engine's].
     #[arg(long, env = "PLANETFALL_SPLIT_MIN_PX")]
@@ -107,7 +111,7 @@ pub fn frame_options(ctx: &Context, o: &mut engine::renderer::RendererOptions) {
 /// Sets the options' publish mode from `--publish`, the compute raster's hand-over box
 /// from `--raster-max-box` (for frames that make no GPU tiles), occlusion culling from
 /// `--occlusion`, the exposure from `--exposure`, the march from `--resolve-march`, the
-/// outline search from `--resolve-outline`, the mesh's smallest residual split from
+/// outline search from `--resolve-outline` and `--resolve-bisect`, the mesh's smallest residual split from
 /// `--split-min-px`, the outlines' depth cap from `--silhouette-cos` and the tile slots from
 /// `--tile-slots`.
 pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
@@ -127,6 +131,7 @@ pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     if let Some(n) = a.resolve_outline {
         o.publish.outline_samples = n;
     }
+    o.publish.root_bisect |= a.resolve_bisect;
     if let Some(px) = a.split_min_px {
         o.cbt.split_min_px = px;
     }
