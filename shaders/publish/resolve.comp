@@ -30,8 +30,8 @@ layout(set = 0, binding = 2, rgba32ui) uniform writeonly uimage2D hits;
 // frame's raster.compute.early draws those leaves first (occlusion culling).
 layout(std430, set = 0, binding = 3) writeonly buffer Seen { uint frame[]; } seen;
 // flags bit 0: no surface correction; bits 8–23: samples of the march back along a grazing ray
-// (0: none); bit 25: the root search bisects where regula falsi creeps; frame_stamp: this frame's stamp for `seen` (0: none); outline: samples of the
-// outline search at most (0: none).
+// (0: none); bit 25: the root search bisects where regula falsi creeps; frame_stamp: this
+// frame's stamp for `seen` (0: none); outline: samples of the outline search at most (0: none).
 layout(push_constant) uniform Push { uint flags; uint frame_stamp; uint outline; } pc;
 
 // Surface walks (locate + the blended chain) this invocation took, published in the hit record

@@ -42,49 +42,60 @@ fn height(d: DVec3) -> f64 {
     top
 }
 
-/// Pixels whose published distance is beyond the reference's by more than 0.5 % (the pixel
-/// shows ground behind a boulder) but within the resolve's reach (10 %), all such pixels,
-/// and the terrain pixels compared.
-fn seen_past(march: u32) -> (usize, usize, usize) {
+/// The published distance beside the CPU reference's first crossing, per terrain pixel the
+/// reference also sees, of a planet of `height` (finest level 17, relief bound `relief`) drawn
+/// from `cam` once the mesh has settled, with `opts` adjusted by `set`.
+fn published_and_reference(
+    relief: f64,
+    height: fn(DVec3) -> f64,
+    cam: &ViewCamera,
+    set: impl FnOnce(&mut RendererOptions),
+) -> Vec<(f64, f64)> {
     let mut gpu = Gpu::new();
     let body = Body { radius: R };
-    let src = Arc::new(AnalyticSource::new(body, 17, 2.0, height));
+    let src = Arc::new(AnalyticSource::new(body, 17, relief, height));
     let mut opts = RendererOptions::for_device(&gpu.ctx);
     opts.slots = 512;
     opts.pool_capacity = 1 << 17;
-    opts.publish.march_samples = march;
+    set(&mut opts);
     let relief = src.max_relief();
-    // 2 m over the plain east of (0°, 0°), looking east 1.5° down: the ground from 76 m out to
-    // the horizon, boulders standing above the rays from about 40 m on.
-    let lon = (-300.0 / R).to_degrees();
-    let cam = ViewCamera::geo(0.0, lon, R + 2.0, 90.0, -1.5, 60.0, W, H);
     let mut r = PlanetRenderer::new(&gpu.ctx, src, opts, gpu.exec.frames_in_flight()).unwrap();
-    let mut f = planet_frame(&mut gpu, &mut r, &cam);
+    let mut f = planet_frame(&mut gpu, &mut r, cam);
     for _ in 0..60 {
         if r.settled() {
             break;
         }
-        f = planet_frame(&mut gpu, &mut r, &cam);
+        f = planet_frame(&mut gpu, &mut r, cam);
     }
     assert!(r.settled(), "{:?}", r.stats);
-    let lod = r.lod_params(&cam);
-    let reference = engine::reference::render(r.residency(), &lod, r.body, &cam, relief);
-    let (mut past, mut reach, mut both) = (0, 0, 0);
-    for (a, c) in f.aov.iter().zip(&reference) {
-        let (true, Some(c)) = (a.is_terrain(), c) else {
-            continue;
-        };
-        both += 1;
-        if a.dist as f64 > c * 1.005 {
-            past += 1;
-            if (a.dist as f64) < c / 0.9 {
-                reach += 1;
-            }
-        }
-    }
+    let lod = r.lod_params(cam);
+    let reference = engine::reference::render(r.residency(), &lod, r.body, cam, relief);
+    let pairs = f
+        .aov
+        .iter()
+        .zip(&reference)
+        .filter_map(|(a, c)| match (a.is_terrain(), c) {
+            (true, Some(c)) => Some((a.dist as f64, *c)),
+            _ => None,
+        })
+        .collect();
     r.destroy(&gpu.ctx);
     gpu.assert_clean();
-    (reach, past, both)
+    pairs
+}
+
+/// Pixels whose published distance is beyond the reference's by more than 0.5 % (the pixel
+/// shows ground behind a boulder) but within the resolve's reach (10 %), all such pixels,
+/// and the terrain pixels compared.
+fn seen_past(march: u32) -> (usize, usize, usize) {
+    // 2 m over the plain east of (0°, 0°), looking east 1.5° down: the ground from 76 m out to
+    // the horizon, boulders standing above the rays from about 40 m on.
+    let lon = (-300.0 / R).to_degrees();
+    let cam = ViewCamera::geo(0.0, lon, R + 2.0, 90.0, -1.5, 60.0, W, H);
+    let pairs = published_and_reference(2.0, height, &cam, |o| o.publish.march_samples = march);
+    let past = pairs.iter().filter(|(t, c)| *t > c * 1.005);
+    let reach = past.clone().filter(|(t, c)| *t < c / 0.9).count();
+    (reach, past.count(), pairs.len())
 }
 
 #[test]
@@ -130,49 +141,24 @@ fn ridge(d: DVec3) -> f64 {
 /// crest drawn lower than it stands), past it beyond the surface search's reach (10 %), before
 /// it by more than 0.5 % (a crossing the surface lacks), and all of them.
 fn crests_missed(outline: u32, bisect: bool) -> (usize, usize, usize, usize) {
-    let mut gpu = Gpu::new();
-    let body = Body { radius: R };
-    let src = Arc::new(AnalyticSource::new(body, 17, 0.5, ridge));
-    let mut opts = RendererOptions::for_device(&gpu.ctx);
-    opts.slots = 512;
-    opts.pool_capacity = 1 << 17;
-    opts.publish.outline_samples = outline;
-    opts.publish.root_bisect = bisect;
-    // Legs no shorter than a texel of the finest level (a quarter by default): the chords
-    // cannot follow the crests, as at walking height over the Earth, where the fine-detail
-    // gain holds the cap at L14's while the surface carries L15–L18 detail.
-    opts.cbt.depth_cap_texel_fraction = 1.0;
-    let relief = src.max_relief();
     let lon = (-300.0 / R).to_degrees();
     let cam = ViewCamera::geo(0.0, lon, R + 1.2, 90.0, -3.0, 12.0, W, H);
-    let mut r = PlanetRenderer::new(&gpu.ctx, src, opts, gpu.exec.frames_in_flight()).unwrap();
-    let mut f = planet_frame(&mut gpu, &mut r, &cam);
-    for _ in 0..60 {
-        if r.settled() {
-            break;
-        }
-        f = planet_frame(&mut gpu, &mut r, &cam);
-    }
-    assert!(r.settled(), "{:?}", r.stats);
-    let lod = r.lod_params(&cam);
-    let reference = engine::reference::render(r.residency(), &lod, r.body, &cam, relief);
-    let (mut past, mut beyond, mut before, mut both) = (0, 0, 0, 0);
-    for (a, c) in f.aov.iter().zip(&reference) {
-        let (true, Some(c)) = (a.is_terrain(), c) else {
-            continue;
-        };
-        if *c > 40.0 {
-            continue;
-        }
-        both += 1;
-        let t = a.dist as f64;
-        past += (t > c * 1.005) as usize;
-        beyond += (t > c / 0.9) as usize;
-        before += (t < c * 0.995) as usize;
-    }
-    r.destroy(&gpu.ctx);
-    gpu.assert_clean();
-    (past, beyond, before, both)
+    let pairs = published_and_reference(0.5, ridge, &cam, |o| {
+        o.publish.outline_samples = outline;
+        o.publish.root_bisect = bisect;
+        // Legs no shorter than a texel of the finest level (a quarter by default): the chords
+        // cannot follow the crests, as at walking height over the Earth, where the fine-detail
+        // gain holds the cap at L14's while the surface carries L15–L18 detail.
+        o.cbt.depth_cap_texel_fraction = 1.0;
+    });
+    let near: Vec<_> = pairs.into_iter().filter(|(_, c)| *c <= 40.0).collect();
+    let count = |f: &dyn Fn(f64, f64) -> bool| near.iter().filter(|(t, c)| f(*t, *c)).count();
+    (
+        count(&|t, c| t > c * 1.005),
+        count(&|t, c| t > c / 0.9),
+        count(&|t, c| t < c * 0.995),
+        near.len(),
+    )
 }
 
 #[test]
