@@ -26,11 +26,15 @@ layout(std430, set = 0, binding = 16) readonly buffer FrameBlock {
     float time_s;         // the renderer's clock, s (wave motion)
 } frame;
 
-// Ray through pixel centre `px` (in pixels, y down), camera-relative, unit length.
-vec3 pixel_ray(vec2 px) {
+// Ray through pixel centre `px` (in pixels, y down), camera-relative, scaled to a unit forward
+// component: the point at view depth w is w times it.
+vec3 pixel_depth_ray(vec2 px) {
     vec2 ndc = (px * frame.inv_viewport) * 2.0 - 1.0;
     float t = frame.tan_half_vfov;
-    return normalize(frame.cam_forward + ndc.x * t * frame.aspect * frame.cam_right - ndc.y * t * frame.cam_up);
+    return frame.cam_forward + ndc.x * t * frame.aspect * frame.cam_right - ndc.y * t * frame.cam_up;
 }
+
+// Ray through pixel centre `px` (in pixels, y down), camera-relative, unit length.
+vec3 pixel_ray(vec2 px) { return normalize(pixel_depth_ray(px)); }
 
 #endif

@@ -55,6 +55,12 @@ uint walks_flag() { return min(g_walks, 255u) << HIT_WALKS_SHIFT; }
 
 vec3 corner(Bisector b, uint k) { return vec3(b.positions[3u * k], b.positions[3u * k + 1u], b.positions[3u * k + 2u]); }
 
+// The leaf's longest chord edge, m: what bounds the detail its chord may pass under.
+float longest_edge(Bisector b) {
+    vec3 c0 = corner(b, 0u), c1 = corner(b, 1u), c2 = corner(b, 2u);
+    return sqrt(max(max(dot(c1 - c0, c1 - c0), dot(c2 - c1, c2 - c1)), dot(c0 - c2, c0 - c2)));
+}
+
 // Local up (unit radial direction) at a point with plane coords ab in slot r's frame.
 vec3 local_up(SlotRecord r, vec2 ab) { return normalize(r.n.xyz + ab.x * r.e1.xyz + ab.y * r.e2.xyz); }
 
@@ -344,14 +350,6 @@ void load_depths() {
     }
 }
 
-// Ray through pixel centre `px` scaled to a unit forward component: the point at view depth w
-// is w times it.
-vec3 depth_ray(vec2 px) {
-    vec2 ndc = (px * frame.inv_viewport) * 2.0 - 1.0;
-    float t = frame.tan_half_vfov;
-    return frame.cam_forward + ndc.x * t * frame.aspect * frame.cam_right - ndc.y * t * frame.cam_up;
-}
-
 // The view depth of the neighbour nearest on screen (the nearer of those as near) drawn in
 // front of the plane (normal nrm, through p0) of the chord this pixel hit, at depth w_p: the
 // surface the ray most likely passed just over. 1e30 where there is none.
@@ -370,16 +368,14 @@ float outline_depth(uvec2 px, vec3 nrm, vec3 p0, float w_p) {
             if (w >= (1.0 - OUTLINE_GAP) * min(w_p, nearest)) continue;
             // The plane along the neighbour's ray, at view depth plane / (nrm · r); not met in
             // front of the camera: anything nearer than the pixel is in front of it.
-            float den = dot(nrm, depth_ray(vec2(px) + 0.5 + vec2(o)));
+            float den = dot(nrm, pixel_depth_ray(vec2(px) + 0.5 + vec2(o)));
             float w_plane = den * plane > 0.0 ? plane / den : 1e30;
             if (w >= (1.0 - OUTLINE_GAP) * w_plane) continue;
             // The ray passes the neighbour's point about |o| pixels away: it can meet detail
             // there only as tall as its chord may sag (the march's bound: half the leaf's
             // longest edge, at most MARCH_HEIGHT_M).
-            Bisector bn = pool.b[k.x];
-            vec3 c0 = corner(bn, 0u), c1 = corner(bn, 1u), c2 = corner(bn, 2u);
-            float edge = sqrt(max(max(dot(c1 - c0, c1 - c0), dot(c2 - c1, c2 - c1)), dot(c0 - c2, c0 - c2)));
-            if (length(vec2(o)) * frame.pixel_angle * w > min(MARCH_HEIGHT_M, MARCH_EDGE_SHARE * edge)) continue;
+            float sag = min(MARCH_HEIGHT_M, MARCH_EDGE_SHARE * longest_edge(pool.b[k.x]));
+            if (length(vec2(o)) * frame.pixel_angle * w > sag) continue;
             nearest = w;
         }
         if (nearest < 1e30) return nearest;
@@ -535,8 +531,7 @@ void main() {
     }
     uint march = (pc.flags >> 8u) & 0xffffu;
     if ((pc.flags & 1u) == 0u && march > 0u) {
-        vec3 c0 = corner(b, 0u), c1 = corner(b, 1u), c2 = corner(b, 2u);
-        float edge = sqrt(max(max(dot(c1 - c0, c1 - c0), dot(c2 - c1, c2 - c1)), dot(c0 - c2, c0 - c2)));
+        float edge = longest_edge(b);
         // Bit 24 (a reference for comparisons): the tallest detail under every leaf, sampled
         // `march` times whatever the spacing.
         bool exhaustive = (pc.flags & (1u << 24u)) != 0u;
