@@ -52,6 +52,10 @@ pub struct Args {
     /// Frames of the descent [default: 120 (orbit → 2 m); 8 with --quick (orbit → 10 km)].
     #[arg(long)]
     descent_frames: Option<u32>,
+    /// Fly the descent from this frame of its frames on (its low end alone: the flight settles
+    /// at that pose first) [default: 0].
+    #[arg(long, default_value_t = 0)]
+    descent_from_frame: u32,
     /// Wall seconds a flight may settle before it starts, and hold its last pose for the
     /// finest wanted level after it [default: 120; the quick plan's with --quick].
     #[arg(long)]
@@ -156,6 +160,14 @@ fn options(a: &Args) -> Result<Options> {
                 FlightPlan::full()
             };
             p.descent_frames = a.descent_frames.unwrap_or(p.descent_frames).max(2);
+            if a.descent_from_frame + 2 > p.descent_frames {
+                bail!(
+                    "--descent-from-frame {} leaves fewer than 2 of the descent's {} frames",
+                    a.descent_from_frame,
+                    p.descent_frames
+                );
+            }
+            p.descent_first_frame = a.descent_from_frame;
             if let Some(h) = a.hold_max_s {
                 if !(h.is_finite() && h >= 0.0) {
                     bail!("--hold-max-s must be a number of seconds ≥ 0 (got {h})");

@@ -28,6 +28,9 @@ pub struct FlightPlan {
     pub descent_bottom_agl_m: f64,
     pub descent_pitch: (f64, f64),
     pub descent_frames: u32,
+    /// The descent is flown from this frame of its `descent_frames` (0: from the top): its low
+    /// end alone, where the pops are, at resolutions where the whole descent would take hours.
+    pub descent_first_frame: u32,
     /// Lateral flights: east from the place at `agl` m above the ground under each frame
     /// (terrain-following), one flight per speed (m/s at the 60 Hz flight clock).
     pub lateral_at: (f64, f64),
@@ -63,6 +66,7 @@ impl FlightPlan {
             descent_bottom_agl_m: 2.0,
             descent_pitch: (-90.0, -10.0),
             descent_frames: 120,
+            descent_first_frame: 0,
             lateral_at: (37.73, -119.60),
             lateral_agl_m: 100.0,
             lateral_pitch: -10.0,
@@ -401,7 +405,7 @@ fn descent(scene: &Scene, radius: f64, o: &Options) -> Vec<(ViewCamera, f64)> {
         p.descent_bottom_agl_m,
     );
     let frames = p.descent_frames.max(2);
-    (0..frames)
+    (p.descent_first_frame.min(frames - 2)..frames)
         .map(|i| {
             let k = i as f64 / (frames - 1) as f64;
             let agl = bottom * (top / bottom).powf(1.0 - k);
@@ -503,8 +507,13 @@ fn plan(scene: &Scene, radius: f64, o: &Options) -> Vec<Planned> {
     let mut out = Vec::new();
     let cams = descent(scene, radius, o);
     out.push(("descent".to_string(), format!(
-        "{:.0} km above the datum → {} m above the ground at {:.2}, {:.2} in {} frames, geometric, pitch {}° → {}°",
-        p.descent_top_m / 1e3, p.descent_bottom_agl_m, p.descent_at.0, p.descent_at.1, cams.len(), p.descent_pitch.0, p.descent_pitch.1
+        "{:.0} km above the datum → {} m above the ground at {:.2}, {:.2} in {} frames, geometric, pitch {}° → {}°{}",
+        p.descent_top_m / 1e3, p.descent_bottom_agl_m, p.descent_at.0, p.descent_at.1, p.descent_frames, p.descent_pitch.0, p.descent_pitch.1,
+        if cams.len() < p.descent_frames as usize {
+            format!(", flown from frame {} ({:.1} m above the ground): {} frames", p.descent_frames as usize - cams.len(), cams[0].1, cams.len())
+        } else {
+            String::new()
+        }
     ), cams));
     for &speed in &p.lateral_speeds_mps {
         let cams = lateral(scene, radius, o, speed);
