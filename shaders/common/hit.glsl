@@ -37,6 +37,7 @@ vec3 hit_normal(uvec4 h) { return oct_decode(unpackUnorm2x16(h.y)); }
 uint hit_slot(uvec4 h) { return h.z & 0xffffu; }
 uint hit_level(uvec4 h) { return (h.z >> 16) & 31u; }
 bool hit_water(uvec4 h) { return (h.z & HIT_WATER) != 0u; }
+bool hit_ocean(uvec4 h) { return (h.z & HIT_OCEAN) != 0u; }
 uint hit_walks(uvec4 h) { return h.z >> HIT_WALKS_SHIFT; }
 vec2 hit_st(uvec4 h) { return vec2(float(h.w & 0xffffu), float(h.w >> 16)) / 64.0 - 8.0; }
 

@@ -83,6 +83,38 @@ uint ancestor_at(uint slot, inout vec2 st, uint level) {
     return slot;
 }
 
+// Water weight seen at ray distance t at (finest slot fs, st): the covers of the level the
+// selection chose and its parent, blended by the level weight as the heights are. The covers
+// are samples of the water mask at each level's spacing (a coarse level's from its children's
+// majority), so a lake smaller than the pixel's footprint is not drawn as a pixel of water
+// wherever a finer resident tile happens to hold it: the water follows the same footprint as
+// the ground does.
+float water_at_level(uint fs, vec2 st, float t) {
+    uint level;
+    float w;
+    select_level(level_lod(t), slots.s[fs].level, level, w);
+    uint sl = ancestor_at(fs, st, level);
+    SlotRecord r = slots.s[sl];
+    float ww = water_weight(r, st);
+    if (r.level > 0u && r.parent != NO_SLOT) {
+        // The tile's own edge band fades into the parent too, as its heights do.
+        float wf = w * spatial_weight(r, st);
+        if (wf < 1.0) ww = mix(water_weight(slots.s[r.parent], st_in_parent(r, st)), ww, wf);
+    }
+    return ww;
+}
+
+// Water's share of a pixel's footprint `fp` (m across) at (fs, st, t): `water_at_level`
+// averaged over four taps a quarter footprint from the centre along each diagonal, a box
+// filter. The level chosen puts one to two of its texels under a pixel, and the covers
+// between samples are a smoothstep: a lake held by one sample would read as a whole pixel of
+// water near that sample (a speck); averaged over the footprint it weighs its area.
+float water_share(uint fs, vec2 st, float t, float fp) {
+    float q = 0.25 * fp / slots.s[fs].texel_m;
+    return 0.25 * (water_at_level(fs, st + vec2(-q, -q), t) + water_at_level(fs, st + vec2(q, -q), t)
+                 + water_at_level(fs, st + vec2(-q, q), t) + water_at_level(fs, st + vec2(q, q), t));
+}
+
 struct SurfacePoint {
     vec3 pos;      // camera-relative (m)
     float height;  // blended height above the datum (m)

@@ -542,6 +542,6 @@ void main() {
         }
     }
     vec3 n = surface_normal(p);
-    if (water_weight(slots.s[p.fs], p.st) > 0.5) flags |= HIT_WATER;
+    if (water_at_level(p.fs, p.st, p.t) > 0.5) flags |= HIT_WATER;
     imageStore(hits, ivec2(px), pack_hit(p.t, n, p.fs, p.level, flags | walks_flag(), p.st));
 }

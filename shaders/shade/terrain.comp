@@ -7,7 +7,7 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 layout(local_size_x = 8, local_size_y = 8) in;
 
-#include "common/tiles.glsl"
+#include "common/surface.glsl"
 #include "common/hit.glsl"
 #define ATMOS_TRANSMITTANCE
 #define ATMOS_MULTISCATTER
@@ -187,18 +187,26 @@ void shade_pixel(uvec2 px) {
         pos = normalize(pos) * rs;
         vec3 sun_t = atmos_sun_transmittance(pos, frame.sun_dir) * atmos.sun_illuminance;
         vec3 sky_e = atmos_sky_irradiance(rs, dot(pos, frame.sun_dir) / rs) * atmos.sun_illuminance;
-        vec3 lit;
-        if (water) {
+        // Water's share of the pixel's footprint (the covers of the levels the pixel's
+        // distance selects, as the resolve's water flag reads them): a lake or a shore under a
+        // pixel shades as a mix of both surfaces, not as a pixel of one. The footprint is the
+        // pixel's width across the ray (its stretch along a grazing view left out: a box that
+        // long would blur shores near the horizon into the sea).
+        float cover = water ? 1.0 : 0.0;
+        if (!hit_ocean(h)) cover = clamp(water_share(slot, st, dist, dist * frame.pixel_angle), 0.0, 1.0);
+        vec3 lit = vec3(0.0);
+        if (cover > 0.0) {
             // A lake's samples hold its surface (GSHHG has no lake depths): a nominal depth.
             float depth = lake_weight(r, st) > 0.5 ? LAKE_DEPTH_M : max(-height, 0.0);
-            lit = shade_ocean(r, st, d, up, pos, dist, depth, sun_t, sky_e);
-        } else {
+            lit = cover * shade_ocean(r, st, d, up, pos, dist, depth, sun_t, sky_e);
+        }
+        if (cover < 1.0) {
             // Lambertian: the sun's irradiance on the facet, and the sky's on level ground,
             // less where the facet tilts away from the upper hemisphere; plus a faint
             // specular lobe (snow's sheen, wet rock).
             Material m = terrain_material(height, slope, lat, climate_wetness(up));
-            lit = m.albedo / PI * (sun_t * max(dot(n, frame.sun_dir), 0.0) + sky_e * (0.5 + 0.5 * dot(n, up)))
-                + sun_t * ggx_specular(n, -d, frame.sun_dir, m.roughness, GROUND_F0);
+            lit += (1.0 - cover) * (m.albedo / PI * (sun_t * max(dot(n, frame.sun_dir), 0.0) + sky_e * (0.5 + 0.5 * dot(n, up)))
+                + sun_t * ggx_specular(n, -d, frame.sun_dir, m.roughness, GROUND_F0));
         }
         vec3 add, trans;
         aerial_perspective((vec2(px) + 0.5) * frame.inv_viewport, d, dist * 1e-3, add, trans);

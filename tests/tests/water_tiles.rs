@@ -277,6 +277,82 @@ fn gibraltar_coast_follows_the_reconstructed_shoreline() {
     gpu.assert_clean();
 }
 
+/// Tibet from 1,500 km, looking down: hundreds of lakes of a few kilometres, each under a pixel
+/// or two (16 km across). A pixel is shaded by the share of its footprint that is water, so a
+/// lake that covers part of a pixel darkens it by about that share; drawn as a whole pixel of
+/// water it is a dark speck in the plateau's snow and steppe. The shares come from the CPU's
+/// coastline (`WaterMap::water_at`) at 4×4 points of each pixel's footprint on the datum, not
+/// from the tiles. A speck: a pixel whose footprint is at most half water, darker than the
+/// median of its eight neighbours by more than that share of water could make it (water's
+/// light taken as nothing) plus a quarter of the neighbours' light.
+#[test]
+fn a_lake_under_a_pixel_darkens_it_by_its_share() {
+    let mut gpu = Gpu::new();
+    let mut r = water_renderer(&gpu);
+    let cam = ViewCamera::geo(33.0, 88.0, R + 1_500_000.0, 0.0, -90.0, 60.0, W, H);
+    let f = settled_frame(&mut gpu, &mut r, &cam, "tibet_1500km");
+    let src = earth_source_with_water();
+    let s = src.oracle.cache().source();
+    let (w, h) = (W as usize, H as usize);
+    let share = |x: usize, y: usize| {
+        let mut n = 0;
+        for j in 0..4 {
+            for i in 0..4 {
+                let d = pixel_ray(
+                    &cam,
+                    x as f64 + (i as f64 + 0.5) / 4.0,
+                    y as f64 + (j as f64 + 0.5) / 4.0,
+                );
+                let b = cam.eye.dot(d);
+                let c = cam.eye.length_squared() - R * R;
+                let g = cam.eye + d * (-b - (b * b - c).sqrt());
+                let (lat, lon) = engine::planet::dir_to_latlon(g.normalize());
+                n += s.water.water_at(&s.etopo, lat, lon).is_water() as u32;
+            }
+        }
+        n as f64 / 16.0
+    };
+    let lum = |x: usize, y: usize| {
+        let c = &f.rgba[4 * (y * w + x)..4 * (y * w + x) + 3];
+        0.2126 * c[0] as f64 + 0.7152 * c[1] as f64 + 0.0722 * c[2] as f64
+    };
+    let (mut specks, mut partial, mut lakes) = (0, 0, 0);
+    for y in 1..h - 1 {
+        for x in 1..w - 1 {
+            let fs = share(x, y);
+            if fs > 0.0 {
+                lakes += 1;
+            }
+            if fs > 0.5 {
+                continue;
+            }
+            partial += (fs > 0.0) as u32;
+            let mut nb: Vec<f64> = (0..9)
+                .filter(|&k| k != 4)
+                .map(|k| lum(x + k % 3 - 1, y + k / 3 - 1))
+                .collect();
+            nb.sort_by(f64::total_cmp);
+            let m = 0.5 * (nb[3] + nb[4]);
+            if lum(x, y) < m * (1.0 - fs - 0.25) {
+                specks += 1;
+                println!(
+                    "speck at ({x}, {y}): water share {fs:.2}, luminance {:.0} against {m:.0}",
+                    lum(x, y)
+                );
+            }
+        }
+    }
+    println!("Tibet from 1,500 km: {lakes} pixels hold water, {partial} of them at most half; {specks} specks");
+    // The frame must hold the lakes it is about.
+    assert!(partial > 50, "{partial} pixels partly water");
+    assert!(
+        specks <= partial / 20,
+        "{specks} specks among {partial} pixels partly water"
+    );
+    r.destroy(&gpu.ctx);
+    gpu.assert_clean();
+}
+
 fn tile_at(lat: f64, lon: f64, level: u8) -> engine::planet::TileId {
     let (face, u, v) = engine::planet::dir_to_face(latlon_to_dir(lat, lon));
     let n = 1u32 << level;
