@@ -89,12 +89,7 @@ uint ancestor_at(uint slot, inout vec2 st, uint level) {
 // majority), so a lake smaller than the pixel's footprint is not drawn as a pixel of water
 // wherever a finer resident tile happens to hold it: the water follows the same footprint as
 // the ground does.
-float water_at_level(uint fs, vec2 st, float t) {
-    uint level;
-    float w;
-    select_level(level_lod(t), slots.s[fs].level, level, w);
-    uint sl = ancestor_at(fs, st, level);
-    SlotRecord r = slots.s[sl];
+float water_in(SlotRecord r, vec2 st, float w) {
     float ww = water_weight(r, st);
     if (r.level > 0u && r.parent != NO_SLOT) {
         // The tile's own edge band fades into the parent too, as its heights do.
@@ -104,15 +99,29 @@ float water_at_level(uint fs, vec2 st, float t) {
     return ww;
 }
 
+float water_at_level(uint fs, vec2 st, float t) {
+    uint level;
+    float w;
+    select_level(level_lod(t), slots.s[fs].level, level, w);
+    uint sl = ancestor_at(fs, st, level);
+    return water_in(slots.s[sl], st, w);
+}
+
 // Water's share of a pixel's footprint `fp` (m across) at (fs, st, t): `water_at_level`
 // averaged over four taps a quarter footprint from the centre along each diagonal, a box
 // filter. The level chosen puts one to two of its texels under a pixel, and the covers
 // between samples are a smoothstep: a lake held by one sample would read as a whole pixel of
-// water near that sample (a speck); averaged over the footprint it weighs its area.
+// water near that sample (a speck); averaged over the footprint it weighs its area. The taps
+// share one level selection and one walk to that level's tile.
 float water_share(uint fs, vec2 st, float t, float fp) {
-    float q = 0.25 * fp / slots.s[fs].texel_m;
-    return 0.25 * (water_at_level(fs, st + vec2(-q, -q), t) + water_at_level(fs, st + vec2(q, -q), t)
-                 + water_at_level(fs, st + vec2(-q, q), t) + water_at_level(fs, st + vec2(q, q), t));
+    uint level;
+    float w;
+    select_level(level_lod(t), slots.s[fs].level, level, w);
+    uint sl = ancestor_at(fs, st, level);
+    SlotRecord r = slots.s[sl];
+    float q = 0.25 * fp / r.texel_m;
+    return 0.25 * (water_in(r, st + vec2(-q, -q), w) + water_in(r, st + vec2(q, -q), w)
+                 + water_in(r, st + vec2(-q, q), w) + water_in(r, st + vec2(q, q), w));
 }
 
 struct SurfacePoint {

@@ -160,7 +160,7 @@ fn options(a: &Args) -> Result<Options> {
                 FlightPlan::full()
             };
             p.descent_frames = a.descent_frames.unwrap_or(p.descent_frames).max(2);
-            if a.descent_from_frame + 2 > p.descent_frames {
+            if a.descent_from_frame.saturating_add(2) > p.descent_frames {
                 bail!(
                     "--descent-from-frame {} leaves fewer than 2 of the descent's {} frames",
                     a.descent_from_frame,
