@@ -61,6 +61,17 @@ dh = np.linalg.norm(Q, axis=1) - np.linalg.norm(P, axis=1)
 print('same slot %.3f, same level %.3f, corrected before %.2f now %.2f' % (
     (A[ys, xs, SLOT] == B[qj, qi, SLOT]).mean(), (A[ys, xs, LEVEL] == B[qj, qi, LEVEL]).mean(),
     A[ys, xs, CORR].mean(), B[qj, qi, CORR].mean()))
+ca, cb = A[ys, xs, CORR] > 0.5, B[qj, qi, CORR] > 0.5
+print('corrected (before, now): both %.3f, before only %.3f, now only %.3f, neither %.3f' % (
+    (ca & cb).mean(), (ca & ~cb).mean(), (~ca & cb).mean(), (~ca & ~cb).mean()))
+T = M >= 0
+print('all compared points: corrected %.3f; walks mean %.2f; over-1px points walks mean %.2f, at 7+ %.3f' % (
+    (A[..., CORR][T] > 0.5).mean(), A[..., WALKS][T].mean(), A[ys, xs, WALKS].mean(), (A[ys, xs, WALKS] >= 7).mean()))
+for lo, hi in ((0, 3), (3, 5), (5, 10), (10, 1e9)):
+    sel = (A[ys, xs, DIST] >= lo) & (A[ys, xs, DIST] < hi)
+    allsel = T & (A[..., DIST] >= lo) & (A[..., DIST] < hi)
+    print(f'  distance {lo}-{hi} m: {sel.sum()} over 1 px of {allsel.sum()} compared; '
+          f'corrected before {ca[sel].mean() if sel.any() else 0:.3f} now {cb[sel].mean() if sel.any() else 0:.3f}')
 print('height change (m) at 1/10/50/90/99 %:', np.round(np.quantile(dh, [0.01, 0.1, 0.5, 0.9, 0.99]), 3))
 print('previous distance (m) at 1/10/50/90/99 %:', np.round(np.quantile(A[ys, xs, DIST], [0.01, 0.1, 0.5, 0.9, 0.99]), 2))
 seen = []
