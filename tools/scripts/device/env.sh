@@ -3,8 +3,10 @@
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-export PLANETFALL_ETOPO="$PWD/.dev/etopo5.cdf" PLANETFALL_DATA=/tmp/pfdata
 mkdir -p /tmp/pfdata
+# ETOPO5 travels gzipped (the carried tree is limited to 64 MiB).
+[ -f /tmp/etopo5.cdf ] || gunzip -c .dev/etopo5.cdf.gz > /tmp/etopo5.cdf
+export PLANETFALL_ETOPO=/tmp/etopo5.cdf PLANETFALL_DATA=/tmp/pfdata
 gunzip -c .dev/water.bb.gz > /tmp/water.bb
 export PLANETFALL_WATER=/tmp/water.bb
 P="$PWD/.dev/planetfall"

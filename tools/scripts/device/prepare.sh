@@ -9,7 +9,7 @@ cargo build --release -p tools
 mkdir -p .dev
 grep -qx '/.dev/' .git/info/exclude 2>/dev/null || echo '/.dev/' >> .git/info/exclude
 cp target/release/planetfall .dev/planetfall && strip .dev/planetfall
-cp "${PLANETFALL_ETOPO:-/usr/share/ferret-vis/data/etopo5.cdf}" .dev/etopo5.cdf
+gzip -c "${PLANETFALL_ETOPO:-/usr/share/ferret-vis/data/etopo5.cdf}" > .dev/etopo5.cdf.gz
 cp ../shared/gpu/with-clocks .dev/
 mask=$(ls "${PLANETFALL_DATA:-$HOME/.cache/planetfall}"/water/gshhg-f-*m-v1.bb 2>/dev/null | head -1 || true)
 if [ -z "$mask" ]; then
