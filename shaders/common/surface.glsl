@@ -99,11 +99,17 @@ float water_in(SlotRecord r, vec2 st, float w) {
     return ww;
 }
 
+// The tile of the level that ray distance t selects over (finest slot fs, st), st moved into
+// it, with that level and its weight over the parent.
+uint selected_tile(uint fs, inout vec2 st, float t, out uint level, out float w) {
+    select_level(level_lod(t), slots.s[fs].level, level, w);
+    return ancestor_at(fs, st, level);
+}
+
 float water_at_level(uint fs, vec2 st, float t) {
     uint level;
     float w;
-    select_level(level_lod(t), slots.s[fs].level, level, w);
-    uint sl = ancestor_at(fs, st, level);
+    uint sl = selected_tile(fs, st, t, level, w);
     return water_in(slots.s[sl], st, w);
 }
 
@@ -116,9 +122,7 @@ float water_at_level(uint fs, vec2 st, float t) {
 float water_share(uint fs, vec2 st, float t, float fp) {
     uint level;
     float w;
-    select_level(level_lod(t), slots.s[fs].level, level, w);
-    uint sl = ancestor_at(fs, st, level);
-    SlotRecord r = slots.s[sl];
+    SlotRecord r = slots.s[selected_tile(fs, st, t, level, w)];
     float q = 0.25 * fp / r.texel_m;
     return 0.25 * (water_in(r, st + vec2(-q, -q), w) + water_in(r, st + vec2(q, -q), w)
                  + water_in(r, st + vec2(-q, q), w) + water_in(r, st + vec2(q, q), w));
