@@ -6,7 +6,9 @@
 // chord and surface disagree by more than 1 m, or by 0.01% of the distance when that is less
 // (so near the camera every visible discrepancy is corrected), move the hit along
 // the ray onto the R + h shell — a safeguarded root search (Newton start, secant, regula
-// falsi, bisection where it creeps) within 10% of the distance, else keep the chord — then,
+// falsi, bisection where it creeps) within 10% of the distance, else keep the chord, or (off
+// by default) first the ray's first crossing within that reach widened to the chord's sag
+// (`first_crossing`) — then,
 // where a neighbouring pixel drew something in front of the chord's plane (an outline: the ray
 // passed just over it), search the ray from that depth for the first crossing
 // (`march_outline`); on grazing rays (off by default) march back within the search's reach for
@@ -30,7 +32,8 @@ layout(set = 0, binding = 2, rgba32ui) uniform writeonly uimage2D hits;
 // frame's raster.compute.early draws those leaves first (occlusion culling).
 layout(std430, set = 0, binding = 3) writeonly buffer Seen { uint frame[]; } seen;
 // flags bit 0: no surface correction; bits 8–23: samples of the march back along a grazing ray
-// (0: none); bit 25: the root search bisects where regula falsi creeps; frame_stamp: this
+// (0: none); bit 25: the root search bisects where regula falsi creeps; bits 26–31: pieces of
+// the first-crossing search at most (0: none); frame_stamp: this
 // frame's stamp for `seen` (0: none); outline: samples of the outline search at most (0: none).
 layout(push_constant) uniform Push { uint flags; uint frame_stamp; uint outline; } pc;
 
@@ -42,6 +45,12 @@ uint walks_flag() { return min(g_walks, 255u) << HIT_WALKS_SHIFT; }
 #define CORRECT_ABS_M 1.0
 #define CORRECT_REL 1e-4
 #define CORRECT_MAX_REL 0.1
+// The first-crossing search's window at most, a share of the distance each side of the chord.
+#define CROSSING_MAX_REL 0.5
+// Halvings of the first-crossing search's grid at most (pieces of up to four texels).
+#define CROSSING_COARSEN 3
+// Steps of its refinement once the entry is bracketed.
+#define CROSSING_REFINE_STEPS 10
 // Steps of the root search once bracketed.
 #define CORRECT_BRACKETED_STEPS 14
 // Detail a leaf's chord may pass under: at most MARCH_EDGE_SHARE of its longest edge (what its
@@ -259,6 +268,115 @@ RayPoint entry_between(vec3 d, uint start, RayPoint a, RayPoint b) {
         }
     }
     return best;
+}
+
+// The ray's entry into the surface between a (over it) and b (under it) within one piece of the
+// first-crossing search: regula falsi (Illinois), bisecting where a step did not halve the
+// bracket (at a crest's or a step's edge f is nearly flat on one side and regula falsi creeps
+// along it), until |f| or the bracket is within the tolerance; the point of smallest |f| met,
+// or the bracket's near end where the bracket closed first.
+RayPoint entry_in_piece(vec3 d, uint start, RayPoint a, RayPoint b) {
+    float fa = a.f, fb = b.f;
+    RayPoint best = -b.f < a.f ? b : a;
+    int side = 0;
+    float width = 2.0 * (b.t - a.t);   // the bracket's width before the last step
+    for (int it = 0; it < CROSSING_REFINE_STEPS; ++it) {
+        float tc = (a.t * fb - b.t * fa) / (fb - fa);
+        if (b.t - a.t > 0.5 * width) tc = 0.5 * (a.t + b.t);
+        width = b.t - a.t;
+        RayPoint c = ray_point(d, tc, start);
+        if (abs(c.f) < abs(best.f)) best = c;
+        float tol = 1e-3 * max(1.0, 1e-4 * tc);
+        if (abs(c.f) < tol) return c;
+        if (c.f > 0.0) {
+            a = c; fa = c.f;
+            if (side == 1) fb *= 0.5;
+            side = 1;
+        } else {
+            b = c; fb = c.f;
+            if (side == -1) fa *= 0.5;
+            side = -1;
+        }
+        if (b.t - a.t < tol) return a;
+    }
+    return best;
+}
+
+// The first crossing of the ray with the surface in [t0, t1]: the search's window, widened
+// where the chord may sag farther at the ray's slope. Near the camera at a walker's height the
+// mesh's chords lie a decimetre or more off the finest bands, a tenth of the eye's height: a
+// search that starts at the chord may find no root in its reach (the hit stays on the chord,
+// under or over the ground) or, over a wider window, a later root behind a crest, and which
+// one changes from frame to frame as the chords do (pops). Within a half texel of the
+// selected level the surface is bilinear in one cell of that level and of each ancestor (their
+// cell edges lie on its integer or half-integer s and t), so along the ray f is a quadratic
+// per piece between the window's crossings of that half-texel grid: the ends and the middle of
+// each piece give it (up to the chart's curvature over a texel). Pieces are taken from the
+// camera's side; the first whose middle or end is under the surface, or whose parabola dips
+// under it between them, brackets the entry, and `entry_in_piece` finds it. False where the
+// entry lies before t0 (the ray is under the surface there), where the window crosses more
+// than `max_pieces` pieces of four texels (far, grazing rays: the search beside the chord
+// serves them), or where the ray stays over the surface.
+bool first_crossing(vec3 d, uint start, float t0, float t1, uint max_pieces, inout RayPoint p) {
+    uint level;
+    float w;
+    vec2 st = p.st;
+    uint sl = selected_tile(p.fs, st, t0, level, w);
+    SlotRecord r = slots.s[sl];
+    // The half-texel grid: its lines are the integers of g = 2·st.
+    vec2 g0 = 2.0 * chart_forward(r, point_to_plane(r, d * t0).xy);
+    vec2 g1 = 2.0 * chart_forward(r, point_to_plane(r, d * t1).xy);
+    // Where that grid gives more than `max_pieces`, pieces of two, four or eight half texels:
+    // the parabola through a piece's three points then approximates it. The finest levels
+    // resample a coarser one (L16–L18 resample L15, TERRAIN.md §6), so over a few of their
+    // texels the surface is smooth and the parabola close.
+    for (int k = 0; k < CROSSING_COARSEN && abs(floor(g1.x) - floor(g0.x)) + abs(floor(g1.y) - floor(g0.y))
+                                               + 1.0 > float(max_pieces); ++k) {
+        g0 *= 0.5;
+        g1 *= 0.5;
+    }
+    if (abs(floor(g1.x) - floor(g0.x)) + abs(floor(g1.y) - floor(g0.y)) + 1.0 > float(max_pieces)) {
+        return false;
+    }
+    RayPoint a = ray_point(d, t0, start);
+    if (a.f <= 0.0) return false;
+    vec2 dg = g1 - g0;
+    // u (0 at t0, 1 at t1) of the next grid line along each axis, and between lines.
+    vec2 du = vec2(abs(dg.x) > 1e-6 ? 1.0 / abs(dg.x) : 2.0, abs(dg.y) > 1e-6 ? 1.0 / abs(dg.y) : 2.0);
+    vec2 frac0 = vec2(dg.x > 0.0 ? ceil(g0.x) - g0.x : g0.x - floor(g0.x),
+                      dg.y > 0.0 ? ceil(g0.y) - g0.y : g0.y - floor(g0.y));
+    vec2 um = vec2(abs(dg.x) > 1e-6 ? frac0.x * du.x : 2.0, abs(dg.y) > 1e-6 ? frac0.y * du.y : 2.0);
+    RayPoint prev = a;
+    float u = 0.0;
+    for (uint k = 0u; k <= max_pieces; ++k) {
+        float un = min(min(um.x, um.y), 1.0);
+        if (um.x <= um.y) um.x += du.x; else um.y += du.y;
+        // A piece shorter than a thousandth of the window (a grid corner) joins the next.
+        if (un < 1.0 && un - u < 1e-3) continue;
+        float tb = mix(t0, t1, un);
+        RayPoint m = ray_point(d, 0.5 * (prev.t + tb), start);
+        if (m.f <= 0.0) { p = entry_in_piece(d, start, prev, m); return true; }
+        RayPoint e = ray_point(d, tb, start);
+        if (e.f <= 0.0) { p = entry_in_piece(d, start, m, e); return true; }
+        // All three over the surface: the parabola through them may still dip under it.
+        float h = 0.5 * (tb - prev.t);
+        float c2 = (prev.f - 2.0 * m.f + e.f) / (2.0 * h * h);
+        float c1 = (e.f - prev.f) / (2.0 * h);
+        if (c2 > 0.0) {
+            float tv = m.t - c1 / (2.0 * c2);
+            if (tv > prev.t && tv < tb && m.f - c1 * c1 / (4.0 * c2) < 0.0) {
+                RayPoint v = ray_point(d, tv, start);
+                if (v.f <= 0.0) {
+                    p = entry_in_piece(d, start, tv < m.t ? prev : m, v);
+                    return true;
+                }
+            }
+        }
+        prev = e;
+        u = un;
+        if (un >= 1.0) break;
+    }
+    return false;
 }
 
 // The chord can pass under detail the mesh does not resolve (rocks, bands finer than its leaves).
@@ -516,9 +634,22 @@ void main() {
     RayPoint p = ray_point(d, t, start);
     uint flags = 0u;
     float trigger = min(CORRECT_ABS_M, CORRECT_REL * t);
-    if ((pc.flags & 1u) == 0u && abs(p.f) > trigger
-        && correct_along_ray(d, start, trigger, (pc.flags & (1u << 25u)) != 0u, p)) {
-        flags |= HIT_CORRECTED;
+    if ((pc.flags & 1u) == 0u && abs(p.f) > trigger) {
+        // The first crossing within the search's reach, widened to the chord's sag at this
+        // ray's slope (up to CROSSING_MAX_REL of the distance) where that is farther; where
+        // the window has too many pieces (far, grazing rays) or holds no crossing, the search
+        // beside the chord.
+        bool crossed = false;
+        uint pieces = pc.flags >> 26u;
+        if (pieces > 0u) {
+            float rate = abs(dot(d, local_up(slots.s[p.fs], p.ab)));
+            float sag = min(MARCH_HEIGHT_M, MARCH_EDGE_SHARE * longest_edge(b));
+            float reach = clamp(sag / max(rate, 1e-6), CORRECT_MAX_REL * t, CROSSING_MAX_REL * t);
+            crossed = first_crossing(d, start, t - reach, t + reach, pieces, p);
+        }
+        if (crossed || correct_along_ray(d, start, trigger, (pc.flags & (1u << 25u)) != 0u, p)) {
+            flags |= HIT_CORRECTED;
+        }
     }
     if ((pc.flags & 1u) == 0u && pc.outline != 0u) {
         vec3 p0 = corner(b, 0u);

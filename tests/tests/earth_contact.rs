@@ -352,3 +352,86 @@ fn khumbu_depth_on_the_cpu() {
         println!("L{level}: relative second difference of 1/distance p50 {p50:.3e} p90 {p90:.3e} p99 {p99:.3e}");
     }
 }
+
+/// Terrain pixels of the Khumbu at walking height whose published distance is off the CPU
+/// reference's first crossing (`engine::reference`, every ray cast against the blended
+/// surface) by more than 0.5 %, past it, and all compared, with the resolve's first-crossing
+/// search given `pieces` (0: none).
+fn off_the_first_crossing(pieces: u32) -> (usize, usize, usize) {
+    let mut gpu = Gpu::new();
+    // The descent's low end (the bench's Khumbu descent: heading 10°, pitch −10° at the
+    // bottom), 2.5 m up, with a 1080p frame's pixel angle (60° over 1,080 rows).
+    let (w, h) = (96u32, 54u32);
+    let vfov = 2.0
+        * ((30f64).to_radians().tan() * h as f64 / 1080.0)
+            .atan()
+            .to_degrees();
+    let cam = {
+        let c = camera(27.90, 86.83, 2.5, 10.0, -10.0, w, h);
+        ViewCamera::geo(27.90, 86.83, c.eye.length(), 10.0, -10.0, vfov, w, h)
+    };
+    let src = earth_source();
+    let mut opts = RendererOptions::for_device(&gpu.ctx);
+    opts.pool_capacity = 1 << 17;
+    opts.publish.crossing_pieces = pieces;
+    // Legs no shorter than a quarter of L14's texel, as in a 1080p descent, where the
+    // fine-detail gain holds the depth cap at L14's while the surface carries L15–L18 detail
+    // (at this image size the mesh would follow the detail to L18's cap).
+    opts.cbt.depth_cap_texel_fraction = 2.0;
+    let mut r =
+        PlanetRenderer::new(&gpu.ctx, src.clone(), opts, gpu.exec.frames_in_flight()).unwrap();
+    let mut f = planet_frame(&mut gpu, &mut r, &cam);
+    for _ in 0..60 {
+        if r.settled() {
+            break;
+        }
+        f = planet_frame(&mut gpu, &mut r, &cam);
+    }
+    assert!(r.settled(), "the view settles within 60 frames");
+    let lod = r.lod_params(&cam);
+    let reference = engine::reference::render(r.residency(), &lod, r.body, &cam, src.max_relief());
+    r.destroy(&gpu.ctx);
+    gpu.assert_clean();
+    let pairs: Vec<(f64, f64)> = f
+        .aov
+        .iter()
+        .zip(&reference)
+        .filter_map(|(a, c)| match (a.is_terrain(), c) {
+            (true, Some(c)) => Some((a.dist as f64, *c)),
+            _ => None,
+        })
+        .collect();
+    let off = pairs
+        .iter()
+        .filter(|(t, c)| (t - c).abs() > 0.005 * c)
+        .count();
+    let past = pairs.iter().filter(|(t, c)| t - c > 0.005 * c).count();
+    (off, past, pairs.len())
+}
+
+/// At walking height the mesh's chords lie a decimetre or more off the amplified bands, a
+/// tenth of the eye's height, past the reach of the root search beside the chord (10 % of the
+/// distance): whole patches stayed on the chord, a different set each frame (the descent's
+/// pops at 2–4 m, docs/bench.md "The search's reach"). The first-crossing search (off by
+/// default, docs/bench.md "The first-crossing search") draws the ground where the reference's
+/// rays first meet it: 224 of 5,184 px off without it, 22 with it.
+#[test]
+fn at_walking_height_the_published_ground_is_the_first_crossing() {
+    let pieces = engine::publish::RESOLVE_CROSSING_PIECES;
+    let (off0, past0, n0) = off_the_first_crossing(0);
+    let (off, past, n) = off_the_first_crossing(pieces);
+    println!(
+        "off the reference by > 0.5 %: {off0} of {n0} px ({past0} past it) without the \
+         first-crossing search, {off} of {n} px ({past}) with {pieces} pieces"
+    );
+    assert!(n > 96 * 54 / 2, "the view is mostly ground: {n} px");
+    // The fault must show without the search, or this test proves nothing.
+    assert!(
+        off0 * 50 > n0,
+        "the chords' hits are off the ground: {off0} of {n0} px"
+    );
+    assert!(
+        off * 3 < off0,
+        "the first crossing: {off} vs {off0} px off the ground"
+    );
+}

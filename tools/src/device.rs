@@ -57,6 +57,12 @@ pub struct GpuArgs {
     /// bracketed) [default: off].
     #[arg(long, env = "PLANETFALL_RESOLVE_BISECT")]
     pub resolve_bisect: bool,
+    /// Pieces of the resolve's first-crossing search at most (at most 63): 16
+    /// (engine::publish::RESOLVE_CROSSING_PIECES) turns it on; near the ground it draws the
+    /// ray's first crossing where the chords lie past the root search's reach [default: 0,
+    /// none].
+    #[arg(long, env = "PLANETFALL_RESOLVE_CROSSING")]
+    pub resolve_crossing: Option<u32>,
     /// The mesh's residual splits only triangles whose longest screen edge is over this many
     /// pixels (`engine::cbt::CbtParams::split_min_px`) [default: the engine's].
     #[arg(long, env = "PLANETFALL_SPLIT_MIN_PX")]
@@ -132,6 +138,9 @@ pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
         o.publish.outline_samples = n;
     }
     o.publish.root_bisect |= a.resolve_bisect;
+    if let Some(n) = a.resolve_crossing {
+        o.publish.crossing_pieces = n.min(63);
+    }
     if let Some(px) = a.split_min_px {
         o.cbt.split_min_px = px;
     }
