@@ -163,6 +163,21 @@ pub struct PlanetFrame {
     pub aov: Vec<engine::shade::AovPixel>,
 }
 
+impl PlanetFrame {
+    /// (published distance, reference distance) for every pixel that both the frame and the
+    /// CPU reference see as terrain, in pixel order.
+    pub fn terrain_against(&self, reference: &[Option<f64>]) -> Vec<(f64, f64)> {
+        self.aov
+            .iter()
+            .zip(reference)
+            .filter_map(|(a, c)| match (a.is_terrain(), c) {
+                (true, Some(c)) => Some((a.dist as f64, *c)),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
 /// Prepare, declare and run one frame of `r` for `cam`, reading back colour and AOV.
 pub fn planet_frame(
     gpu: &mut Gpu,

@@ -392,15 +392,7 @@ fn off_the_first_crossing(pieces: u32) -> (usize, usize, usize) {
     let reference = engine::reference::render(r.residency(), &lod, r.body, &cam, src.max_relief());
     r.destroy(&gpu.ctx);
     gpu.assert_clean();
-    let pairs: Vec<(f64, f64)> = f
-        .aov
-        .iter()
-        .zip(&reference)
-        .filter_map(|(a, c)| match (a.is_terrain(), c) {
-            (true, Some(c)) => Some((a.dist as f64, *c)),
-            _ => None,
-        })
-        .collect();
+    let pairs = f.terrain_against(&reference);
     let off = pairs
         .iter()
         .filter(|(t, c)| (t - c).abs() > 0.005 * c)

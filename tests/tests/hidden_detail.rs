@@ -70,15 +70,7 @@ fn published_and_reference(
     assert!(r.settled(), "{:?}", r.stats);
     let lod = r.lod_params(cam);
     let reference = engine::reference::render(r.residency(), &lod, r.body, cam, relief);
-    let pairs = f
-        .aov
-        .iter()
-        .zip(&reference)
-        .filter_map(|(a, c)| match (a.is_terrain(), c) {
-            (true, Some(c)) => Some((a.dist as f64, *c)),
-            _ => None,
-        })
-        .collect();
+    let pairs = f.terrain_against(&reference);
     r.destroy(&gpu.ctx);
     gpu.assert_clean();
     pairs
