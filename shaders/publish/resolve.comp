@@ -49,6 +49,8 @@ uint walks_flag() { return min(g_walks, 255u) << HIT_WALKS_SHIFT; }
 #define CROSSING_MAX_REL 0.5
 // Halvings of the first-crossing search's grid at most (pieces of up to four texels).
 #define CROSSING_COARSEN 3
+// Doublings of its window toward the camera where the ray is under the ground at its start.
+#define CROSSING_BACK_STEPS 3
 // Steps of its refinement once the entry is bracketed.
 #define CROSSING_REFINE_STEPS 10
 // Steps of the root search once bracketed.
@@ -302,6 +304,11 @@ RayPoint entry_in_piece(vec3 d, uint start, RayPoint a, RayPoint b) {
     return best;
 }
 
+// Pieces of a grid (lines at the integers) that the segment from g0 to g1 crosses.
+float grid_pieces(vec2 g0, vec2 g1) {
+    return abs(floor(g1.x) - floor(g0.x)) + abs(floor(g1.y) - floor(g0.y)) + 1.0;
+}
+
 // The first crossing of the ray with the surface in [t0, t1]: the search's window, widened
 // where the chord may sag farther at the ray's slope. Near the camera at a walker's height the
 // mesh's chords lie a decimetre or more off the finest bands, a tenth of the eye's height: a
@@ -314,10 +321,10 @@ RayPoint entry_in_piece(vec3 d, uint start, RayPoint a, RayPoint b) {
 // each piece give it (up to the chart's curvature over a texel). Pieces are taken from the
 // camera's side; the first whose middle or end is under the surface, or whose parabola dips
 // under it between them, brackets the entry, and `entry_in_piece` finds it. False where the
-// entry lies before t0 (the ray is under the surface there), where the window crosses more
-// than `max_pieces` pieces of four texels (far, grazing rays: the search beside the chord
-// serves them), or where the ray stays over the surface.
-bool first_crossing(vec3 d, uint start, float t0, float t1, uint max_pieces, inout RayPoint p) {
+// ray is under the surface at t0 and still at t_min, where the window crosses more than
+// `max_pieces` pieces of four texels (far, grazing rays: the search beside the chord serves
+// them), or where the ray stays over the surface.
+bool first_crossing(vec3 d, uint start, float t0, float t1, float t_min, uint max_pieces, inout RayPoint p) {
     uint level;
     float w;
     vec2 st = p.st;
@@ -330,16 +337,25 @@ bool first_crossing(vec3 d, uint start, float t0, float t1, uint max_pieces, ino
     // the parabola through a piece's three points then approximates it. The finest levels
     // resample a coarser one (L16–L18 resample L15, TERRAIN.md §6), so over a few of their
     // texels the surface is smooth and the parabola close.
-    for (int k = 0; k < CROSSING_COARSEN && abs(floor(g1.x) - floor(g0.x)) + abs(floor(g1.y) - floor(g0.y))
-                                               + 1.0 > float(max_pieces); ++k) {
+    float scale = 1.0;
+    for (int k = 0; k < CROSSING_COARSEN && grid_pieces(g0, g1) > float(max_pieces); ++k) {
         g0 *= 0.5;
         g1 *= 0.5;
+        scale *= 0.5;
     }
-    if (abs(floor(g1.x) - floor(g0.x)) + abs(floor(g1.y) - floor(g0.y)) + 1.0 > float(max_pieces)) {
-        return false;
-    }
+    if (grid_pieces(g0, g1) > float(max_pieces)) return false;
+    // The camera is over the ground, so the entry lies after some point of the ray that is.
+    // Where the chord lies farther off the ground than its sag allows (a corner still
+    // morphing, detail steeper than the bound), the window's start may be under it: the start
+    // steps back toward the camera, doubling the window, rather than leave the hit on the
+    // chord in this frame and not the next.
     RayPoint a = ray_point(d, t0, start);
-    if (a.f <= 0.0) return false;
+    for (int k = 0; k < CROSSING_BACK_STEPS && a.f <= 0.0 && t0 > t_min; ++k) {
+        t0 = max(t_min, t1 - 2.0 * (t1 - t0));
+        a = ray_point(d, t0, start);
+        g0 = 2.0 * scale * chart_forward(r, point_to_plane(r, d * t0).xy);
+    }
+    if (a.f <= 0.0 || grid_pieces(g0, g1) > float(max_pieces)) return false;
     vec2 dg = g1 - g0;
     // u (0 at t0, 1 at t1) of the next grid line along each axis, and between lines.
     vec2 du = vec2(abs(dg.x) > 1e-6 ? 1.0 / abs(dg.x) : 2.0, abs(dg.y) > 1e-6 ? 1.0 / abs(dg.y) : 2.0);
@@ -645,7 +661,9 @@ void main() {
             float rate = abs(dot(d, local_up(slots.s[p.fs], p.ab)));
             float sag = min(MARCH_HEIGHT_M, MARCH_EDGE_SHARE * longest_edge(b));
             float reach = clamp(sag / max(rate, 1e-6), CORRECT_MAX_REL * t, CROSSING_MAX_REL * t);
-            crossed = first_crossing(d, start, t - reach, t + reach, pieces, p);
+            // A chord point under the ground has the entry before it: the window ends there.
+            float t1 = p.f < 0.0 ? t : t + reach;
+            crossed = first_crossing(d, start, t - reach, t1, (1.0 - CROSSING_MAX_REL) * t, pieces, p);
         }
         if (crossed || correct_along_ray(d, start, trigger, (pc.flags & (1u << 25u)) != 0u, p)) {
             flags |= HIT_CORRECTED;
