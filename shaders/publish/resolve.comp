@@ -304,6 +304,9 @@ RayPoint entry_in_piece(vec3 d, uint start, RayPoint a, RayPoint b) {
     return best;
 }
 
+// The ray's point at distance t on tile r's half-texel grid: its lines are the integers.
+vec2 half_texel_grid(SlotRecord r, vec3 d, float t) { return 2.0 * chart_forward(r, point_to_plane(r, d * t).xy); }
+
 // Pieces of a grid (lines at the integers) that the segment from g0 to g1 crosses.
 float grid_pieces(vec2 g0, vec2 g1) {
     return abs(floor(g1.x) - floor(g0.x)) + abs(floor(g1.y) - floor(g0.y)) + 1.0;
@@ -330,9 +333,8 @@ bool first_crossing(vec3 d, uint start, float t0, float t1, float t_min, uint ma
     vec2 st = p.st;
     uint sl = selected_tile(p.fs, st, t0, level, w);
     SlotRecord r = slots.s[sl];
-    // The half-texel grid: its lines are the integers of g = 2·st.
-    vec2 g0 = 2.0 * chart_forward(r, point_to_plane(r, d * t0).xy);
-    vec2 g1 = 2.0 * chart_forward(r, point_to_plane(r, d * t1).xy);
+    vec2 g0 = half_texel_grid(r, d, t0);
+    vec2 g1 = half_texel_grid(r, d, t1);
     // Where that grid gives more than `max_pieces`, pieces of two, four or eight half texels:
     // the parabola through a piece's three points then approximates it. The finest levels
     // resample a coarser one (L16–L18 resample L15, TERRAIN.md §6), so over a few of their
@@ -353,7 +355,7 @@ bool first_crossing(vec3 d, uint start, float t0, float t1, float t_min, uint ma
     for (int k = 0; k < CROSSING_BACK_STEPS && a.f <= 0.0 && t0 > t_min; ++k) {
         t0 = max(t_min, t1 - 2.0 * (t1 - t0));
         a = ray_point(d, t0, start);
-        g0 = 2.0 * scale * chart_forward(r, point_to_plane(r, d * t0).xy);
+        g0 = scale * half_texel_grid(r, d, t0);
     }
     if (a.f <= 0.0 || grid_pieces(g0, g1) > float(max_pieces)) return false;
     vec2 dg = g1 - g0;
