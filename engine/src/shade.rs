@@ -9,8 +9,8 @@ use crate::earth::climate::Climate;
 use framegraph::{BufferDesc, BufferRef, Context, GpuBuffer, Graph, ImageRef};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-/// The climate's wetness grid on the GPU (`shaders/common/climate.glsl`, binding 27 of
-/// `shade.terrain`): the f32 values of [`Climate::wet`], uploaded by the first graph that
+/// The climate's grids on the GPU (`shaders/common/climate.glsl`, binding 27 of
+/// `shade.terrain`): the f32 values of [`Climate::values`], uploaded by the first graph that
 /// declares the shading (`shade.climate.upload`), and once more if a field computed on a
 /// worker replaces the one drawn first ([`ClimateField::computing`]).
 pub struct ClimateField {
@@ -33,7 +33,8 @@ impl ClimateField {
         climate: &Climate,
         frames_in_flight: usize,
     ) -> framegraph::Result<ClimateField> {
-        let bytes: &[u8] = bytemuck::cast_slice(&climate.wet);
+        let values = climate.values();
+        let bytes: &[u8] = bytemuck::cast_slice(&values);
         let size = bytes.len() as u64;
         let mut staging = GpuBuffer::new(ctx, "shade.climate.staging", BufferDesc::upload(size))?;
         staging.write(0, bytes)?;
@@ -78,8 +79,8 @@ impl ClimateField {
             return Ok(());
         }
         match self.pending.take().map(|h| h.join()) {
-            Some(Ok(c)) if c.wet.len() * 4 == self.staging.desc.size as usize => {
-                self.staging.write(0, bytemuck::cast_slice(&c.wet))?;
+            Some(Ok(c)) if c.values().len() * 4 == self.staging.desc.size as usize => {
+                self.staging.write(0, bytemuck::cast_slice(&c.values()))?;
                 self.uploaded.store(false, Ordering::Relaxed);
             }
             Some(Ok(_)) => log::warn!("climate field of another size: the latitude belt stays"),

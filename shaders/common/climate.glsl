@@ -1,7 +1,9 @@
-// The climate's wetness field (engine/src/earth/climate.rs): 0 arid … 1 wet on a 0.5°
-// latitude/longitude grid of nodes, rows from the south pole to the north pole (each pole row
-// one value), columns from −180° wrapping. Read bilinearly as `Climate::wetness` reads it, so
-// that it is continuous across the antimeridian and at the poles.
+// The climate's fields (engine/src/earth/climate.rs) on a 0.5° latitude/longitude grid of
+// nodes, rows from the south pole to the north pole (each pole row one value), columns from
+// −180° wrapping: the wetness (0 arid … 1 wet), then the region's mean ground height above the
+// datum (m, the sea counted as 0). Read bilinearly as `Climate::wetness` and
+// `Climate::region_height` read them, so that both are continuous across the antimeridian and
+// at the poles.
 #ifndef CLIMATE_GLSL
 #define CLIMATE_GLSL
 
@@ -11,13 +13,13 @@
 
 layout(std430, set = 0, binding = 27) readonly buffer ClimateBlock { float w[]; } climate;
 
-float climate_node(int j, int i) {
+float climate_node(int field, int j, int i) {
     int ii = i - CLIMATE_NLON * int(floor(float(i) / float(CLIMATE_NLON)));
-    return climate.w[j * CLIMATE_NLON + ii];
+    return climate.w[(field * CLIMATE_NLAT + j) * CLIMATE_NLON + ii];
 }
 
-// Wetness at the unit direction `up` (planet axes).
-float climate_wetness(vec3 up) {
+// Field 0 (wetness) or 1 (the region's height) at the unit direction `up` (planet axes).
+float climate_field(int field, vec3 up) {
     float lat = degrees(asin(clamp(up.z, -1.0, 1.0)));
     // At a pole any longitude reads the same (one value per pole row); atan(0, 0) is not.
     float lon = abs(up.x) + abs(up.y) > 0.0 ? degrees(atan(up.y, up.x)) : 0.0;
@@ -27,9 +29,11 @@ float climate_wetness(vec3 up) {
     float i0 = floor(x);
     float fy = y - j0, fx = x - i0;
     int j = int(j0), i = int(i0);
-    float lo = mix(climate_node(j, i), climate_node(j, i + 1), fx);
-    float hi = mix(climate_node(j + 1, i), climate_node(j + 1, i + 1), fx);
+    float lo = mix(climate_node(field, j, i), climate_node(field, j, i + 1), fx);
+    float hi = mix(climate_node(field, j + 1, i), climate_node(field, j + 1, i + 1), fx);
     return mix(lo, hi, fy);
 }
+float climate_wetness(vec3 up) { return climate_field(0, up); }
+float climate_region_height(vec3 up) { return climate_field(1, up); }
 
 #endif

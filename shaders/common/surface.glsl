@@ -118,14 +118,20 @@ float water_at_level(uint fs, vec2 st, float t) {
 // filter. The level chosen puts one to two of its texels under a pixel, and the covers
 // between samples are a smoothstep: a lake held by one sample would read as a whole pixel of
 // water near that sample (a speck); averaged over the footprint it weighs its area. The taps
-// share one level selection and one walk to that level's tile.
-float water_share(uint fs, vec2 st, float t, float fp) {
+// share one level selection and one walk to that level's tile. `tap_h`: that tile's heights
+// at the four taps, for the shares of what else the footprint holds (snow).
+float water_share(uint fs, vec2 st, float t, float fp, out vec4 tap_h) {
     uint level;
     float w;
     SlotRecord r = slots.s[selected_tile(fs, st, t, level, w)];
     float q = 0.25 * fp / r.texel_m;
-    return 0.25 * (water_in(r, st + vec2(-q, -q), w) + water_in(r, st + vec2(q, -q), w)
-                 + water_in(r, st + vec2(-q, q), w) + water_in(r, st + vec2(q, q), w));
+    vec2 taps[4] = vec2[4](vec2(-q, -q), vec2(q, -q), vec2(-q, q), vec2(q, q));
+    float share = 0.0;
+    for (int i = 0; i < 4; ++i) {
+        share += water_in(r, st + taps[i], w);
+        tap_h[i] = tile_height(r, st + taps[i]);
+    }
+    return 0.25 * share;
 }
 
 struct SurfacePoint {

@@ -193,7 +193,8 @@ void shade_pixel(uvec2 px) {
         // pixel's width across the ray (its stretch along a grazing view left out: a box that
         // long would blur shores near the horizon into the sea).
         float cover = water ? 1.0 : 0.0;
-        if (!hit_ocean(h)) cover = clamp(water_share(slot, st, dist, dist * frame.pixel_angle), 0.0, 1.0);
+        vec4 tap_h = vec4(height);
+        if (!hit_ocean(h)) cover = clamp(water_share(slot, st, dist, dist * frame.pixel_angle, tap_h), 0.0, 1.0);
         vec3 lit = vec3(0.0);
         if (cover > 0.0) {
             // A lake's samples hold its surface (GSHHG has no lake depths): a nominal depth.
@@ -204,7 +205,12 @@ void shade_pixel(uvec2 px) {
             // Lambertian: the sun's irradiance on the facet, and the sky's on level ground,
             // less where the facet tilts away from the upper hemisphere; plus a faint
             // specular lobe (snow's sheen, wet rock).
-            Material m = terrain_material(height, slope, lat, climate_wetness(up));
+            // Snow's share of the footprint likewise, from the heights at the same taps.
+            float wet = climate_wetness(up), region_h = climate_region_height(up);
+            float line = snow_line_height(up.z * up.z, material_aridity(wet), region_h);
+            float snow = 0.25 * (snow_ground(tap_h.x, line) + snow_ground(tap_h.y, line)
+                               + snow_ground(tap_h.z, line) + snow_ground(tap_h.w, line));
+            Material m = terrain_material(height, slope, lat, wet, region_h, snow);
             lit += (1.0 - cover) * (m.albedo / PI * (sun_t * max(dot(n, frame.sun_dir), 0.0) + sky_e * (0.5 + 0.5 * dot(n, up)))
                 + sun_t * ggx_specular(n, -d, frame.sun_dir, m.roughness, GROUND_F0));
         }

@@ -210,6 +210,94 @@ fn arid_ground_is_red_high_ground_is_snow_temperate_lowland_is_green() {
     b.finish();
 }
 
+/// From 1,000 km over the Tibetan plateau (4,500–5,000 m), the ground is arid soil with snow on
+/// the ranges above the snow line, not a snowfield: under a quarter of its land pixels read as
+/// snow (its glaciers and permanent snow cover a few per cent of the plateau), and the ranges
+/// that rise above it carry some. The shading and `snow_line_m` over the same field agree:
+/// ground 400 m below its snow line is drawn as soil, and snow lies only on ground within
+/// 400 m of the line or above it (pixels are 5 km across: their footprint's share of snow,
+/// not their centre's, sets them).
+#[test]
+fn tibet_is_soil_below_its_snow_line_and_snow_above_it() {
+    use engine::earth::climate::{snow_line_m, Climate};
+    use engine::source::TileSource;
+    let climate = Climate::of(&earth_source().earth().expect("the Earth"));
+    let mut b = Bench::new();
+    let cam = ViewCamera::geo(32.0, 88.0, R + 1_000_000.0, 0.0, -90.0, 30.0, W, H);
+    let f = b.frame(&cam, 180.0, 60.0, "tibet_1000km");
+    assert_no_black_surface(&f, "tibet");
+    // Snow is bright and near-neutral; arid soil's red is about twice its blue.
+    let snowy = |c: [f64; 3]| c[2] >= 0.95 * c[0] && luminance(c) > SNOW_LUMINANCE;
+    let (mut land, mut white) = (0usize, 0usize);
+    let (mut below, mut below_white, mut above, mut above_white) = (0usize, 0usize, 0usize, 0usize);
+    let (mut soil, mut snow) = (Vec::new(), Vec::new());
+    // The blend spans ± 310 m around the line; the footprint's taps differ from the centre.
+    const MARGIN_M: f64 = 400.0;
+    for y in 0..H {
+        for x in 0..W {
+            let a = f.aov(x, y);
+            if !a.is_terrain() || a.is_water() {
+                continue;
+            }
+            let (la, lo) = a.latlon();
+            let line = snow_line_m(la, climate.wetness(la, lo), climate.region_height(la, lo));
+            let (h, c) = (hit_height(&cam, &f, x, y), f.rgb(x, y));
+            let s = snowy(c);
+            land += 1;
+            white += s as usize;
+            if h < line - MARGIN_M {
+                below += 1;
+                below_white += s as usize;
+                soil.push(c);
+            } else if h > line + MARGIN_M {
+                above += 1;
+                above_white += s as usize;
+                snow.push(c);
+            }
+        }
+    }
+    let mean = |v: &[[f64; 3]]| {
+        let n = v.len().max(1) as f64;
+        [0, 1, 2].map(|k| v.iter().map(|c| c[k]).sum::<f64>() / n)
+    };
+    println!(
+        "Tibet from 1,000 km: {land} land pixels, {white} snow; {below} {MARGIN_M} m below their \
+         snow line ({below_white} snow, mean rgb {:.1?}), {above} {MARGIN_M} m above it \
+         ({above_white} snow, mean rgb {:.1?})",
+        mean(&soil),
+        mean(&snow)
+    );
+    assert!(land as u32 > W * H / 2, "{land} land pixels");
+    assert!(
+        white * 4 < land,
+        "{white} of {land} land pixels snow: a snowfield"
+    );
+    // The ranges that rise above the line carry snow.
+    assert!(
+        white * 100 >= land,
+        "{white} of {land} land pixels snow: no ranges"
+    );
+    assert!(below as u32 > W * H / 4, "{below} pixels below the line");
+    assert!(
+        below_white * 50 <= below,
+        "{below_white} of {below} below the line snow"
+    );
+    assert!(
+        above_white * 2 >= above,
+        "{above_white} of {above} above the line snow"
+    );
+    // Snow is drawn where the ground reaches the line, not below it.
+    assert!(
+        (white - below_white) * 20 >= white * 19,
+        "{below_white} of {white} snow pixels below the line"
+    );
+    b.finish();
+}
+
+/// Luminance (0–255) over which a near-neutral pixel reads as snow: snow's in full sun is ≈ 230
+/// (`arid_ground_is_red_high_ground_is_snow_temperate_lowland_is_green`), the soils' ≈ 150.
+const SNOW_LUMINANCE: f64 = 190.0;
+
 /// From 300 km straight down, the ground's colour follows the climate's wetness field
 /// (docs/look.md, "The climate"), not latitude: Bangladesh and south-east China, in the dry
 /// belt of the latitude-only climate (23°–24° N) but wet from the monsoon, read as plant cover

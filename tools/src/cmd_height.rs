@@ -1,9 +1,11 @@
 //! `planetfall height --lat DEG --lon DEG [--level L] [--data DIR] [--water FILE]`: the ground
 //! the tiles hold at a point (engine::ground), read from the pyramid or derived on the spot,
-//! and what the water mask says is there (engine::earth::water).
+//! what the water mask says is there (engine::earth::water), and the climate the shading
+//! reads there (engine::earth::climate: wetness, the region's height, the snow line).
 
 use crate::cmd_bake::StoreArgs;
 use anyhow::{bail, Result};
+use engine::earth::climate::{snow_line_m, Climate};
 use engine::earth::lakes::LakeLevel;
 use engine::earth::water::{Water, WaterMap};
 use engine::ground::{height_at_latlon, locate};
@@ -70,6 +72,16 @@ pub fn run(a: Args) -> Result<()> {
         g.height_m,
         if g.water { "water" } else { "land" },
         name.unwrap_or_default()
+    );
+    // The field the shading reads (made once, about a second, and kept in the data directory).
+    let climate = Climate::cached(&source, Some(&a.store.data_dir()));
+    let (wet, region) = (
+        climate.wetness(a.lat, a.lon),
+        climate.region_height(a.lat, a.lon),
+    );
+    println!(
+        "climate: wetness {wet:.2}, the region's mean height {region:.0} m, snow line {:.0} m",
+        snow_line_m(a.lat, wet, region)
     );
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! `planetfall height` reports the water mask (docs/earth.md "Water") at the points:
 //! land below the datum is land, lakes carry their own levels, and without `gmt` the command
-//! warns and falls back to the below-datum rule.
+//! warns and falls back to the below-datum rule; and the climate the shading reads there.
 
 mod common;
 
@@ -20,6 +20,7 @@ fn mask_at(lat: f64, lon: f64) -> String {
     let out = height_at(lat, lon);
     out.split("water mask: ")
         .nth(1)
+        .and_then(|s| s.lines().next())
         .unwrap_or_else(|| panic!("no water mask in {out}"))
         .trim()
         .to_string()
@@ -54,6 +55,23 @@ fn height_reports_land_ocean_and_lakes_at_their_levels() {
     assert!(
         (h + 28.0).abs() <= 0.2,
         "the Caspian's tiles at its level: {c}"
+    );
+    // The climate the shading reads: Tibet's interior is arid, high, and its snow line lies
+    // where it is observed (5,500–6,000 m on the Tanggula; docs/look.md "Snow lines").
+    let t = height_at(31.5, 92.0);
+    let num = |key: &str| -> f64 {
+        t.split(key)
+            .nth(1)
+            .and_then(|s| s.trim_start().split([' ', ',']).next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no {key:?} in {t}"))
+    };
+    let (wet, region, line) = (num("wetness"), num("mean height"), num("snow line"));
+    assert!(wet < 0.3, "Tibet is arid: {t}");
+    assert!(region > 4_000.0, "Tibet is high: {t}");
+    assert!(
+        (5_500.0..=6_000.0).contains(&line),
+        "Tibet's snow line: {t}"
     );
 }
 

@@ -65,10 +65,15 @@ pub fn wet_belt(z2: f64) -> f64 {
         - 0.45 * smoothstep(0.75, 1.0, z2)
 }
 
-/// The wetness grid, `CLIMATE_NLAT` rows (south → north) of `CLIMATE_NLON` values.
+/// The climate's grids, each `CLIMATE_NLAT` rows (south → north) of `CLIMATE_NLON` values.
 #[derive(Clone)]
 pub struct Climate {
+    /// Wetness, 0 arid … 1 wet.
     pub wet: Vec<f32>,
+    /// The region's mean ground height above the datum, m (the sea counted as 0), over about
+    /// 50 km: what warms the air over high ground (the mass-elevation effect of
+    /// `shaders/common/material.glsl`, [`snow_line_m`]).
+    pub region_h: Vec<f32>,
 }
 
 /// Direction the prevailing wind blows toward (east, north), unnormalised: trade easterlies
@@ -292,7 +297,7 @@ pub(crate) fn moisture(g: &Ground, lat: f64, lon: f64, wind: fn(f64) -> (f64, f6
 }
 
 /// Bump when the model changes: the cached field's file name carries it.
-pub const CLIMATE_VERSION: u32 = 1;
+pub const CLIMATE_VERSION: u32 = 2;
 const CACHE_MAGIC: &[u8; 8] = b"PFCLIMAT";
 
 impl Climate {
@@ -341,10 +346,17 @@ impl Climate {
         dir.join(format!("climate-v{CLIMATE_VERSION}.f32"))
     }
 
-    /// The cache file's bytes: magic, columns and rows (u32 LE), the values (f32 LE), the
-    /// CRC-32 of the values' bytes.
+    /// The grids as the GPU reads them (`shaders/common/climate.glsl`): the wetness, then the
+    /// region's height.
+    pub fn values(&self) -> Vec<f32> {
+        [&self.wet[..], &self.region_h[..]].concat()
+    }
+
+    /// The cache file's bytes: magic, columns and rows (u32 LE), the values of
+    /// [`Climate::values`] (f32 LE), the CRC-32 of the values' bytes.
     pub fn encode(&self) -> Vec<u8> {
-        let values: &[u8] = bytemuck::cast_slice(&self.wet);
+        let v = self.values();
+        let values: &[u8] = bytemuck::cast_slice(&v);
         let mut b = Vec::with_capacity(values.len() + 20);
         b.extend_from_slice(CACHE_MAGIC);
         b.extend_from_slice(&(CLIMATE_NLON as u32).to_le_bytes());
@@ -357,23 +369,24 @@ impl Climate {
     /// The field from [`Climate::encode`]'s bytes, if they check out.
     pub fn decode(b: &[u8]) -> Option<Climate> {
         let n = CLIMATE_NLON * CLIMATE_NLAT;
-        if b.len() != 16 + 4 * n + 4 || &b[..8] != CACHE_MAGIC {
+        if b.len() != 16 + 8 * n + 4 || &b[..8] != CACHE_MAGIC {
             return None;
         }
         let dims = [&b[8..12], &b[12..16]].map(|d| u32::from_le_bytes(d.try_into().unwrap()));
         if dims != [CLIMATE_NLON as u32, CLIMATE_NLAT as u32] {
             return None;
         }
-        let values = &b[16..16 + 4 * n];
-        let crc = u32::from_le_bytes(b[16 + 4 * n..].try_into().unwrap());
+        let values = &b[16..16 + 8 * n];
+        let crc = u32::from_le_bytes(b[16 + 8 * n..].try_into().unwrap());
         if crc32fast::hash(values) != crc {
             return None;
         }
-        let wet = values
+        let mut v: Vec<f32> = values
             .chunks_exact(4)
             .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
             .collect();
-        Some(Climate { wet })
+        let region_h = v.split_off(n);
+        Some(Climate { wet: v, region_h })
     }
 
     /// The latitude belt alone (no Earth data: the analytic planet).
@@ -384,7 +397,9 @@ impl Climate {
             let v = wet_belt(lat.sin().powi(2)) as f32;
             wet[j * CLIMATE_NLON..(j + 1) * CLIMATE_NLON].fill(v);
         }
-        Climate { wet }
+        // No ground: no region warms its air.
+        let region_h = vec![0f32; wet.len()];
+        Climate { wet, region_h }
     }
 
     /// The field over the Earth of `src`.
@@ -521,24 +536,64 @@ impl Climate {
             let mean = row.iter().map(|&v| v as f64).sum::<f64>() / CLIMATE_NLON as f64;
             row.fill(mean as f32);
         }
-        Climate { wet }
+        // The mean height over each node's 0.5° square and one binomial pass (about 50 km
+        // across): the scale over which a massif warms its air, not the peaks' own heights.
+        let mut region_h = smooth(&g.height);
+        for j in [0, CLIMATE_NLAT - 1] {
+            let row = &mut region_h[j * CLIMATE_NLON..(j + 1) * CLIMATE_NLON];
+            let mean = row.iter().map(|&v| v as f64).sum::<f64>() / CLIMATE_NLON as f64;
+            row.fill(mean as f32);
+        }
+        Climate { wet, region_h }
     }
 
     /// Wetness at (lat, lon), degrees: bilinear between the grid's nodes, longitude wrapping
     /// (`shaders/common/climate.glsl` reads the grid the same way).
     pub fn wetness(&self, lat: f64, lon: f64) -> f64 {
-        let y = ((lat + 90.0) / CLIMATE_STEP_DEG).clamp(0.0, (CLIMATE_NLAT - 1) as f64);
-        let x = (lon + 180.0) / CLIMATE_STEP_DEG;
-        let (j0, i0) = (y.floor().min((CLIMATE_NLAT - 2) as f64), x.floor());
-        let (fy, fx) = (y - j0, x - i0);
-        let (j0, i0) = (j0 as usize, i0 as i64);
-        let at = |j: usize, i: i64| {
-            self.wet[j * CLIMATE_NLON + i.rem_euclid(CLIMATE_NLON as i64) as usize] as f64
-        };
-        let lo = at(j0, i0) * (1.0 - fx) + at(j0, i0 + 1) * fx;
-        let hi = at(j0 + 1, i0) * (1.0 - fx) + at(j0 + 1, i0 + 1) * fx;
-        lo * (1.0 - fy) + hi * fy
+        bilinear(&self.wet, lat, lon)
     }
+
+    /// The region's mean height at (lat, lon), m, read as [`Climate::wetness`] reads its grid.
+    pub fn region_height(&self, lat: f64, lon: f64) -> f64 {
+        bilinear(&self.region_h, lat, lon)
+    }
+}
+
+/// Height above the datum (m) of the snow line that `shade.terrain` draws at latitude `lat`
+/// (degrees), wetness `wet` and the region's mean height `region_h` (m) on level ground: where
+/// the material's temperature meets its permanent-snow threshold and half the ground is snow
+/// (`terrain_material` in `shaders/common/material.glsl`, whose constants these mirror; the
+/// blend spans ± 2 °C, ≈ ± 300 m, around it). For tools and tests: the shading does not call it.
+pub fn snow_line_m(lat: f64, wet: f64, region_h: f64) -> f64 {
+    const LAPSE_C_PER_M: f64 = 0.0065;
+    const MASS_ELEVATION_C_PER_M: f64 = 0.0012;
+    const SNOW_C: f64 = -10.0;
+    const SNOW_TROPICS_C: f64 = -1.0;
+    const SNOW_ARID_C: f64 = 6.0;
+    let z2 = lat.to_radians().sin().powi(2);
+    let polar = smoothstep(0.75, 0.90, z2);
+    let seasonal = smoothstep(0.0, 0.15, z2);
+    let arid = 1.0 - smoothstep(0.30, 0.60, wet);
+    let snow_c =
+        SNOW_TROPICS_C + (SNOW_C - SNOW_TROPICS_C) * seasonal - SNOW_ARID_C * arid * (1.0 - polar);
+    let sea_level_c = 28.0 - 42.0 * z2 + MASS_ELEVATION_C_PER_M * region_h.max(0.0) * (1.0 - polar);
+    (sea_level_c - snow_c) / LAPSE_C_PER_M
+}
+
+/// A grid of [`Climate`] at (lat, lon), degrees: bilinear between the nodes, longitude
+/// wrapping.
+fn bilinear(grid: &[f32], lat: f64, lon: f64) -> f64 {
+    let y = ((lat + 90.0) / CLIMATE_STEP_DEG).clamp(0.0, (CLIMATE_NLAT - 1) as f64);
+    let x = (lon + 180.0) / CLIMATE_STEP_DEG;
+    let (j0, i0) = (y.floor().min((CLIMATE_NLAT - 2) as f64), x.floor());
+    let (fy, fx) = (y - j0, x - i0);
+    let (j0, i0) = (j0 as usize, i0 as i64);
+    let at = |j: usize, i: i64| {
+        grid[j * CLIMATE_NLON + i.rem_euclid(CLIMATE_NLON as i64) as usize] as f64
+    };
+    let lo = at(j0, i0) * (1.0 - fx) + at(j0, i0 + 1) * fx;
+    let hi = at(j0 + 1, i0) * (1.0 - fx) + at(j0 + 1, i0 + 1) * fx;
+    lo * (1.0 - fy) + hi * fy
 }
 
 /// The mean over the (2r + 1)² nodes around each node, longitude wrapping, rows clamped.
