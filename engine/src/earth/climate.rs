@@ -530,20 +530,11 @@ impl Climate {
         for _ in 0..2 {
             wet = smooth(&wet);
         }
-        // Each pole is one point: its row takes the row's mean.
-        for j in [0, CLIMATE_NLAT - 1] {
-            let row = &mut wet[j * CLIMATE_NLON..(j + 1) * CLIMATE_NLON];
-            let mean = row.iter().map(|&v| v as f64).sum::<f64>() / CLIMATE_NLON as f64;
-            row.fill(mean as f32);
-        }
+        pole_rows_to_points(&mut wet);
         // The mean height over each node's 0.5° square and one binomial pass (about 50 km
         // across): the scale over which a massif warms its air, not the peaks' own heights.
         let mut region_h = smooth(&g.height);
-        for j in [0, CLIMATE_NLAT - 1] {
-            let row = &mut region_h[j * CLIMATE_NLON..(j + 1) * CLIMATE_NLON];
-            let mean = row.iter().map(|&v| v as f64).sum::<f64>() / CLIMATE_NLON as f64;
-            row.fill(mean as f32);
-        }
+        pole_rows_to_points(&mut region_h);
         Climate { wet, region_h }
     }
 
@@ -578,6 +569,15 @@ pub fn snow_line_m(lat: f64, wet: f64, region_h: f64) -> f64 {
         SNOW_TROPICS_C + (SNOW_C - SNOW_TROPICS_C) * seasonal - SNOW_ARID_C * arid * (1.0 - polar);
     let sea_level_c = 28.0 - 42.0 * z2 + MASS_ELEVATION_C_PER_M * region_h.max(0.0) * (1.0 - polar);
     (sea_level_c - snow_c) / LAPSE_C_PER_M
+}
+
+/// Each pole is one point: its row of `grid` takes the row's mean.
+fn pole_rows_to_points(grid: &mut [f32]) {
+    for j in [0, CLIMATE_NLAT - 1] {
+        let row = &mut grid[j * CLIMATE_NLON..(j + 1) * CLIMATE_NLON];
+        let mean = row.iter().map(|&v| v as f64).sum::<f64>() / CLIMATE_NLON as f64;
+        row.fill(mean as f32);
+    }
 }
 
 /// A grid of [`Climate`] at (lat, lon), degrees: bilinear between the nodes, longitude
