@@ -79,11 +79,15 @@ impl ClimateField {
             return Ok(());
         }
         match self.pending.take().map(|h| h.join()) {
-            Some(Ok(c)) if c.values().len() * 4 == self.staging.desc.size as usize => {
-                self.staging.write(0, bytemuck::cast_slice(&c.values()))?;
-                self.uploaded.store(false, Ordering::Relaxed);
+            Some(Ok(c)) => {
+                let values = c.values();
+                if values.len() * 4 == self.staging.desc.size as usize {
+                    self.staging.write(0, bytemuck::cast_slice(&values))?;
+                    self.uploaded.store(false, Ordering::Relaxed);
+                } else {
+                    log::warn!("climate field of another size: the latitude belt stays");
+                }
             }
-            Some(Ok(_)) => log::warn!("climate field of another size: the latitude belt stays"),
             Some(Err(_)) | None => log::warn!("climate worker failed: the latitude belt stays"),
         }
         Ok(())

@@ -18,8 +18,9 @@ float climate_node(int field, int j, int i) {
     return climate.w[(field * CLIMATE_NLAT + j) * CLIMATE_NLON + ii];
 }
 
-// Field 0 (wetness) or 1 (the region's height) at the unit direction `up` (planet axes).
-float climate_field(int field, vec3 up) {
+// Both fields at the unit direction `up` (planet axes): (wetness, the region's height in m),
+// from one set of grid coordinates.
+vec2 climate_at(vec3 up) {
     float lat = degrees(asin(clamp(up.z, -1.0, 1.0)));
     // At a pole any longitude reads the same (one value per pole row); atan(0, 0) is not.
     float lon = abs(up.x) + abs(up.y) > 0.0 ? degrees(atan(up.y, up.x)) : 0.0;
@@ -29,11 +30,13 @@ float climate_field(int field, vec3 up) {
     float i0 = floor(x);
     float fy = y - j0, fx = x - i0;
     int j = int(j0), i = int(i0);
-    float lo = mix(climate_node(field, j, i), climate_node(field, j, i + 1), fx);
-    float hi = mix(climate_node(field, j + 1, i), climate_node(field, j + 1, i + 1), fx);
-    return mix(lo, hi, fy);
+    vec2 out_v;
+    for (int f = 0; f < 2; ++f) {
+        float lo = mix(climate_node(f, j, i), climate_node(f, j, i + 1), fx);
+        float hi = mix(climate_node(f, j + 1, i), climate_node(f, j + 1, i + 1), fx);
+        out_v[f] = mix(lo, hi, fy);
+    }
+    return out_v;
 }
-float climate_wetness(vec3 up) { return climate_field(0, up); }
-float climate_region_height(vec3 up) { return climate_field(1, up); }
 
 #endif

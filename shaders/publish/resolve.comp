@@ -351,13 +351,18 @@ bool first_crossing(vec3 d, uint start, float t0, float t1, float t_min, uint ma
     // morphing, detail steeper than the bound), the window's start may be under it: the start
     // steps back toward the camera, doubling the window, rather than leave the hit on the
     // chord in this frame and not the next.
+    // A wider window's pieces are counted before its start is walked: one with too many is
+    // given up without the walk.
     RayPoint a = ray_point(d, t0, start);
     for (int k = 0; k < CROSSING_BACK_STEPS && a.f <= 0.0 && t0 > t_min; ++k) {
-        t0 = max(t_min, t1 - 2.0 * (t1 - t0));
+        float tb = max(t_min, t1 - 2.0 * (t1 - t0));
+        vec2 gb = scale * half_texel_grid(r, d, tb);
+        if (grid_pieces(gb, g1) > float(max_pieces)) return false;
+        t0 = tb;
+        g0 = gb;
         a = ray_point(d, t0, start);
-        g0 = scale * half_texel_grid(r, d, t0);
     }
-    if (a.f <= 0.0 || grid_pieces(g0, g1) > float(max_pieces)) return false;
+    if (a.f <= 0.0) return false;
     vec2 dg = g1 - g0;
     // u (0 at t0, 1 at t1) of the next grid line along each axis, and between lines.
     vec2 du = vec2(abs(dg.x) > 1e-6 ? 1.0 / abs(dg.x) : 2.0, abs(dg.y) > 1e-6 ? 1.0 / abs(dg.y) : 2.0);

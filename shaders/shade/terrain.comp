@@ -206,7 +206,8 @@ void shade_pixel(uvec2 px) {
             // less where the facet tilts away from the upper hemisphere; plus a faint
             // specular lobe (snow's sheen, wet rock).
             // Snow's share of the footprint likewise, from the heights at the same taps.
-            float wet = climate_wetness(up), region_h = climate_region_height(up);
+            vec2 clim = climate_at(up);
+            float wet = clim.x, region_h = clim.y;
             float line = snow_line_height(up.z * up.z, material_aridity(wet), region_h);
             float snow = 0.25 * (snow_ground(tap_h.x, line) + snow_ground(tap_h.y, line)
                                + snow_ground(tap_h.z, line) + snow_ground(tap_h.w, line));
