@@ -137,9 +137,18 @@ pub struct PublishOptions {
     /// half-texel grid, before the search beside the chord ([`RESOLVE_CROSSING_PIECES`] to turn
     /// it on).
     pub crossing_pieces: u32,
+    /// The conservative shell (`shaders/common/raster_shell.glsl`): each leaf whose chord may
+    /// lie a pixel or more under the surface is also drawn as a prism raised this many times
+    /// its largest edge-midpoint residual, and `publish.resolve` searches each ray from the
+    /// nearest prism face for its first crossing, up to [`SHELL_PIECES`] pieces (0: none).
+    pub shell_k: f32,
 }
 
-/// Samples of `publish.resolve`'s march back along a grazing ray (`shaders/publish/resolve.comp`),
+/// Pieces of the first-crossing search from the conservative shell's face at most (as
+/// [`RESOLVE_CROSSING_PIECES`]: a longer window keeps the hit found without it).
+pub const SHELL_PIECES: u32 = 16;
+
+/// Samples of `publish.resolve`'s march back along a grazing ray (`shaders/common/resolve.glsl`),
 /// at most, about every 0.5 m of ground: the count to turn it on with. On the H200 in the
 /// Khumbu descent at 1080p (the dome rocks), 16 samples cut the pixels that see past a rock
 /// from 31,276 to 11,744 and the descent's worst pop from 45.8 to 24.3 px. It is off by
@@ -149,7 +158,7 @@ pub struct PublishOptions {
 pub const RESOLVE_MARCH_SAMPLES: u32 = 16;
 
 /// Samples of `publish.resolve`'s outline search at most (`march_outline` in
-/// `shaders/publish/resolve.comp`): from the depth of the surface seen beside the pixel, four a
+/// `shaders/common/resolve.glsl`): from the depth of the surface seen beside the pixel, four a
 /// texel apart, then doubling toward the chord's hit, then four steps of a dip search between
 /// them. Off by default: with the root search's bisection it draws the crests of an analytic
 /// ridge field where the reference does (`hidden_detail`), but in the lavapipe descent it
@@ -157,7 +166,7 @@ pub const RESOLVE_MARCH_SAMPLES: u32 = 16;
 pub const RESOLVE_OUTLINE_SAMPLES: u32 = 8;
 
 /// Pieces of `publish.resolve`'s first-crossing search at most (`first_crossing` in
-/// `shaders/publish/resolve.comp`), the count to turn it on with: a window that crosses more of
+/// `shaders/common/resolve.glsl`), the count to turn it on with: a window that crosses more of
 /// the selected level's grid (pieces of up to four texels) keeps the root search beside the
 /// chord. Off by default: in the lavapipe descent at 1080p it cuts p99 at 2–3 m from 38–50 px
 /// to 0.8–1.0 px and the points over 1 px by 3–5×, but raises the worst pop from 75 to 168 px
@@ -165,6 +174,18 @@ pub const RESOLVE_OUTLINE_SAMPLES: u32 = 8;
 /// surface than the window and rays switch between the two searches from frame to frame
 /// (docs/bench.md "The first-crossing search").
 pub const RESOLVE_CROSSING_PIECES: u32 = 16;
+
+impl PublishOptions {
+    /// Whether any of the resolve's searches beyond the root beside the chord is on (the
+    /// frame then runs `publish.resolve.search` in place of `publish.resolve`).
+    pub fn searches(&self) -> bool {
+        self.march_samples > 0
+            || self.outline_samples > 0
+            || self.root_bisect
+            || self.crossing_pieces > 0
+            || self.shell_k > 0.0
+    }
+}
 
 impl Default for PublishOptions {
     fn default() -> Self {
@@ -177,6 +198,7 @@ impl Default for PublishOptions {
             outline_samples: 0,
             root_bisect: false,
             crossing_pieces: 0,
+            shell_k: 0.0,
         }
     }
 }
@@ -234,7 +256,15 @@ pub fn declare_publish(
             0,
         ),
     };
-    g.compute("publish.resolve", &shaders::PUBLISH_RESOLVE)
+    // The searches for crossings the chord's root misses are a shader of their own, so the
+    // default resolve carries none of their code (registers; lavapipe's compile time).
+    let resolve = if opts.searches() {
+        g.compute("publish.resolve.search", &shaders::PUBLISH_RESOLVE_SEARCH)
+            .read("shell", r.shell)
+    } else {
+        g.compute("publish.resolve", &shaders::PUBLISH_RESOLVE)
+    };
+    resolve
         .read("frame", surface.frame)
         .read("slots", surface.slots)
         .read("tile_lookup", surface.lookup)
@@ -250,6 +280,7 @@ pub fn declare_publish(
                 | opts.crossing_pieces.min(63) << 26,
             stamp,
             opts.outline_samples,
+            if opts.shell_k > 0.0 { SHELL_PIECES } else { 0 },
         ])
         .dispatch_threads([w, h, 1]);
     Published {
@@ -265,6 +296,9 @@ pub struct Rasterised {
     /// `publish.vis`: per pixel (bits of 1 / z_ndc) << 32 | leaf, `u64::MAX` where nothing was
     /// drawn (`shaders/common/raster.glsl`).
     pub vis: BufferRef,
+    /// `publish.shell`: the nearest prism face per pixel, keyed as `vis` (8 bytes, unwritten,
+    /// without the shell).
+    pub shell: BufferRef,
     pub depth: Option<ImageRef>,
     /// The hand-over list and the raster's counts ([`RasterCounts`]).
     pub big: BufferRef,
@@ -286,19 +320,26 @@ pub fn declare_raster(
     let compute = mode != PublishMode::Hardware;
     let [w, h] = extent;
     let mut vis = g.create_buffer("publish.vis", BufferDesc::gpu(8 * w as u64 * h as u64));
+    let shell_on = opts.shell_k > 0.0;
+    let shell_bytes = if shell_on { 8 * w as u64 * h as u64 } else { 8 };
+    let mut shell = g.create_buffer("publish.shell", BufferDesc::gpu(shell_bytes));
     g.transfer("publish.clear")
-        .fill(&mut vis, 0, vk::WHOLE_SIZE, u32::MAX);
+        .fill(&mut vis, 0, vk::WHOLE_SIZE, u32::MAX)
+        .fill(&mut shell, 0, vk::WHOLE_SIZE, u32::MAX);
     // Compute rasteriser first; what it cannot take (near-plane crossers, big footprints) goes
     // through `raster.big` (`shaders/common/raster_big.glsl`: a 32-byte header, then a
     // (leaf, first tile) pair per leaf) to the hardware raster or to `raster.compute.big`.
     let mut dispatch = g.create_buffer("raster.dispatch", BufferDesc::indirect(1));
-    let mut big = g.create_buffer("raster.big", BufferDesc::gpu(32 + 8 * mesh.capacity as u64));
+    // A leaf's chord and its prism may both be handed over.
+    let entries = if shell_on { 2 } else { 1 } * mesh.capacity as u64;
+    let mut big = g.create_buffer("raster.big", BufferDesc::gpu(32 + 8 * entries));
     g.compute("raster.args", &shaders::RASTER_ARGS)
         .read("control", mesh.draw_args)
         .write("dispatch", &mut dispatch)
         .write("big", &mut big)
         .dispatch([1, 1, 1]);
     let max_box = (opts.max_box_px as f32).to_bits();
+    let shell_k = opts.shell_k.max(0.0).to_bits();
     match mesh.occlusion.filter(|_| opts.occlusion) {
         None => {
             g.compute("raster.compute", &shaders::RASTER_COMPUTE)
@@ -308,13 +349,14 @@ pub fn declare_raster(
                 .read("dispatch", dispatch)
                 .write("big", &mut big)
                 .write("vis", &mut vis)
-                .push(&[compute as u32, max_box, 0])
+                .write("shell", &mut shell)
+                .push(&[compute as u32, max_box, 0, shell_k])
                 .dispatch_indirect(dispatch, 0);
         }
         Some(o) => {
             // Two phases: last frame's visible leaves, the depth they leave per tile, then
             // the rest against it (`shaders/common/raster_small.glsl`).
-            let push = [compute as u32, max_box, o.frame_stamp];
+            let push = [compute as u32, max_box, o.frame_stamp, shell_k];
             g.compute("raster.compute.early", &shaders::RASTER_COMPUTE_EARLY)
                 .read("frame", frame)
                 .read("pool", mesh.pool)
@@ -323,6 +365,7 @@ pub fn declare_raster(
                 .read("seen", o.seen)
                 .write("big", &mut big)
                 .write("vis", &mut vis)
+                .write("shell", &mut shell)
                 .push(&push)
                 .dispatch_indirect(dispatch, 0);
             let tiles = [w.div_ceil(RASTER_HIZ_TILE), h.div_ceil(RASTER_HIZ_TILE)];
@@ -344,17 +387,23 @@ pub fn declare_raster(
                 .read("hiz", hiz)
                 .write("big", &mut big)
                 .write("vis", &mut vis)
+                .write("shell", &mut shell)
                 .push(&push)
                 .dispatch_indirect(dispatch, 0);
         }
     }
     let depth = if compute {
-        declare_big_compute(g, mesh, frame, big, &mut vis);
+        declare_big_compute(g, mesh, frame, big, &mut vis, &mut shell, shell_k);
         want_depth.then(|| declare_depth(g, extent, frame, vis))
     } else {
         Some(declare_big_hardware(g, extent, mesh, frame, big, &mut vis))
     };
-    Rasterised { vis, depth, big }
+    Rasterised {
+        vis,
+        shell,
+        depth,
+        big,
+    }
 }
 
 /// `raster.hardware`: the handed-over leaves as an indirect draw; returns its depth attachment.
@@ -396,6 +445,8 @@ fn declare_big_compute(
     frame: BufferRef,
     big: BufferRef,
     vis: &mut BufferRef,
+    shell: &mut BufferRef,
+    shell_k: u32,
 ) {
     let mut dispatch = g.create_buffer("raster.big.dispatch", BufferDesc::indirect(1));
     g.compute("raster.big.args", &shaders::RASTER_BIG_ARGS)
@@ -408,6 +459,8 @@ fn declare_big_compute(
         .read("big", big)
         .read("dispatch", dispatch)
         .write("vis", vis)
+        .write("shell", shell)
+        .push(&[shell_k])
         .dispatch_indirect(dispatch, 0);
 }
 

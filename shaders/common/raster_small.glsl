@@ -17,6 +17,7 @@ layout(local_size_x = 64) in;
 #include "common/frame.glsl"
 #include "common/raster.glsl"
 #include "common/raster_big.glsl"
+#include "common/raster_shell.glsl"
 
 layout(std430, set = 0, binding = 0) readonly buffer Pool { Bisector b[]; } pool;
 layout(std430, set = 0, binding = 1) readonly buffer DrawList { uint leaves[]; } draw_list;
@@ -30,11 +31,14 @@ layout(std430, set = 0, binding = 5) readonly buffer Seen { uint frame[]; } seen
 #ifdef RASTER_LATE
 layout(std430, set = 0, binding = 6) readonly buffer Hiz { uint far_bits[]; } hiz;
 #endif
+// The prisms' nearest faces (common/raster_shell.glsl), keyed as the visibility buffer.
+layout(std430, set = 0, binding = 7) buffer Shell { uint64_t v[]; } shell;
 
 // mode 0: hand over to raster.hardware, 1: to raster.compute.big; max_box: the largest pixel
 // box one thread rasterises (engine/src/publish.rs RASTER_MAX_BOX_PX); frame_stamp: this
-// frame's stamp (the early phase takes the leaves stamped one less).
-layout(push_constant) uniform Handover { uint mode; float max_box; uint frame_stamp; } handover;
+// frame's stamp (the early phase takes the leaves stamped one less); shell_k: the prisms'
+// raise over the largest residual (0: no shell).
+layout(push_constant) uniform Handover { uint mode; float max_box; uint frame_stamp; float shell_k; } handover;
 
 #ifdef RASTER_LATE
 // Whether every RASTER_HIZ_TILE² tile of the pixel box [lo, hi] holds early-phase depths all
@@ -54,6 +58,32 @@ bool occluded(vec2 lo, vec2 hi, float z_near) {
 }
 #endif
 
+// The leaf's prism into `publish.shell`: here where its box is one thread's, else handed over
+// to raster.compute.big as a SHELL_ENTRY (compute mode; the hardware raster draws no prisms).
+void draw_shell(uint leaf, vec3 p[3], vec2 vp) {
+    vec4 c[6];
+    if (!shell_prism(p, max(pool.b[leaf].r_hyp, pool.b[leaf].r_leg), handover.shell_k, c)) return;
+    vec2 lo, hi;
+    if (!shell_box(c, vp, lo, hi)) return;
+    vec2 box = hi - lo + 1.0;
+    if (box.x * box.y <= handover.max_box) {
+        ShellFaces f = shell_faces(p, c, vp);
+        if (f.n == 0u) return;
+        uint W = uint(vp.x);
+        for (float y = lo.y; y <= hi.y; y += 1.0) {
+            for (float x = lo.x; x <= hi.x; x += 1.0) {
+                float z = shell_z(f, vec2(x, y) + 0.5);
+                if (z > 0.0) atomicMin(shell.v[uint(y) * W + uint(x)], raster_key(z, leaf));
+            }
+        }
+        return;
+    }
+    if (handover.mode == 0u) return;
+    uvec2 n = raster_tiles(lo, hi);
+    uint64_t old = atomicAdd(big.tally, (uint64_t(1u) << 32) | uint64_t(n.x * n.y));
+    big.leaves[uint(old >> 32)] = uvec2(leaf | SHELL_ENTRY, uint(old));
+}
+
 void main() {
     uint i = gl_GlobalInvocationID.x;
     if (i >= dispatch.args[3]) return;
@@ -65,13 +95,16 @@ void main() {
     if (seen.frame[leaf] + 1u == handover.frame_stamp) return;
 #endif
     vec4 c[3];
+    vec3 p[3];
     bool near_plane = false;
     for (uint k = 0u; k < 3u; ++k) {
-        vec3 p = vec3(pool.b[leaf].positions[3u * k], pool.b[leaf].positions[3u * k + 1u], pool.b[leaf].positions[3u * k + 2u]);
-        c[k] = frame.view_proj * vec4(p, 1.0);
+        p[k] = vec3(pool.b[leaf].positions[3u * k], pool.b[leaf].positions[3u * k + 1u], pool.b[leaf].positions[3u * k + 2u]);
+        c[k] = frame.view_proj * vec4(p[k], 1.0);
         near_plane = near_plane || raster_near(c[k]);
     }
     vec2 vp = frame.viewport;
+    // Before the occlusion test: a hidden chord's prism may still rise into view.
+    if (handover.shell_k > 0.0) draw_shell(leaf, p, vp);
     if (!near_plane) {
         vec2 s0 = raster_screen(c[0], vp), s1 = raster_screen(c[1], vp), s2 = raster_screen(c[2], vp);
         vec2 lo, hi;

@@ -14,10 +14,14 @@ layout(local_size_x = 8, local_size_y = 8) in;
 #include "common/raster.glsl"
 #define RASTER_BIG_ACCESS readonly
 #include "common/raster_big.glsl"
+#include "common/raster_shell.glsl"
 
 layout(std430, set = 0, binding = 0) readonly buffer Pool { Bisector b[]; } pool;
 layout(std430, set = 0, binding = 2) readonly buffer Dispatch { uint args[4]; } dispatch;
 layout(std430, set = 0, binding = 4) buffer Vis { uint64_t v[]; } vis;
+layout(std430, set = 0, binding = 5) buffer Shell { uint64_t v[]; } shell;
+// shell_k: the prisms' raise, as raster.compute's (common/raster_shell.glsl).
+layout(push_constant) uniform Push { float shell_k; } pc;
 
 shared uint s_lo, s_hi, s_best;
 
@@ -53,13 +57,35 @@ void main() {
     uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     if (tile >= dispatch.args[3]) return; // the same for the whole workgroup
     uvec2 entry = big.leaves[find_slot(tile)];
-    uint leaf = entry.x;
+    uint leaf = entry.x & ~SHELL_ENTRY;
     vec4 c[3];
+    vec3 p[3];
     for (uint k = 0u; k < 3u; ++k) {
-        vec3 p = vec3(pool.b[leaf].positions[3u * k], pool.b[leaf].positions[3u * k + 1u], pool.b[leaf].positions[3u * k + 2u]);
-        c[k] = frame.view_proj * vec4(p, 1.0);
+        p[k] = vec3(pool.b[leaf].positions[3u * k], pool.b[leaf].positions[3u * k + 1u], pool.b[leaf].positions[3u * k + 2u]);
+        c[k] = frame.view_proj * vec4(p[k], 1.0);
     }
     vec2 vp = frame.viewport;
+    uint W = uint(vp.x);
+    if ((entry.x & SHELL_ENTRY) != 0u) {
+        // A prism: the same corners, box and tiles raster.compute found.
+        vec4 s[6];
+        vec2 lo, hi;
+        if (!shell_prism(p, max(pool.b[leaf].r_hyp, pool.b[leaf].r_leg), pc.shell_k, s)) return;
+        if (!shell_box(s, vp, lo, hi)) return;
+        uvec2 tiles = raster_tiles(lo, hi);
+        uint local = tile - entry.y;
+        if (local >= tiles.x * tiles.y) return;
+        vec2 t_lo = lo + vec2(local % tiles.x, local / tiles.x) * float(RASTER_TILE);
+        vec2 t_hi = min(t_lo + float(RASTER_TILE - 1u), hi);
+        ShellFaces f = shell_faces(p, s, vp);
+        for (float y = t_lo.y + float(gl_LocalInvocationID.y); y <= t_hi.y; y += 8.0) {
+            for (float x = t_lo.x + float(gl_LocalInvocationID.x); x <= t_hi.x; x += 8.0) {
+                float z = shell_z(f, vec2(x, y) + 0.5);
+                if (z > 0.0) atomicMin(shell.v[uint(y) * W + uint(x)], raster_key(z, leaf));
+            }
+        }
+        return;
+    }
     RasterPoly r;
     if (!raster_poly(c, vp, r)) return;
     uvec2 tiles = raster_tiles(r.lo, r.hi);
@@ -70,7 +96,6 @@ void main() {
     RasterTri t0, t1;
     bool ok0 = raster_setup(r.s[0], r.s[1], r.s[2], vec3(r.z[0], r.z[1], r.z[2]), t0);
     bool ok1 = r.n == 4u && raster_setup(r.s[0], r.s[2], r.s[3], vec3(r.z[0], r.z[2], r.z[3]), t1);
-    uint W = uint(vp.x);
     for (float y = t_lo.y + float(gl_LocalInvocationID.y); y <= t_hi.y; y += 8.0) {
         for (float x = t_lo.x + float(gl_LocalInvocationID.x); x <= t_hi.x; x += 8.0) {
             vec2 q = vec2(x, y) + 0.5;

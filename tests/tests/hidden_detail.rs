@@ -133,11 +133,17 @@ fn ridge(d: DVec3) -> f64 {
 /// crest drawn lower than it stands), past it beyond the surface search's reach (10 %), before
 /// it by more than 0.5 % (a crossing the surface lacks), and all of them.
 fn crests_missed(outline: u32, bisect: bool) -> (usize, usize, usize, usize) {
+    crests_missed_with(|o| {
+        o.publish.outline_samples = outline;
+        o.publish.root_bisect = bisect;
+    })
+}
+
+fn crests_missed_with(set: impl FnOnce(&mut RendererOptions)) -> (usize, usize, usize, usize) {
     let lon = (-300.0 / R).to_degrees();
     let cam = ViewCamera::geo(0.0, lon, R + 1.2, 90.0, -3.0, 12.0, W, H);
     let pairs = published_and_reference(0.5, ridge, &cam, |o| {
-        o.publish.outline_samples = outline;
-        o.publish.root_bisect = bisect;
+        set(o);
         // Legs no shorter than a texel of the finest level (a quarter by default): the chords
         // cannot follow the crests, as at walking height over the Earth, where the fine-detail
         // gain holds the cap at L14's while the surface carries L15–L18 detail.

@@ -63,6 +63,12 @@ pub struct GpuArgs {
     /// none].
     #[arg(long, env = "PLANETFALL_RESOLVE_CROSSING")]
     pub resolve_crossing: Option<u32>,
+    /// The conservative shell: leaves whose chord may lie a pixel or more under the surface
+    /// are also drawn as prisms raised this many times their largest edge-midpoint residual,
+    /// and the resolve searches each ray from the nearest prism face for its first crossing
+    /// (`engine::publish::PublishOptions::shell_k`; 0 off) [default: 0].
+    #[arg(long, env = "PLANETFALL_RESOLVE_SHELL")]
+    pub resolve_shell: Option<f32>,
     /// The mesh's residual splits only triangles whose longest screen edge is over this many
     /// pixels (`engine::cbt::CbtParams::split_min_px`) [default: the engine's].
     #[arg(long, env = "PLANETFALL_SPLIT_MIN_PX")]
@@ -117,7 +123,8 @@ pub fn frame_options(ctx: &Context, o: &mut engine::renderer::RendererOptions) {
 /// Sets the options' publish mode from `--publish`, the compute raster's hand-over box
 /// from `--raster-max-box` (for frames that make no GPU tiles), occlusion culling from
 /// `--occlusion`, the exposure from `--exposure`, the march from `--resolve-march`, the
-/// outline search from `--resolve-outline` and `--resolve-bisect`, the mesh's smallest residual split from
+/// outline search from `--resolve-outline` and `--resolve-bisect`, the shell from
+/// `--resolve-shell`, the mesh's smallest residual split from
 /// `--split-min-px`, the outlines' depth cap from `--silhouette-cos` and the tile slots from
 /// `--tile-slots`.
 pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
@@ -140,6 +147,9 @@ pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     o.publish.root_bisect |= a.resolve_bisect;
     if let Some(n) = a.resolve_crossing {
         o.publish.crossing_pieces = n.min(63);
+    }
+    if let Some(k) = a.resolve_shell {
+        o.publish.shell_k = k;
     }
     if let Some(px) = a.split_min_px {
         o.cbt.split_min_px = px;
