@@ -257,18 +257,42 @@ bool over_tile(vec3 d, float t, uint slot, out float f) {
 }
 
 // The ray's entry into the surface between a (over it) and b (under it): regula falsi
-// (Illinois), up to `steps` steps, until |f| is within the tolerance; the point of smallest |f|
-// met. With `bisect` (one piece of the first-crossing search) it bisects where a step did not
-// halve the bracket (at a crest's or a step's edge f is nearly flat on one side and regula
-// falsi creeps along it), and stops at the bracket's near end where the bracket closes first.
-RayPoint entry_between(vec3 d, uint start, RayPoint a, RayPoint b, int steps, bool bisect) {
+// (Illinois), the point of smallest |f| it met.
+RayPoint entry_between(vec3 d, uint start, RayPoint a, RayPoint b) {
+    float fa = a.f, fb = b.f;
+    RayPoint best = -b.f < a.f ? b : a;
+    int side = 0;
+    for (int it = 0; it < 6; ++it) {
+        float tc = (a.t * fb - b.t * fa) / (fb - fa);
+        RayPoint c = ray_point(d, tc, start);
+        if (abs(c.f) < abs(best.f)) best = c;
+        if (abs(c.f) < 1e-3 * max(1.0, 1e-4 * tc)) break;
+        if (c.f > 0.0) {
+            a = c; fa = c.f;
+            if (side == 1) fb *= 0.5;
+            side = 1;
+        } else {
+            b = c; fb = c.f;
+            if (side == -1) fa *= 0.5;
+            side = -1;
+        }
+    }
+    return best;
+}
+
+// The ray's entry into the surface between a (over it) and b (under it) within one piece of the
+// first-crossing search: regula falsi (Illinois), bisecting where a step did not halve the
+// bracket (at a crest's or a step's edge f is nearly flat on one side and regula falsi creeps
+// along it), until |f| or the bracket is within the tolerance; the point of smallest |f| met,
+// or the bracket's near end where the bracket closed first.
+RayPoint entry_in_piece(vec3 d, uint start, RayPoint a, RayPoint b) {
     float fa = a.f, fb = b.f;
     RayPoint best = -b.f < a.f ? b : a;
     int side = 0;
     float width = 2.0 * (b.t - a.t);   // the bracket's width before the last step
-    for (int it = 0; it < steps; ++it) {
+    for (int it = 0; it < CROSSING_REFINE_STEPS; ++it) {
         float tc = (a.t * fb - b.t * fa) / (fb - fa);
-        if (bisect && b.t - a.t > 0.5 * width) tc = 0.5 * (a.t + b.t);
+        if (b.t - a.t > 0.5 * width) tc = 0.5 * (a.t + b.t);
         width = b.t - a.t;
         RayPoint c = ray_point(d, tc, start);
         if (abs(c.f) < abs(best.f)) best = c;
@@ -283,13 +307,10 @@ RayPoint entry_between(vec3 d, uint start, RayPoint a, RayPoint b, int steps, bo
             if (side == -1) fa *= 0.5;
             side = -1;
         }
-        if (bisect && b.t - a.t < tol) return a;
+        if (b.t - a.t < tol) return a;
     }
     return best;
 }
-
-// Steps of the entry's search after the march back's or the outline search's bracket.
-#define ENTRY_STEPS 6
 
 // The ray's point at distance t on tile r's half-texel grid: its lines are the integers.
 vec2 half_texel_grid(SlotRecord r, vec3 d, float t) { return 2.0 * chart_forward(r, point_to_plane(r, d * t).xy); }
@@ -310,7 +331,7 @@ float grid_pieces(vec2 g0, vec2 g1) {
 // per piece between the window's crossings of that half-texel grid: the ends and the middle of
 // each piece give it (up to the chart's curvature over a texel). Pieces are taken from the
 // camera's side; the first whose middle or end is under the surface, or whose parabola dips
-// under it between them, brackets the entry, and `entry_between` finds it. False where the
+// under it between them, brackets the entry, and `entry_in_piece` finds it. False where the
 // ray is under the surface at t0 and still at t_min, where the window crosses more than
 // `max_pieces` pieces of four texels (far, grazing rays: the search beside the chord serves
 // them), or where the ray stays over the surface.
@@ -365,9 +386,9 @@ bool first_crossing(vec3 d, uint start, float t0, float t1, float t_min, uint ma
         if (un < 1.0 && un - u < 1e-3) continue;
         float tb = mix(t0, t1, un);
         RayPoint m = ray_point(d, 0.5 * (prev.t + tb), start);
-        if (m.f <= 0.0) { p = entry_between(d, start, prev, m, CROSSING_REFINE_STEPS, true); return true; }
+        if (m.f <= 0.0) { p = entry_in_piece(d, start, prev, m); return true; }
         RayPoint e = ray_point(d, tb, start);
-        if (e.f <= 0.0) { p = entry_between(d, start, m, e, CROSSING_REFINE_STEPS, true); return true; }
+        if (e.f <= 0.0) { p = entry_in_piece(d, start, m, e); return true; }
         // All three over the surface: the parabola through them may still dip under it.
         float h = 0.5 * (tb - prev.t);
         float c2 = (prev.f - 2.0 * m.f + e.f) / (2.0 * h * h);
@@ -377,7 +398,7 @@ bool first_crossing(vec3 d, uint start, float t0, float t1, float t_min, uint ma
             if (tv > prev.t && tv < tb && m.f - c1 * c1 / (4.0 * c2) < 0.0) {
                 RayPoint v = ray_point(d, tv, start);
                 if (v.f <= 0.0) {
-                    p = entry_between(d, start, tv < m.t ? prev : m, v, CROSSING_REFINE_STEPS, true);
+                    p = entry_in_piece(d, start, tv < m.t ? prev : m, v);
                     return true;
                 }
             }
@@ -434,7 +455,7 @@ bool march_back(vec3 d, uint start, uint max_samples, float hidden, bool exhaust
             RayPoint m = ray_point(d, tk - step, start);
             if (m.f > 0.0) a = m; else b = m;
         }
-        p = entry_between(d, start, a, b, ENTRY_STEPS, false);
+        p = entry_between(d, start, a, b);
         return true;
     }
     return false;
@@ -535,7 +556,7 @@ bool march_outline(vec3 d, uint start, float t0, uint max_samples, inout RayPoin
         RayPoint b = ray_point(d, tk, start);
         if (need_after) { after_low = b; need_after = false; }
         if (b.f <= 0.0) {
-            p = entry_between(d, start, prev, b, ENTRY_STEPS, false);
+            p = entry_between(d, start, prev, b);
             return true;
         }
         if (b.f < low.f) {
@@ -565,7 +586,7 @@ bool march_outline(vec3 d, uint start, float t0, uint max_samples, inout RayPoin
         }
         RayPoint c = ray_point(d, tv, start);
         if (c.f <= 0.0) {
-            p = entry_between(d, start, tv < low.t ? lo : low, c, ENTRY_STEPS, false);
+            p = entry_between(d, start, tv < low.t ? lo : low, c);
             return true;
         }
         if (c.f < low.f) {
