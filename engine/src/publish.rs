@@ -139,7 +139,7 @@ pub struct PublishOptions {
     pub crossing_pieces: u32,
     /// The conservative shell (`shaders/common/raster_shell.glsl`): each leaf whose chord may
     /// lie a pixel or more under the surface is also drawn as a prism raised this many times
-    /// its largest edge-midpoint residual, and `publish.resolve` searches each ray from the
+    /// its largest edge-midpoint residual, and `publish.resolve.search` searches each ray from the
     /// nearest prism face for its first crossing, up to [`SHELL_PIECES`] pieces (0: none).
     pub shell_k: f32,
 }
