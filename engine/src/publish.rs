@@ -148,7 +148,7 @@ pub struct PublishOptions {
 /// [`RESOLVE_CROSSING_PIECES`]: a longer window keeps the hit found without it).
 pub const SHELL_PIECES: u32 = 16;
 
-/// Samples of `publish.resolve`'s march back along a grazing ray (`shaders/common/resolve.glsl`),
+/// Samples of `publish.resolve`'s march back along a grazing ray (`shaders/common/resolve_search.glsl`),
 /// at most, about every 0.5 m of ground: the count to turn it on with. On the H200 in the
 /// Khumbu descent at 1080p (the dome rocks), 16 samples cut the pixels that see past a rock
 /// from 31,276 to 11,744 and the descent's worst pop from 45.8 to 24.3 px. It is off by
@@ -158,7 +158,7 @@ pub const SHELL_PIECES: u32 = 16;
 pub const RESOLVE_MARCH_SAMPLES: u32 = 16;
 
 /// Samples of `publish.resolve`'s outline search at most (`march_outline` in
-/// `shaders/common/resolve.glsl`): from the depth of the surface seen beside the pixel, four a
+/// `shaders/common/resolve_search.glsl`): from the depth of the surface seen beside the pixel, four a
 /// texel apart, then doubling toward the chord's hit, then four steps of a dip search between
 /// them. Off by default: with the root search's bisection it draws the crests of an analytic
 /// ridge field where the reference does (`hidden_detail`), but in the lavapipe descent it
@@ -166,7 +166,7 @@ pub const RESOLVE_MARCH_SAMPLES: u32 = 16;
 pub const RESOLVE_OUTLINE_SAMPLES: u32 = 8;
 
 /// Pieces of `publish.resolve`'s first-crossing search at most (`first_crossing` in
-/// `shaders/common/resolve.glsl`), the count to turn it on with: a window that crosses more of
+/// `shaders/common/resolve_search.glsl`), the count to turn it on with: a window that crosses more of
 /// the selected level's grid (pieces of up to four texels) keeps the root search beside the
 /// chord. Off by default: in the lavapipe descent at 1080p it cuts p99 at 2–3 m from 38–50 px
 /// to 0.8–1.0 px and the points over 1 px by 3–5×, but raises the worst pop from 75 to 168 px
