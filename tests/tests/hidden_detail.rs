@@ -202,3 +202,30 @@ fn a_ray_over_a_sagging_crest_meets_the_crest() {
         "no crossing the surface lacks: {before} vs {before0}"
     );
 }
+
+/// The conservative shell (`PublishOptions::shell_k`): each leaf whose chord may lie a pixel
+/// under the surface is also drawn as a prism raised K times its residual, and a ray that
+/// enters a prism searches for its first crossing from the prism's face. Over the ridge field
+/// it must meet the crests the chords sag under, with no search beside the chord (no outline
+/// search, no bisection), and add no crossing the surface lacks.
+#[test]
+fn a_ray_into_the_shell_meets_the_crest() {
+    let (past0, beyond0, before0, n0) = crests_missed(0, false);
+    let (past, beyond, before, n) = crests_missed_with(|o| o.publish.shell_k = 2.0);
+    println!(
+        "shell 2: crests drawn lower {past} px of {n} ({beyond} beyond the search's reach), \
+         {before} before the surface; without: {past0} of {n0} ({beyond0}), {before0}"
+    );
+    assert!(
+        past0 * 100 > n0,
+        "the chords sag under the crests: {past0} of {n0} px"
+    );
+    assert!(
+        past * 3 < past0,
+        "the shell meets the crests: {past} vs {past0} px"
+    );
+    assert!(
+        before <= before0 + n / 1000,
+        "no crossing the surface lacks: {before} vs {before0}"
+    );
+}

@@ -1,12 +1,12 @@
 #!/bin/bash
 # The Khumbu descent (khumbu-2m-p0's settings, 1080p) without the conservative shell and with
 # it at the raises given (--resolve-shell K); then the frame per node in two low views, each
-# way. Usage: sh .dev/shell.sh descent K... | sh .dev/shell.sh nodes K...
+# way. Usage: sh .dev/shell.sh descent 0 K... | sh .dev/shell.sh nodes 0 K... (0 = off)
 set -u
 . .dev/env.sh
 what=$1; shift
 K="--no-prefetch --score-pixels 1500 --frames 30 --hold-max-s 8 --only khumbu-2m-p0 --flights descent"
-for k in 0 "$@"; do
+for k in "$@"; do
   t0=$(date +%s)
   if [ "$what" = descent ]; then
     timeout 250 "$WC" -- "$P" bench $K --resolve-shell $k --out "$OUT/d$k" > "$OUT/d$k.log" 2>&1
