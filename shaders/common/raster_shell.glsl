@@ -98,19 +98,19 @@ ShellFaces shell_faces(vec3 p[3], vec4 c[6], vec2 vp) {
     return f;
 }
 
-// The nearest z_ndc of the faces over pixel centre q (0 where none covers it).
-float shell_z(ShellFaces f, vec2 q) {
-    float best = 0.0;
-    for (uint i = 0u; i < f.n; ++i) {
-        uint a = f.tri[i] & 15u, b = (f.tri[i] >> 4u) & 15u, d = f.tri[i] >> 8u;
-        RasterTri t;
-        float z;
-        if (raster_setup(f.s[a], f.s[b], f.s[d], vec3(f.z[a], f.z[b], f.z[d]), t)
-            && raster_covers(t, q, z)) {
-            best = max(best, z);
-        }
-    }
-    return best;
+// Face i of f set up for coverage, and its pixel box within [lo, hi] (the prism's box, or a
+// tile of it); false where it covers no pixel there. The faces are drawn one at a time, each set
+// up once: the camera-facing faces of a convex prism do not overlap on screen, so walking them
+// in turn costs about one coverage test and one atomic per covered pixel, where testing every
+// face at every pixel of the prism's box set each face up again at each pixel. Where two faces
+// share an edge pixel both keep their depth in `publish.shell`'s atomicMin, which leaves the
+// nearer, as taking the nearest face per pixel did.
+bool shell_face(ShellFaces f, uint i, vec2 lo, vec2 hi, out RasterTri t, out vec2 flo, out vec2 fhi) {
+    uint a = f.tri[i] & 15u, b = (f.tri[i] >> 4u) & 15u, d = f.tri[i] >> 8u;
+    flo = max(lo, floor(min(min(f.s[a], f.s[b]), f.s[d]) - 0.5));
+    fhi = min(hi, ceil(max(max(f.s[a], f.s[b]), f.s[d]) - 0.5));
+    if (!raster_setup(f.s[a], f.s[b], f.s[d], vec3(f.z[a], f.z[b], f.z[d]), t)) return false;
+    return all(lessThanEqual(flo, fhi));
 }
 
 #endif

@@ -68,12 +68,20 @@ void draw_shell(uint leaf, vec3 p[3], vec2 vp) {
     vec2 box = hi - lo + 1.0;
     if (box.x * box.y <= handover.max_box) {
         ShellFaces f = shell_faces(p, c, vp);
-        if (f.n == 0u) return;
         uint W = uint(vp.x);
-        for (float y = lo.y; y <= hi.y; y += 1.0) {
-            for (float x = lo.x; x <= hi.x; x += 1.0) {
-                float z = shell_z(f, vec2(x, y) + 0.5);
-                if (z > 0.0) atomicMin(shell.v[uint(y) * W + uint(x)], raster_key(z, leaf));
+        for (uint i = 0u; i < f.n; ++i) {
+            RasterTri t;
+            vec2 flo, fhi;
+            if (!shell_face(f, i, lo, hi, t, flo, fhi)) continue;
+            for (float y = flo.y; y <= fhi.y; y += 1.0) {
+                float x0, x1;
+                if (!raster_row_span(t, y, flo.x, fhi.x, x0, x1)) continue;
+                for (float x = x0; x <= x1; x += 1.0) {
+                    float z;
+                    if (raster_covers(t, vec2(x, y) + 0.5, z)) {
+                        atomicMin(shell.v[uint(y) * W + uint(x)], raster_key(z, leaf));
+                    }
+                }
             }
         }
         return;

@@ -78,10 +78,18 @@ void main() {
         vec2 t_lo = lo + vec2(local % tiles.x, local / tiles.x) * float(RASTER_TILE);
         vec2 t_hi = min(t_lo + float(RASTER_TILE - 1u), hi);
         ShellFaces f = shell_faces(p, s, vp);
-        for (float y = t_lo.y + float(gl_LocalInvocationID.y); y <= t_hi.y; y += 8.0) {
-            for (float x = t_lo.x + float(gl_LocalInvocationID.x); x <= t_hi.x; x += 8.0) {
-                float z = shell_z(f, vec2(x, y) + 0.5);
-                if (z > 0.0) atomicMin(shell.v[uint(y) * W + uint(x)], raster_key(z, leaf));
+        for (uint i = 0u; i < f.n; ++i) {
+            RasterTri t;
+            vec2 flo, fhi;
+            if (!shell_face(f, i, t_lo, t_hi, t, flo, fhi)) continue;
+            for (float y = t_lo.y + float(gl_LocalInvocationID.y); y <= fhi.y; y += 8.0) {
+                if (y < flo.y) continue;
+                for (float x = t_lo.x + float(gl_LocalInvocationID.x); x <= fhi.x; x += 8.0) {
+                    float z;
+                    if (x >= flo.x && raster_covers(t, vec2(x, y) + 0.5, z)) {
+                        atomicMin(shell.v[uint(y) * W + uint(x)], raster_key(z, leaf));
+                    }
+                }
             }
         }
         return;
