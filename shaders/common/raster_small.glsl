@@ -58,6 +58,23 @@ bool occluded(vec2 lo, vec2 hi, float z_near) {
 }
 #endif
 
+// The pixels of box [lo, hi] whose centres t covers, walked by rows, keyed by their depth over
+// the leaf into the visibility buffer, or into `publish.shell` for a prism's face.
+void draw_rows(RasterTri t, vec2 lo, vec2 hi, uint leaf, bool into_shell) {
+    uint W = uint(frame.viewport.x);
+    for (float y = lo.y; y <= hi.y; y += 1.0) {
+        float x0, x1;
+        if (!raster_row_span(t, y, lo.x, hi.x, x0, x1)) continue;
+        for (float x = x0; x <= x1; x += 1.0) {
+            float z;
+            if (!raster_covers(t, vec2(x, y) + 0.5, z)) continue;
+            uint i = uint(y) * W + uint(x);
+            if (into_shell) atomicMin(shell.v[i], raster_key(z, leaf));
+            else atomicMin(vis.v[i], raster_key(z, leaf));
+        }
+    }
+}
+
 // The leaf's prism into `publish.shell`: here where its box is one thread's, else handed over
 // to raster.compute.big as a SHELL_ENTRY (compute mode; the hardware raster draws no prisms).
 void draw_shell(uint leaf, vec3 p[3], vec2 vp) {
@@ -68,21 +85,10 @@ void draw_shell(uint leaf, vec3 p[3], vec2 vp) {
     vec2 box = hi - lo + 1.0;
     if (box.x * box.y <= handover.max_box) {
         ShellFaces f = shell_faces(p, c, vp);
-        uint W = uint(vp.x);
         for (uint i = 0u; i < f.n; ++i) {
             RasterTri t;
             vec2 flo, fhi;
-            if (!shell_face(f, i, lo, hi, t, flo, fhi)) continue;
-            for (float y = flo.y; y <= fhi.y; y += 1.0) {
-                float x0, x1;
-                if (!raster_row_span(t, y, flo.x, fhi.x, x0, x1)) continue;
-                for (float x = x0; x <= x1; x += 1.0) {
-                    float z;
-                    if (raster_covers(t, vec2(x, y) + 0.5, z)) {
-                        atomicMin(shell.v[uint(y) * W + uint(x)], raster_key(z, leaf));
-                    }
-                }
-            }
+            if (shell_face(f, i, lo, hi, t, flo, fhi)) draw_rows(t, flo, fhi, leaf, true);
         }
         return;
     }
@@ -127,18 +133,7 @@ void main() {
             }
 #endif
             RasterTri t;
-            if (!raster_setup(s0, s1, s2, z, t)) return;
-            uint W = uint(vp.x);
-            for (float y = lo.y; y <= hi.y; y += 1.0) {
-                float x0, x1;
-                if (!raster_row_span(t, y, lo.x, hi.x, x0, x1)) continue;
-                for (float x = x0; x <= x1; x += 1.0) {
-                    float z;
-                    if (raster_covers(t, vec2(x, y) + 0.5, z)) {
-                        atomicMin(vis.v[uint(y) * W + uint(x)], raster_key(z, leaf));
-                    }
-                }
-            }
+            if (raster_setup(s0, s1, s2, z, t)) draw_rows(t, lo, hi, leaf, false);
             return;
         }
     }
