@@ -118,20 +118,20 @@ pub struct PublishOptions {
     /// Off by default: on the H200 the second pass and `raster.hiz` cost more than the leaves
     /// it culls save (docs/bench.md, "Occlusion culling").
     pub occlusion: bool,
-    /// Samples `publish.resolve` takes back along a grazing ray, within the surface search's
+    /// Samples `publish.resolve.search` takes back along a grazing ray, within the surface search's
     /// reach, for detail that rises above the ray before the chord it hit (0: none, the
     /// default; [`RESOLVE_MARCH_SAMPLES`] to turn it on). Bit 16 makes it a reference for
     /// comparisons: the low bits' samples over the whole reach under every leaf, whatever the
     /// spacing.
     pub march_samples: u32,
-    /// Samples `publish.resolve`'s outline search takes at most along a ray that passed over
+    /// Samples `publish.resolve.search`'s outline search takes at most along a ray that passed over
     /// a surface drawn beside it in front of its chord (0: none, the default;
     /// [`RESOLVE_OUTLINE_SAMPLES`] to turn it on).
     pub outline_samples: u32,
     /// The resolve's root search bisects where regula falsi creeps, up to 14 steps once
     /// bracketed, and takes a bracket as narrow as its tolerance (off by default).
     pub root_bisect: bool,
-    /// Pieces of `publish.resolve`'s first-crossing search at most (0: none, the default; at
+    /// Pieces of `publish.resolve.search`'s first-crossing search at most (0: none, the default; at
     /// most 63): the ray's first crossing of the surface within the root search's reach,
     /// widened to the chord's sag at the ray's slope, piece by piece of the selected level's
     /// half-texel grid, before the search beside the chord ([`RESOLVE_CROSSING_PIECES`] to turn
@@ -148,8 +148,9 @@ pub struct PublishOptions {
 /// [`RESOLVE_CROSSING_PIECES`]: a longer window keeps the hit found without it).
 pub const SHELL_PIECES: u32 = 16;
 
-/// Samples of `publish.resolve`'s march back along a grazing ray (`shaders/common/resolve_search.glsl`),
-/// at most, about every 0.5 m of ground: the count to turn it on with. On the H200 in the
+/// Samples of the march back along a grazing ray at most (`march_back` in
+/// `shaders/common/resolve_search.glsl`, run by `publish.resolve.search`), about every 0.5 m of
+/// ground: the count to turn it on with. On the H200 in the
 /// Khumbu descent at 1080p (the dome rocks), 16 samples cut the pixels that see past a rock
 /// from 31,276 to 11,744 and the descent's worst pop from 45.8 to 24.3 px. It is off by
 /// default because over the rough bare ground it costs 2.5–2.9 ms a frame in the grazing
@@ -157,22 +158,22 @@ pub const SHELL_PIECES: u32 = 16;
 /// relief near almost every hit; docs/bench.md "The faceted rocks and the march on the H200".
 pub const RESOLVE_MARCH_SAMPLES: u32 = 16;
 
-/// Samples of `publish.resolve`'s outline search at most (`march_outline` in
-/// `shaders/common/resolve_search.glsl`): from the depth of the surface seen beside the pixel, four a
-/// texel apart, then doubling toward the chord's hit, then four steps of a dip search between
-/// them. Off by default: with the root search's bisection it draws the crests of an analytic
-/// ridge field where the reference does (`hidden_detail`), but in the lavapipe descent it
-/// popped more, not less, at 2.2× the surface walks (docs/bench.md "The outline search").
+/// Samples of the outline search at most (`march_outline` in `shaders/common/resolve_search.glsl`,
+/// run by `publish.resolve.search`): from the depth of the surface seen beside the pixel, four a
+/// texel apart, then doubling toward the chord's hit, then four steps of a dip search between them.
+/// Off by default: with the root search's bisection it draws the crests of an analytic ridge field
+/// where the reference does (`hidden_detail`), but in the lavapipe descent it popped more, not
+/// less, at 2.2× the surface walks (docs/bench.md "The outline search").
 pub const RESOLVE_OUTLINE_SAMPLES: u32 = 8;
 
-/// Pieces of `publish.resolve`'s first-crossing search at most (`first_crossing` in
-/// `shaders/common/resolve_search.glsl`), the count to turn it on with: a window that crosses more of
-/// the selected level's grid (pieces of up to four texels) keeps the root search beside the
-/// chord. Off by default: in the lavapipe descent at 1080p it cuts p99 at 2–3 m from 38–50 px
-/// to 0.8–1.0 px and the points over 1 px by 3–5×, but raises the worst pop from 75 to 168 px
-/// and p99 at 3.4–3.9 m from 1.6–4.1 to 44–66 px, where the mesh's chords lie farther off the
-/// surface than the window and rays switch between the two searches from frame to frame
-/// (docs/bench.md "The first-crossing search").
+/// Pieces of the first-crossing search at most (`first_crossing` in
+/// `shaders/common/resolve_search.glsl`, run by `publish.resolve.search`), the count to turn it on
+/// with: a window that crosses more of the selected level's grid (pieces of up to four texels)
+/// keeps the root search beside the chord. Off by default: in the lavapipe descent at 1080p it cuts
+/// p99 at 2–3 m from 38–50 px to 0.8–1.0 px and the points over 1 px by 3–5×, but raises the worst
+/// pop from 75 to 168 px and p99 at 3.4–3.9 m from 1.6–4.1 to 44–66 px, where the mesh's chords lie
+/// farther off the surface than the window and rays switch between the two searches from frame to
+/// frame (docs/bench.md "The first-crossing search").
 pub const RESOLVE_CROSSING_PIECES: u32 = 16;
 
 impl PublishOptions {
