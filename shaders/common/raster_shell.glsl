@@ -107,9 +107,12 @@ ShellFaces shell_faces(vec3 p[3], vec4 c[6], vec2 vp) {
 // nearer, as taking the nearest face per pixel did.
 bool shell_face(ShellFaces f, uint i, vec2 lo, vec2 hi, out RasterTri t, out vec2 flo, out vec2 fhi) {
     uint a = f.tri[i] & 15u, b = (f.tri[i] >> 4u) & 15u, d = f.tri[i] >> 8u;
-    flo = max(lo, floor(min(min(f.s[a], f.s[b]), f.s[d]) - 0.5));
-    fhi = min(hi, ceil(max(max(f.s[a], f.s[b]), f.s[d]) - 0.5));
-    if (!raster_setup(f.s[a], f.s[b], f.s[d], vec3(f.z[a], f.z[b], f.z[d]), t)) return false;
+    vec2 blo, bhi;
+    bool on_screen = raster_box(min(min(f.s[a], f.s[b]), f.s[d]), max(max(f.s[a], f.s[b]), f.s[d]),
+                                frame.viewport, blo, bhi);
+    flo = max(lo, blo);
+    fhi = min(hi, bhi);
+    if (!on_screen || !raster_setup(f.s[a], f.s[b], f.s[d], vec3(f.z[a], f.z[b], f.z[d]), t)) return false;
     return all(lessThanEqual(flo, fhi));
 }
 
