@@ -12,11 +12,13 @@ use super::climate::wet_belt;
 use super::coast::catmull_rom;
 use super::derive::{dir_from_tans, mean_sample, tan_of};
 use super::etopo::monotone_cubic;
+use super::rocks::{
+    accepted_around, RockMemo, ROCK_BARE_SLOPE, ROCK_FULL_SLOPE, ROCK_MAX_RADIUS_M,
+};
 pub use super::rocks::{
     face_coord, rock_bump, rock_filtered, rock_height, rock_in_cell, rock_shape, Filtered, Rock,
     ROCKS_PER_CELL, ROCK_CELL_M, ROCK_FACETS,
 };
-use super::rocks::{ROCK_BARE_SLOPE, ROCK_FULL_SLOPE, ROCK_MAX_RADIUS_M};
 use super::tile::{Cover, Tile};
 use crate::params::{LAST_STORED_LEVEL, TILE_APRON, TILE_SAMPLES, TILE_STRIDE};
 use crate::planet::tile::{canonical_sample, SampleRef};
@@ -113,6 +115,9 @@ pub struct Stencil {
     pub lake: Option<(f64, f64)>,
 }
 
+/// The rocks `L9Samples::rocks_around` hands out.
+pub type Rocks<'r, 'i> = &'i mut dyn Iterator<Item = &'r Rock>;
+
 /// Where an amplified sample reads its L9 samples: the canonical stored L9 sample (I, J) of a
 /// face, wherever it is held.
 pub trait L9Samples {
@@ -120,6 +125,17 @@ pub trait L9Samples {
     /// What covers the sample; by default the sign rule (sources without a water mask).
     fn l9_cover(&self, face: Face, i: i64, j: i64) -> Cover {
         Cover::below_datum(self.l9(face, i, j))
+    }
+    /// Hands `f` the accepted rocks of the 27 rock cells around `cell`, read against `face`'s
+    /// L9 surface (`rocks::accepted_around`); a source that makes many samples near each
+    /// other (a tile's patch) keeps them.
+    fn rocks_around(&self, body: Body, face: Face, cell: [i64; 3], f: &mut dyn FnMut(Rocks))
+    where
+        Self: Sized,
+    {
+        let mut rocks = Vec::new();
+        accepted_around(self, body, face, cell, &mut rocks);
+        f(&mut rocks.iter());
     }
 }
 
@@ -186,6 +202,7 @@ struct Patch<'a, S: L9Samples> {
     h: i64,
     data: Vec<f64>,
     covers: Vec<Cover>,
+    rocks: RefCell<RockMemo>,
 }
 
 impl<'a, S: L9Samples> Patch<'a, S> {
@@ -208,6 +225,7 @@ impl<'a, S: L9Samples> Patch<'a, S> {
             h,
             data,
             covers,
+            rocks: RefCell::default(),
         }
     }
 }
@@ -228,6 +246,16 @@ impl<S: L9Samples> L9Samples for Patch<'_, S> {
             self.covers[(b * self.w + a) as usize]
         } else {
             self.inner.l9_cover(face, i, j)
+        }
+    }
+
+    fn rocks_around(&self, body: Body, face: Face, cell: [i64; 3], f: &mut dyn FnMut(Rocks)) {
+        if face == self.face {
+            f(&mut self.rocks.borrow_mut().around(self, body, face, cell));
+        } else {
+            let mut rocks = Vec::new();
+            accepted_around(self, body, face, cell, &mut rocks);
+            f(&mut rocks.iter());
         }
     }
 }

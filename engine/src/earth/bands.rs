@@ -29,23 +29,31 @@ pub(crate) fn hash3(x: i64, y: i64, z: i64, seed: u64) -> u64 {
         ^ seed)
 }
 
+/// Perlin's 12 cube-edge gradients as (axis, sign, axis, sign): case 1 is −x + y.
+const GRADIENTS: [(usize, f64, usize, f64); 12] = [
+    (0, 1.0, 1, 1.0),
+    (0, -1.0, 1, 1.0),
+    (0, 1.0, 1, -1.0),
+    (0, -1.0, 1, -1.0),
+    (0, 1.0, 2, 1.0),
+    (0, -1.0, 2, 1.0),
+    (0, 1.0, 2, -1.0),
+    (0, -1.0, 2, -1.0),
+    (1, 1.0, 2, 1.0),
+    (1, -1.0, 2, 1.0),
+    (1, 1.0, 2, -1.0),
+    (1, -1.0, 2, -1.0),
+];
+
 /// Dot of corner gradient (one of Perlin's 12 cube-edge directions) with offset (x, y, z).
+/// A table, not a branch per case: the case is a hash, so a branch mispredicts about half the
+/// time. The same bits as `shaders/common/earth.glsl`'s `grad` (±1 times a coordinate is
+/// exact, and a + (−b) is a − b in IEEE arithmetic).
 #[inline]
 fn grad(h: u64, x: f64, y: f64, z: f64) -> f64 {
-    match (h >> 32) % 12 {
-        0 => x + y,
-        1 => -x + y,
-        2 => x - y,
-        3 => -x - y,
-        4 => x + z,
-        5 => -x + z,
-        6 => x - z,
-        7 => -x - z,
-        8 => y + z,
-        9 => -y + z,
-        10 => y - z,
-        _ => -y - z,
-    }
+    let (a, sa, b, sb) = GRADIENTS[((h >> 32) % 12) as usize];
+    let v = [x, y, z];
+    sa * v[a] + sb * v[b]
 }
 
 #[inline]
@@ -135,6 +143,36 @@ mod tests {
         }
         assert!((sum / n as f64).abs() < 0.02, "mean {}", sum / n as f64);
         assert_eq!(perlin(DVec3::new(3.0, -4.0, 5.0), 1), 0.0);
+    }
+
+    /// The table gives each case's expression bit for bit (the shader keeps the switch).
+    #[test]
+    fn gradient_table_is_the_twelve_cases() {
+        let cases: [fn(f64, f64, f64) -> f64; 12] = [
+            |x, y, _| x + y,
+            |x, y, _| -x + y,
+            |x, y, _| x - y,
+            |x, y, _| -x - y,
+            |x, _, z| x + z,
+            |x, _, z| -x + z,
+            |x, _, z| x - z,
+            |x, _, z| -x - z,
+            |_, y, z| y + z,
+            |_, y, z| -y + z,
+            |_, y, z| y - z,
+            |_, y, z| -y - z,
+        ];
+        let vals = [0.0, -0.0, 0.3, -0.7, 1.0, 1e-17];
+        for (k, case) in cases.iter().enumerate() {
+            for &x in &vals {
+                for &y in &vals {
+                    for &z in &vals {
+                        let h = (k as u64 + 12 * 977) << 32;
+                        assert_eq!(grad(h, x, y, z).to_bits(), case(x, y, z).to_bits());
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -130,6 +130,17 @@ impl WantedSet {
     pub fn is_empty(&self) -> bool {
         self.tiles.is_empty()
     }
+    /// The set without the tiles `drop` picks (order, cap and counts kept). Dropping a tile
+    /// must drop its descendants too, or a child would be wanted without its parent.
+    pub fn without(&self, drop: impl Fn(TileId) -> bool) -> WantedSet {
+        let mut set = WantedSet {
+            tiles: self.tiles.iter().filter(|t| !drop(t.id)).copied().collect(),
+            index: HashMap::new(),
+            ..*self
+        };
+        set.sort_and_index();
+        set
+    }
     /// Finest level in the set.
     pub fn max_level(&self) -> u8 {
         self.tiles.iter().map(|t| t.id.level).max().unwrap_or(0)

@@ -48,6 +48,12 @@ pub const DEFAULT_MAX_UPLOADS: usize = 32;
 const RETRY_FIRST_S: f64 = 1.0;
 const RETRY_MAX_S: f64 = 30.0;
 
+/// The L9 tile an amplified tile (level > 9) is made from.
+fn l9_ancestor(id: TileId) -> TileId {
+    let up = id.level - LAST_STORED_LEVEL;
+    TileId::new(LAST_STORED_LEVEL, id.face, id.x >> up, id.y >> up)
+}
+
 /// A payload to copy into a page; the slot record points at it from this frame on.
 #[derive(Clone, Debug)]
 pub struct Upload {
@@ -270,13 +276,32 @@ impl TileStream {
             }
         }
         self.close_cut_window(now_s, false);
-        let wanted = self.wanted(cam);
+        let mut out = Landing::default();
+        let mut wanted = self.wanted(cam);
+        if self.wait_for_tiles {
+            // A waiting frame over ground not yet measured chose its amplified tiles against
+            // the planet-wide height bound: every tile within kilometres of the eye at the
+            // finest level the cap allows, most of which the measured ground does not want
+            // (a cold 2 m view: 700 tiles, 597 of them L13–L14; measured, it wants 344).
+            // Those are made before the frame returns, so the frame first lands the rest,
+            // L9 ancestors among it, and then wants again against their heights.
+            let unmeasured = |id: TileId| {
+                id.level > LAST_STORED_LEVEL && !self.l9_heights.contains_key(&l9_ancestor(id))
+            };
+            if wanted.tiles.iter().any(|t| unmeasured(t.id)) {
+                let measured = wanted.without(unmeasured);
+                let plan = self.table.plan(&measured);
+                self.forget(&plan.evictions, source);
+                let pending = self.pending_by_priority(&measured);
+                self.land_waiting(&pending, now_s, source, &mut out);
+                wanted = self.wanted(cam);
+            }
+        }
         let plan = self.table.plan(&wanted);
         self.forget(&plan.evictions, source);
         let crossfades_done = self.table.finish_crossfades(now_s);
         let failures = self.take_completions(source, now_s);
         let pending = self.pending_by_priority(&wanted);
-        let mut out = Landing::default();
         if self.wait_for_tiles {
             self.land_waiting(&pending, now_s, source, &mut out);
         } else {
@@ -333,9 +358,7 @@ impl TileStream {
     /// child's bound lies within its parent's.
     fn height_bound(&self, id: TileId) -> HeightRange {
         if id.level > LAST_STORED_LEVEL {
-            let up = id.level - LAST_STORED_LEVEL;
-            let l9 = TileId::new(LAST_STORED_LEVEL, id.face, id.x >> up, id.y >> up);
-            if let Some(r) = self.l9_heights.get(&l9) {
+            if let Some(r) = self.l9_heights.get(&l9_ancestor(id)) {
                 let m = max_detail_m(self.body);
                 return HeightRange {
                     min_m: (r.min_m - m).max(self.params.heights.min_m),

@@ -425,14 +425,61 @@ fn amplified_tiles_are_measured_from_their_l9_ancestors_ground() {
         count_fine(&count, &r.update(&c, 9.0, &src)),
     );
     assert_eq!(before, after, "settled");
+    // A frame that does not wait wants before any L9 tile has landed: from the shell.
     let shell = {
-        let mut fresh = TileStream::for_source(&src, 1024, true);
+        let mut fresh = TileStream::for_source(&src, 1024, false);
         let f = fresh.update(&c, 0.0, &src);
         count_fine(&count, &f)
     };
     assert!(
         after < shell,
         "fine tiles wanted: {after} measured from the ground, {shell} from the shell"
+    );
+}
+
+/// A waiting frame over ground not yet measured fetches only what the measured ground wants:
+/// its L9 ancestors first, then the amplified tiles chosen against their heights, not the
+/// shell's (which wants several times as many fine tiles at 200 m).
+#[test]
+fn a_cold_waiting_frame_fetches_only_what_the_measured_ground_wants() {
+    let src = fake();
+    let c = cam(200.0, 0.0);
+    let mut r = TileStream::for_source(&src, 1024, true);
+    let first = r.update(&c, 0.0, &src);
+    let fetched = src.fetched.lock().clone();
+    let settled = r.update(&c, 1.0, &src);
+    let ids = |f: &FrameResidency| {
+        let mut v: Vec<TileId> = f.wanted.tiles.iter().map(|t| t.id).collect();
+        v.sort();
+        v
+    };
+    assert!(
+        ids(&first) == ids(&settled),
+        "the first frame wants what the settled one does: {} vs {} tiles",
+        first.wanted.len(),
+        settled.wanted.len()
+    );
+    assert!(
+        fetched.iter().all(|&id| first.wanted.contains(id)),
+        "{} fetched, {} of them not wanted",
+        fetched.len(),
+        fetched
+            .iter()
+            .filter(|&&id| !first.wanted.contains(id))
+            .count()
+    );
+    assert_eq!(
+        fetched.len(),
+        first.wanted.len(),
+        "each wanted tile fetched once"
+    );
+    let shell = TileStream::for_source(&fake(), 1024, false).update(&c, 0.0, &fake());
+    let fine = |f: &FrameResidency| f.wanted.tiles.iter().filter(|t| t.id.level > 9).count();
+    assert!(
+        fine(&shell) > 2 * fine(&first),
+        "fine tiles: {} from the shell, {} measured",
+        fine(&shell),
+        fine(&first)
     );
 }
 
