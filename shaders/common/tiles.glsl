@@ -8,6 +8,11 @@
 #include "common/planet.glsl"
 #include "common/frame.glsl"
 
+// SlotRecord::flags (engine/src/atlas/slots.rs): the slot holds a tile; no sample of its
+// payload (nor of the one it cross-fades from) is water.
+#define SLOT_RESIDENT 1u
+#define SLOT_ALL_LAND 2u
+
 #define CHART_EXACT 0u
 #define CHART_CUBIC 1u
 
@@ -18,7 +23,7 @@ struct SlotRecord {
     uint y;               // 12
     uint parent;          // 16  parent's slot (NO_SLOT at L0)
     uint page;            // 20  atlas layer holding the payload
-    uint flags;           // 24
+    uint flags;           // 24  SLOT_* bits
     float fade;           // 28  arrival fade 0..1
     vec4 origin;          // 32  datum point under the tile centre, camera-relative (m); w unused
     vec4 n;               // 48
@@ -251,8 +256,11 @@ float cover_weight(SlotRecord r, vec2 st, uint cover) {
     return w;
 }
 
-// A tile's water weight (ocean and lakes).
-float water_weight(SlotRecord r, vec2 st) { return cover_weight(r, st, COVER_LAND); }
+// A tile's water weight (ocean and lakes): 0 without reading a texel where the tile is all land
+// (what cover_weight gives there, to the bit).
+float water_weight(SlotRecord r, vec2 st) {
+    return (r.flags & SLOT_ALL_LAND) != 0u ? 0.0 : cover_weight(r, st, COVER_LAND);
+}
 float ocean_weight(SlotRecord r, vec2 st) { return cover_weight(r, st, COVER_OCEAN); }
 float lake_weight(SlotRecord r, vec2 st) { return cover_weight(r, st, COVER_LAKE); }
 

@@ -13,6 +13,14 @@ use std::sync::Arc;
 
 pub const NO_SLOT: u32 = u32::MAX;
 
+/// `SlotRecord::flags`: the slot holds a tile.
+pub const SLOT_RESIDENT: u32 = 1;
+/// `SlotRecord::flags`: no sample of the tile's payload is water (`ResidentTile::all_land`),
+/// so its water weight is 0 everywhere and the shaders skip reading its covers (`water_in`:
+/// four taps a pixel in `shade.terrain`, one in `publish.resolve`, each a quad of texels and
+/// the parent's).
+pub const SLOT_ALL_LAND: u32 = 2;
+
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub struct SlotRecord {
@@ -58,6 +66,9 @@ pub struct ResidentTile {
     pub frame: TileFrame,
     pub min_h: f32,
     pub max_h: f32,
+    /// No sample of the payload (nor, while cross-fading, of the previous one) is water:
+    /// `SLOT_ALL_LAND` in the record.
+    pub all_land: bool,
     /// During a same-slot replacement: the previous payload and its page, cross-faded out
     /// as `xfade` (the new payload's weight) rises 0 → 1 over 1.5 s.
     pub from: Option<(u32, Arc<Tile>)>,
@@ -75,6 +86,7 @@ impl ResidentTile {
     ) -> ResidentTile {
         let (min_h, max_h) = height_bounds(&tile);
         ResidentTile {
+            all_land: all_land(&tile),
             id,
             slot,
             page,
@@ -97,6 +109,7 @@ impl ResidentTile {
             page,
             min_h: self.min_h.min(lo),
             max_h: self.max_h.max(hi),
+            all_land: self.all_land && all_land(&tile),
             from: Some((self.page, self.tile.clone())),
             xfade: 0.0,
             tile,
@@ -109,7 +122,13 @@ impl ResidentTile {
         self.from = None;
         self.xfade = 1.0;
         (self.min_h, self.max_h) = height_bounds(&self.tile);
+        self.all_land = all_land(&self.tile);
     }
+}
+
+/// Whether no sample of `tile`, apron included, is water (ocean or lake).
+fn all_land(tile: &Tile) -> bool {
+    tile.water.iter().all(|&w| w == 0)
 }
 
 fn height_bounds(tile: &Tile) -> (f32, f32) {
@@ -236,7 +255,7 @@ impl Residency {
                 y: t.id.y,
                 parent,
                 page: t.page,
-                flags: 1,
+                flags: SLOT_RESIDENT | if t.all_land { SLOT_ALL_LAND } else { 0 },
                 fade: t.fade,
                 origin: v4(o),
                 n: v4(f.n),
@@ -328,6 +347,35 @@ mod tests {
         // a's −u edge touches c (fade 1): min(0.5, 1) = 0.5; its −v edge has no resident tile.
         assert_eq!(wa[0], 0.5);
         assert_eq!(wa[2], 0.0);
+    }
+
+    /// The flag follows the payload's water bits, apron included, and holds through a
+    /// cross-fade only while both payloads are all land.
+    #[test]
+    fn all_land_follows_every_sample_and_both_payloads_of_a_crossfade() {
+        let id = TileId::new(3, Face(1), 2, 5);
+        let body = Body { radius: 1.0e6 };
+        let land = Arc::new(Tile::empty(id));
+        let mut wet = Tile::empty(id);
+        // The last sample of the apron's last row.
+        let k = wet.heights.len() - 1;
+        wet.set_height_cover(k, -5.0, crate::earth::tile::Cover::Ocean);
+        let wet = Arc::new(wet);
+        let record = |t: &ResidentTile| {
+            let r = Residency::new(vec![t.clone()]);
+            r.records(DVec3::ZERO, 8, 1.0)[t.slot as usize].flags
+        };
+        let a = ResidentTile::new(id, 0, 0, 1.0, land.clone(), body);
+        assert!(a.all_land);
+        assert_eq!(record(&a), SLOT_RESIDENT | SLOT_ALL_LAND);
+        let b = ResidentTile::new(id, 0, 0, 1.0, wet.clone(), body);
+        assert!(!b.all_land);
+        assert_eq!(record(&b), SLOT_RESIDENT);
+        let mut fading = b.replaced(1, land.clone());
+        assert!(!fading.all_land, "the old payload still shows its water");
+        fading.end_crossfade();
+        assert!(fading.all_land);
+        assert!(!a.replaced(1, wet).all_land);
     }
 
     #[test]
