@@ -116,25 +116,46 @@ float water_at_level(uint fs, vec2 st, float t) {
     return water_in(slots.s[sl], st, w);
 }
 
-// Water's share of a pixel's footprint `fp` (m across) at (fs, st, t): `water_at_level`
-// averaged over four taps a quarter footprint from the centre along each diagonal, a box
-// filter. The level chosen puts one to two of its texels under a pixel, and the covers
-// between samples are a smoothstep: a lake held by one sample would read as a whole pixel of
-// water near that sample (a speck); averaged over the footprint it weighs its area. The taps
-// share one level selection and one walk to that level's tile. `tap_h`: that tile's heights
-// at the four taps, for the shares of what else the footprint holds (snow).
-float water_share(uint fs, vec2 st, float t, float fp, out vec4 tap_h) {
-    uint level;
+// A pixel's footprint `fp` (m across) at (fs, st, t) as four taps a quarter footprint from the
+// centre along each diagonal, a box filter: the tile of the level the selection chose (one
+// selection and one walk for all four), st in it, the level's weight over its parent, and the
+// taps' offset in its texels.
+struct Footprint {
+    uint slot;
+    vec2 st;
     float w;
-    SlotRecord r = slots.s[selected_tile(fs, st, t, level, w)];
-    float q = 0.25 * fp / r.texel_m;
-    vec2 taps[4] = vec2[4](vec2(-q, -q), vec2(q, -q), vec2(-q, q), vec2(q, q));
+    float q;
+};
+
+const vec2 FOOTPRINT_TAPS[4] = vec2[4](vec2(-1.0, -1.0), vec2(1.0, -1.0), vec2(-1.0, 1.0), vec2(1.0, 1.0));
+
+Footprint footprint_at(uint fs, vec2 st, float t, float fp) {
+    Footprint f;
+    uint level;
+    f.st = st;
+    f.slot = selected_tile(fs, f.st, t, level, f.w);
+    f.q = 0.25 * fp / slots.s[f.slot].texel_m;
+    return f;
+}
+
+// Water's share of a footprint: `water_at_level` averaged over its taps. The level chosen puts
+// one to two of its texels under a pixel, and the covers between samples are a smoothstep: a
+// lake held by one sample would read as a whole pixel of water near that sample (a speck);
+// averaged over the footprint it weighs its area.
+float water_share(Footprint f) {
+    SlotRecord r = slots.s[f.slot];
     float share = 0.0;
-    for (int i = 0; i < 4; ++i) {
-        share += water_in(r, st + taps[i], w);
-        tap_h[i] = tile_height(r, st + taps[i]);
-    }
+    for (int i = 0; i < 4; ++i) share += water_in(r, f.st + f.q * FOOTPRINT_TAPS[i], f.w);
     return 0.25 * share;
+}
+
+// The selected tile's heights at a footprint's taps (for the shares of what else it holds:
+// snow).
+vec4 footprint_heights(Footprint f) {
+    SlotRecord r = slots.s[f.slot];
+    vec4 h;
+    for (int i = 0; i < 4; ++i) h[i] = tile_height(r, f.st + f.q * FOOTPRINT_TAPS[i]);
+    return h;
 }
 
 struct SurfacePoint {

@@ -105,6 +105,20 @@ void aerial_perspective(vec2 uv, vec3 d, float dist_km, out vec3 add, out vec3 t
     }
 }
 
+// Snow's share of a footprint under the snow line `line`: `snow_ground` averaged over its taps.
+// Where the selected tile's heights all lie below the blend around the line, or all above it
+// (a metre to spare: the atlas keeps covers in the heights' two low mantissa bits), every tap's
+// share is 0, or every one 1, and the taps are not read: most ground is far from the line.
+float snow_share(Footprint f, float line) {
+    SlotRecord r = slots.s[f.slot];
+    float b = snow_blend_m() + 1.0;
+    if (r.max_h < line - b) return 0.0;
+    if (r.min_h > line + b) return 1.0;
+    vec4 th = footprint_heights(f);
+    return 0.25 * (snow_ground(th.x, line) + snow_ground(th.y, line)
+                 + snow_ground(th.z, line) + snow_ground(th.w, line));
+}
+
 // The luminance this invocation's pixel was tonemapped from (the exposure's measurement).
 float g_luminance = 0.0;
 
@@ -193,8 +207,11 @@ void shade_pixel(uvec2 px) {
         // pixel's width across the ray (its stretch along a grazing view left out: a box that
         // long would blur shores near the horizon into the sea).
         float cover = water ? 1.0 : 0.0;
-        vec4 tap_h = vec4(height);
-        if (!hit_ocean(h)) cover = clamp(water_share(slot, st, dist, dist * frame.pixel_angle, tap_h), 0.0, 1.0);
+        Footprint fpt = Footprint(slot, st, 1.0, 0.0);
+        if (!hit_ocean(h)) {
+            fpt = footprint_at(slot, st, dist, dist * frame.pixel_angle);
+            cover = clamp(water_share(fpt), 0.0, 1.0);
+        }
         vec3 lit = vec3(0.0);
         if (cover > 0.0) {
             // A lake's samples hold its surface (GSHHG has no lake depths): a nominal depth.
@@ -209,8 +226,7 @@ void shade_pixel(uvec2 px) {
             vec2 clim = climate_at(up);
             float wet = clim.x, region_h = clim.y;
             float line = snow_line_height(up.z * up.z, material_aridity(wet), region_h);
-            float snow = 0.25 * (snow_ground(tap_h.x, line) + snow_ground(tap_h.y, line)
-                               + snow_ground(tap_h.z, line) + snow_ground(tap_h.w, line));
+            float snow = snow_share(fpt, line);
             Material m = terrain_material(height, slope, lat, wet, region_h, snow);
             lit += (1.0 - cover) * (m.albedo / PI * (sun_t * max(dot(n, frame.sun_dir), 0.0) + sky_e * (0.5 + 0.5 * dot(n, up)))
                 + sun_t * ggx_specular(n, -d, frame.sun_dir, m.roughness, GROUND_F0));
