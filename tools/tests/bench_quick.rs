@@ -116,6 +116,13 @@ fn quick_bench_meets_the_accuracy_bars_and_writes_every_output() {
             num(&["score", "pixels"]) == 96.0 * 64.0,
             "{name}: the whole 96×64 frame is scored"
         );
+        // Every quick view shows the planet, so its score measured terrain: an orbit view whose
+        // windows missed the planet once reported a see-through of nothing.
+        assert!(
+            num(&["score", "terrain"]) > 0.0 && v["score"]["measured_nothing"] == false,
+            "{name}: the score measured terrain ({})",
+            num(&["score", "terrain"])
+        );
         assert!(
             num(&["timed", "gpu_median_ms"]) > 0.0
                 && num(&["setup_ms"]) > 0.0
