@@ -127,6 +127,7 @@ pub fn declare_terrain(
     climate: BufferRef,
     target: &mut ImageRef,
     view: DebugView,
+    skips: Skips,
 ) {
     g.compute("shade.terrain", &shaders::SHADE_TERRAIN)
         .read("frame", surface.frame)
@@ -142,7 +143,11 @@ pub fn declare_terrain(
         .read("climate", climate)
         .write("exposure", &mut exposure)
         .write("color", target)
-        .push(&[view.shade_mode(), atmos.sealevel_ready as u32])
+        .push(&[
+            view.shade_mode(),
+            atmos.sealevel_ready as u32,
+            skips.shade_bits(),
+        ])
         .dispatch_threads([extent[0], extent[1], 1]);
 }
 
@@ -203,4 +208,107 @@ pub fn declare_aov(
         .write("aov", &mut aov)
         .dispatch_threads([extent[0], extent[1], 1]);
     aov
+}
+
+/// Parts of the frame left out to attribute their cost (`--skip`, docs/bench.md "Where a
+/// frame's time goes"): the bench's per-node times with and without a part are what it
+/// costs. The image is wrong by design while any is set; none is by default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Skips(u32);
+
+impl Skips {
+    /// `publish.resolve`'s root search along the ray (the hit stays on the chord).
+    pub const ROOT_SEARCH: Skips = Skips(1 << 0);
+    /// `shade.terrain`'s aerial perspective (no air between the eye and the ground).
+    pub const AERIAL: Skips = Skips(1 << 1);
+    /// Its water and snow shares over the pixel's footprint (land pixels: no water, the snow
+    /// of the centre's height).
+    pub const FOOTPRINT: Skips = Skips(1 << 2);
+    /// Its climate field (every material at one wetness and region height).
+    pub const CLIMATE: Skips = Skips(1 << 3);
+    /// Its sum of the image's luminance for the auto exposure (the exposure stays put).
+    pub const EXPOSURE_SUM: Skips = Skips(1 << 4);
+    /// Its sun transmittance and sky irradiance at the point (constants instead).
+    pub const LIGHT: Skips = Skips(1 << 5);
+    /// The ocean's waves (a flat sea under the same slope variance).
+    pub const WAVES: Skips = Skips(1 << 6);
+
+    /// Names on the command line, in bit order.
+    pub const NAMES: [(&'static str, Skips); 7] = [
+        ("root-search", Skips::ROOT_SEARCH),
+        ("aerial", Skips::AERIAL),
+        ("footprint", Skips::FOOTPRINT),
+        ("climate", Skips::CLIMATE),
+        ("exposure-sum", Skips::EXPOSURE_SUM),
+        ("light", Skips::LIGHT),
+        ("waves", Skips::WAVES),
+    ];
+
+    pub fn none() -> Skips {
+        Skips(0)
+    }
+
+    pub fn contains(self, part: Skips) -> bool {
+        self.0 & part.0 == part.0
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// A comma-separated list of names (`all`: every part).
+    pub fn parse(list: &str) -> Result<Skips, String> {
+        let mut s = Skips(0);
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            if name == "all" {
+                s.0 |= Skips::NAMES.iter().fold(0, |a, (_, p)| a | p.0);
+                continue;
+            }
+            let part = Skips::NAMES
+                .iter()
+                .find(|(n, _)| *n == name)
+                .ok_or_else(|| {
+                    format!(
+                        "unknown part {name:?}; known: all, {}",
+                        Skips::NAMES.map(|(n, _)| n).join(", ")
+                    )
+                })?;
+            s.0 |= part.1 .0;
+        }
+        Ok(s)
+    }
+
+    /// The names set, comma-separated ("" for none).
+    pub fn names(self) -> String {
+        Skips::NAMES
+            .iter()
+            .filter(|(_, p)| self.contains(*p))
+            .map(|(n, _)| *n)
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// `shade.terrain`'s push constant (`SKIP_*` in `shaders/shade/terrain.comp`).
+    fn shade_bits(self) -> u32 {
+        self.0 >> 1
+    }
+}
+
+#[cfg(test)]
+mod skip_tests {
+    use super::Skips;
+
+    #[test]
+    fn skips_parse_their_names_and_name_an_unknown_one() {
+        assert_eq!(Skips::parse(""), Ok(Skips::none()));
+        let s = Skips::parse("aerial, waves").unwrap();
+        assert!(s.contains(Skips::AERIAL) && s.contains(Skips::WAVES));
+        assert!(!s.contains(Skips::ROOT_SEARCH));
+        assert_eq!(s.names(), "aerial,waves");
+        assert_eq!(s.shade_bits(), 1 | 1 << 5);
+        let all = Skips::parse("all").unwrap();
+        assert_eq!(all.names().split(',').count(), Skips::NAMES.len());
+        let e = Skips::parse("aerial,fog").unwrap_err();
+        assert!(e.contains("\"fog\"") && e.contains("root-search"), "{e}");
+    }
 }

@@ -27,7 +27,17 @@ layout(std430, set = 0, binding = 23) readonly buffer Skyview { vec4 s[]; } skyv
 layout(std430, set = 0, binding = 24) readonly buffer Aerial { vec4 a[]; } aerial;
 // view: 0 shaded, 1 level colours, 2 slot ids, 3 normals, 4 lat/lon, 5 water.
 // sealevel_ready: 0 while atmos.sealevel is not made yet (a frame that deferred it).
-layout(push_constant) uniform Push { uint view; uint sealevel_ready; } pc;
+// skip: SKIP_* bits, parts left out to time what they cost (engine::shade::Skips; 0 always but
+// for `--skip`): the image is wrong by design while any is set.
+layout(push_constant) uniform Push { uint view; uint sealevel_ready; uint skip; } pc;
+
+#define SKIP_AERIAL 1u
+#define SKIP_FOOTPRINT 2u
+#define SKIP_CLIMATE 4u
+#define SKIP_EXPOSURE_SUM 8u
+#define SKIP_LIGHT 16u
+#define SKIP_WAVES 32u
+bool skipped(uint part) { return (pc.skip & part) != 0u; }
 
 #define VIEW_SHADED 0u
 #define VIEW_LEVEL 1u
@@ -152,7 +162,12 @@ vec3 shade_ocean(SlotRecord r, vec2 st, vec3 d, vec3 up, vec3 pos, float dist, f
     float footprint = dist * frame.pixel_angle / max(dot(v, up), 0.05);
     vec2 slope;
     float mss;
-    ocean_waves(r, st, footprint, frame.time_s, slope, mss);
+    if (skipped(SKIP_WAVES)) {
+        slope = vec2(0.0);
+        mss = OCEAN_BASE_MSS + float(OCEAN_OCTAVES) * 0.5 * OCEAN_STEEPNESS * OCEAN_STEEPNESS;
+    } else {
+        ocean_waves(r, st, footprint, frame.time_s, slope, mss);
+    }
     vec3 tu = normalize(r.e1.xyz - up * dot(up, r.e1.xyz));
     vec3 tv = normalize(r.e2.xyz - up * dot(up, r.e2.xyz));
     vec3 n = normalize(up - slope.x * tu - slope.y * tv);
@@ -199,8 +214,11 @@ void shade_pixel(uvec2 px) {
         vec3 pos = atmos_eye() + d * (dist * 1e-3);
         float rs = max(length(pos), atmos.bottom_radius + 0.01);
         pos = normalize(pos) * rs;
-        vec3 sun_t = atmos_sun_transmittance(pos, frame.sun_dir) * atmos.sun_illuminance;
-        vec3 sky_e = atmos_sky_irradiance(rs, dot(pos, frame.sun_dir) / rs) * atmos.sun_illuminance;
+        vec3 sun_t = atmos.sun_illuminance, sky_e = 0.2 * atmos.sun_illuminance;
+        if (!skipped(SKIP_LIGHT)) {
+            sun_t = atmos_sun_transmittance(pos, frame.sun_dir) * atmos.sun_illuminance;
+            sky_e = atmos_sky_irradiance(rs, dot(pos, frame.sun_dir) / rs) * atmos.sun_illuminance;
+        }
         // Water's share of the pixel's footprint (the covers of the levels the pixel's
         // distance selects, as the resolve's water flag reads them): a lake or a shore under a
         // pixel shades as a mix of both surfaces, not as a pixel of one. The footprint is the
@@ -208,7 +226,7 @@ void shade_pixel(uvec2 px) {
         // long would blur shores near the horizon into the sea).
         float cover = water ? 1.0 : 0.0;
         Footprint fpt = Footprint(slot, st, 1.0, 0.0);
-        if (!hit_ocean(h)) {
+        if (!hit_ocean(h) && !skipped(SKIP_FOOTPRINT)) {
             fpt = footprint_at(slot, st, dist, dist * frame.pixel_angle);
             cover = clamp(water_share(fpt), 0.0, 1.0);
         }
@@ -223,16 +241,18 @@ void shade_pixel(uvec2 px) {
             // less where the facet tilts away from the upper hemisphere; plus a faint
             // specular lobe (snow's sheen, wet rock).
             // Snow's share of the footprint likewise, from the heights at the same taps.
-            vec2 clim = climate_at(up);
+            vec2 clim = skipped(SKIP_CLIMATE) ? vec2(0.5, 0.0) : climate_at(up);
             float wet = clim.x, region_h = clim.y;
             float line = snow_line_height(up.z * up.z, material_aridity(wet), region_h);
-            float snow = snow_share(fpt, line);
+            float snow = skipped(SKIP_FOOTPRINT) ? snow_ground(height, line) : snow_share(fpt, line);
             Material m = terrain_material(height, slope, lat, wet, region_h, snow);
             lit += (1.0 - cover) * (m.albedo / PI * (sun_t * max(dot(n, frame.sun_dir), 0.0) + sky_e * (0.5 + 0.5 * dot(n, up)))
                 + sun_t * ggx_specular(n, -d, frame.sun_dir, m.roughness, GROUND_F0));
         }
-        vec3 add, trans;
-        aerial_perspective((vec2(px) + 0.5) * frame.inv_viewport, d, dist * 1e-3, add, trans);
+        vec3 add = vec3(0.0), trans = vec3(1.0);
+        if (!skipped(SKIP_AERIAL)) {
+            aerial_perspective((vec2(px) + 0.5) * frame.inv_viewport, d, dist * 1e-3, add, trans);
+        }
         c = tonemap(lit * trans + add);
     }
     imageStore(color, ivec2(px), vec4(c, 1.0));
@@ -246,6 +266,8 @@ shared uint s_count[64];
 void main() {
     uvec2 px = gl_GlobalInvocationID.xy;
     if (px.x < uint(frame.viewport.x) && px.y < uint(frame.viewport.y)) shade_pixel(px);
+    // A push constant: the whole workgroup returns, or none does, before the barriers.
+    if (skipped(SKIP_EXPOSURE_SUM)) return;
     bool counted = g_luminance > EXPOSURE_MIN_LUMINANCE;
     uint li = gl_LocalInvocationIndex;
     s_log[li] = counted ? int(round(clamp(log2(g_luminance), EXPOSURE_LOG2_MIN, EXPOSURE_LOG2_MAX) * EXPOSURE_LOG_SCALE)) : 0;

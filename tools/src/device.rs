@@ -88,6 +88,12 @@ pub struct GpuArgs {
     /// at most the device's image array layers less 64 [default: 1024].
     #[arg(long, env = "PLANETFALL_TILE_SLOTS")]
     pub tile_slots: Option<u32>,
+    /// Parts of the frame left out, to time what they cost (the image is wrong by design):
+    /// a comma-separated list of root-search (the resolve's), aerial, footprint (the water and
+    /// snow shares), climate, exposure-sum, light (sun and sky at the point), waves; or all
+    /// (`engine::shade::Skips`) [default: none].
+    #[arg(long, env = "PLANETFALL_SKIP", value_parser = engine::shade::Skips::parse)]
+    pub skip: Option<engine::shade::Skips>,
 }
 
 pub fn parse_on_off(s: &str) -> Result<bool, String> {
@@ -125,8 +131,8 @@ pub fn frame_options(ctx: &Context, o: &mut engine::renderer::RendererOptions) {
 /// `--occlusion`, the exposure from `--exposure`, the march from `--resolve-march`, the
 /// outline search from `--resolve-outline` and `--resolve-bisect`, the shell from
 /// `--resolve-shell`, the mesh's smallest residual split from
-/// `--split-min-px`, the outlines' depth cap from `--silhouette-cos` and the tile slots from
-/// `--tile-slots`.
+/// `--split-min-px`, the outlines' depth cap from `--silhouette-cos`, the tile slots from
+/// `--tile-slots` and the parts left out from `--skip`.
 pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     let Some(a) = ARGS.get() else {
         o.publish.mode = PublishMode::default();
@@ -162,6 +168,9 @@ pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     }
     if let Some(n) = a.tile_slots {
         o.slots = n;
+    }
+    if let Some(s) = a.skip {
+        o.skips = s;
     }
 }
 

@@ -93,3 +93,54 @@ fn every_scene_writes_numeric_stats_under_the_same_names() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Mean of each RGB channel of a PNG written by `render` (RGBA8).
+fn mean_rgb(path: &Path) -> [f64; 3] {
+    let mut reader = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()))
+        .read_info()
+        .unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let px = &buf[..info.buffer_size()];
+    let n = (px.len() / 4) as f64;
+    let mut m = [0.0; 3];
+    for p in px.chunks(4) {
+        for c in 0..3 {
+            m[c] += p[c] as f64 / n;
+        }
+    }
+    m
+}
+
+/// `--skip` leaves parts of the frame out to time what they cost: leaving out the aerial
+/// perspective takes the haze off a view from 400 km (the image changes by more than its
+/// own run-to-run noise), and an unknown part is named with the known ones.
+#[test]
+fn skipped_parts_change_the_image_and_an_unknown_one_is_named() {
+    let dir = temp_dir().join("skips");
+    std::fs::create_dir_all(&dir).unwrap();
+    let fixed = ["--exposure", "5"];
+    render(&dir, "analytic", &fixed);
+    let base = mean_rgb(&dir.join("analytic.png"));
+    render(&dir, "analytic", &fixed);
+    let again = mean_rgb(&dir.join("analytic.png"));
+    render(&dir, "analytic", &[fixed[0], fixed[1], "--skip", "aerial"]);
+    let clear = mean_rgb(&dir.join("analytic.png"));
+    let diff = |a: [f64; 3], b: [f64; 3]| (0..3).map(|c| (a[c] - b[c]).abs()).fold(0.0, f64::max);
+    println!("mean RGB {base:?}, again {again:?}, without aerial {clear:?}");
+    assert!(
+        diff(base, clear) > 2.0 && diff(base, clear) > 10.0 * diff(base, again),
+        "the haze: {base:?} → {clear:?} (run to run {:.3})",
+        diff(base, again)
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_planetfall"))
+        .args(["render", "--scene", "analytic", "--skip", "aerial,fog"])
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("unknown part \"fog\"") && err.contains("root-search"),
+        "{err}"
+    );
+}

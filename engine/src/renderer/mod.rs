@@ -34,7 +34,7 @@ use crate::frame_constants::{FrameConstantBuffers, FrameConstants};
 use crate::params::{LAST_STORED_LEVEL, MAX_LEVEL};
 use crate::planet::{Body, TileId};
 use crate::publish::{declare_publish, PublishMode};
-use crate::shade::{declare_aov, declare_terrain, ClimateField};
+use crate::shade::{declare_aov, declare_terrain, ClimateField, Skips};
 use crate::source::TileSource;
 use crate::stream::envelope::{FeedMeter, LocalFetch};
 use crate::stream::residency::TileStream;
@@ -409,7 +409,9 @@ impl PlanetRenderer {
         }
         let edges = req.view == DebugView::Wireframe;
         let bindings = self.mesh.bindings(g, &mesh);
-        let p = declare_publish(g, extent, bindings, surface, self.opts.publish, edges);
+        let mut publish = self.opts.publish;
+        publish.no_correction |= self.opts.skips.contains(Skips::ROOT_SEARCH);
+        let p = declare_publish(g, extent, bindings, surface, publish, edges);
         if self.opts.publish.occlusion {
             self.mesh.declare_raster_counters(g, p.big);
         }
@@ -417,7 +419,16 @@ impl PlanetRenderer {
         let exposure = self.exposure.declare(g);
         let climate = self.climate.declare(g);
         declare_terrain(
-            g, extent, p.hits, surface, atmos, exposure, climate, target, req.view,
+            g,
+            extent,
+            p.hits,
+            surface,
+            atmos,
+            exposure,
+            climate,
+            target,
+            req.view,
+            self.opts.skips,
         );
         if let (true, Some(mut depth)) = (edges, p.depth) {
             declare_debug_edges(g, &mesh, &surface, target, &mut depth);

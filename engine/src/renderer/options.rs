@@ -36,6 +36,8 @@ pub struct RendererOptions {
     pub publish: PublishOptions,
     /// Fixed, or adapted to the image (`crate::exposure`).
     pub exposure: ExposureMode,
+    /// Parts of the frame left out to time what they cost (`crate::shade::Skips`; none).
+    pub skips: crate::shade::Skips,
 }
 
 impl RendererOptions {
@@ -52,6 +54,7 @@ impl RendererOptions {
             cbt: CbtParams::default(),
             publish: PublishOptions::default(),
             exposure: ExposureMode::default(),
+            skips: crate::shade::Skips::none(),
         }
     }
 }

@@ -128,7 +128,7 @@ pub fn render(r: &Report) -> String {
         .views
         .first()
         .map_or((0, 0), |v| (v.timed.warmup, v.timed.frames_in_flight));
-    let _ = writeln!(s, "- command: `{}`\n- commit: {}\n- validation: {validation}\n- publish: {}\n- driver: {}\n- scene: {}, {}×{}, {} timed frames per view after {warmup} warm-up frames, {in_flight} in flight, frame time from one timestamp pair per frame{}\n- run: {:.1} s; tiles prepared on every core before the views: {} in {:.1} s\n", r.command, r.commit, r.publish, r.driver, r.scene, r.width, r.height, r.timed_frames, if r.quick { " (--quick)" } else { "" }, r.wall_s, r.prefetch_tiles, r.prefetch_s);
+    let _ = writeln!(s, "- command: `{}`\n- commit: {}\n- validation: {validation}\n- publish: {}{}\n- driver: {}\n- scene: {}, {}×{}, {} timed frames per view after {warmup} warm-up frames, {in_flight} in flight, frame time from one timestamp pair per frame{}\n- run: {:.1} s; tiles prepared on every core before the views: {} in {:.1} s\n", r.command, r.commit, r.publish, if r.skips.is_empty() { String::new() } else { format!("\n- **skipped, to time their cost (the images are wrong by design): {}**", r.skips) }, r.driver, r.scene, r.width, r.height, r.timed_frames, if r.quick { " (--quick)" } else { "" }, r.wall_s, r.prefetch_tiles, r.prefetch_s);
     let l = &r.limits;
     let _ = writeln!(
         s,

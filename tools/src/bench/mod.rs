@@ -161,6 +161,7 @@ pub fn run(gpu_args: &crate::device::GpuArgs, o: &Options) -> Result<(Report, Ve
         height: o.height,
         quick: o.quick,
         publish: gpu_args.publish.resolve(info).name().into(),
+        skips: gpu_args.skip.unwrap_or_default().names(),
         validation: report::Validation {
             enabled: gpu.ctx.validation,
             messages: 0,

@@ -22,6 +22,10 @@ pub struct Report {
     /// (`--publish`, resolved for the device).
     #[serde(default)]
     pub publish: String,
+    /// Parts of the frame left out to time their cost (`--skip`; empty: none): the images and
+    /// accuracy of such a run are wrong by design.
+    #[serde(default)]
+    pub skips: String,
     #[serde(default)]
     pub validation: Validation,
     /// Timed frames per view.
