@@ -96,11 +96,11 @@ float snow_line_height(float z2, float arid, float region_h) {
     return (climate_temperature(z2, 0.0) + mass_elevation_c(z2, region_h) - snow_c) / MAT_LAPSE_C_PER_M;
 }
 
-// Snow's share of level ground at height `h` under the snow line `line`: the blend spans
-// ± MAT_SNOW_BLEND_C of temperature around it.
 // Half the height span of snow's blend around the snow line, m.
 float snow_blend_m() { return MAT_SNOW_BLEND_C / MAT_LAPSE_C_PER_M; }
 
+// Snow's share of level ground at height `h` under the snow line `line`: the blend spans
+// ± MAT_SNOW_BLEND_C of temperature around it.
 float snow_ground(float h, float line) {
     float b = snow_blend_m();
     return smoothstep(line - b, line + b, h);
