@@ -244,16 +244,8 @@ impl Skips {
         ("waves", Skips::WAVES),
     ];
 
-    pub fn none() -> Skips {
-        Skips(0)
-    }
-
     pub fn contains(self, part: Skips) -> bool {
         self.0 & part.0 == part.0
-    }
-
-    pub fn is_empty(self) -> bool {
-        self.0 == 0
     }
 
     /// A comma-separated list of names (`all`: every part).
@@ -300,7 +292,7 @@ mod skip_tests {
 
     #[test]
     fn skips_parse_their_names_and_name_an_unknown_one() {
-        assert_eq!(Skips::parse(""), Ok(Skips::none()));
+        assert_eq!(Skips::parse(""), Ok(Skips::default()));
         let s = Skips::parse("aerial, waves").unwrap();
         assert!(s.contains(Skips::AERIAL) && s.contains(Skips::WAVES));
         assert!(!s.contains(Skips::ROOT_SEARCH));

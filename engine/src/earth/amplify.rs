@@ -133,10 +133,21 @@ pub trait L9Samples {
     where
         Self: Sized,
     {
-        let mut rocks = Vec::new();
-        accepted_around(self, body, face, cell, &mut rocks);
-        f(&mut rocks.iter());
+        fresh_rocks_around(self, body, face, cell, f);
     }
+}
+
+/// `L9Samples::rocks_around` without keeping anything: the rocks looked up afresh.
+fn fresh_rocks_around(
+    src: &impl L9Samples,
+    body: Body,
+    face: Face,
+    cell: [i64; 3],
+    f: &mut dyn FnMut(Rocks),
+) {
+    let mut rocks = Vec::new();
+    accepted_around(src, body, face, cell, &mut rocks);
+    f(&mut rocks.iter());
 }
 
 /// The L9 samples of the stored tiles, fetched once each per tile made.
@@ -253,9 +264,7 @@ impl<S: L9Samples> L9Samples for Patch<'_, S> {
         if face == self.face {
             f(&mut self.rocks.borrow_mut().around(self, body, face, cell));
         } else {
-            let mut rocks = Vec::new();
-            accepted_around(self, body, face, cell, &mut rocks);
-            f(&mut rocks.iter());
+            fresh_rocks_around(self, body, face, cell, f);
         }
     }
 }

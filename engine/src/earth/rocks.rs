@@ -4,7 +4,7 @@
 //! `shaders/common/amplify_detail.glsl` mirrors it operation for operation.
 
 use super::amplify::L9Samples;
-use super::bands::hash3;
+use super::bands::{hash3, mix};
 use crate::params::{LAST_STORED_LEVEL, TILE_SAMPLES};
 use crate::planet::{Body, Face};
 use glam::DVec3;
@@ -267,13 +267,16 @@ pub(crate) fn accepted_around(
     c: [i64; 3],
     out: &mut Vec<Rock>,
 ) {
-    for dz in -1..=1 {
-        for dy in -1..=1 {
-            for dx in -1..=1 {
-                accepted_in_cell(src, body, face, [c[0] + dx, c[1] + dy, c[2] + dz], out);
-            }
-        }
+    for cell in cells_around(c) {
+        accepted_in_cell(src, body, face, cell, out);
     }
+}
+
+/// The 27 cells around cell `c`, `c` among them, in a fixed order.
+fn cells_around(c: [i64; 3]) -> impl Iterator<Item = [i64; 3]> {
+    (-1..=1).flat_map(move |dz| {
+        (-1..=1).flat_map(move |dy| (-1..=1).map(move |dx| [c[0] + dx, c[1] + dy, c[2] + dz]))
+    })
 }
 
 /// The accepted rocks of one cell, pushed onto `out`.
@@ -354,18 +357,13 @@ impl RockMemo {
     ) -> impl Iterator<Item = &Rock> {
         if self.last != Some(c) {
             self.around.clear();
-            for dz in -1..=1 {
-                for dy in -1..=1 {
-                    for dx in -1..=1 {
-                        let cell = [c[0] + dx, c[1] + dy, c[2] + dz];
-                        let (lo, hi) = *self.cells.entry(cell).or_insert_with(|| {
-                            let lo = self.rocks.len() as u32;
-                            accepted_in_cell(src, body, face, cell, &mut self.rocks);
-                            (lo, self.rocks.len() as u32)
-                        });
-                        self.around.extend(lo..hi);
-                    }
-                }
+            for cell in cells_around(c) {
+                let (lo, hi) = *self.cells.entry(cell).or_insert_with(|| {
+                    let lo = self.rocks.len() as u32;
+                    accepted_in_cell(src, body, face, cell, &mut self.rocks);
+                    (lo, self.rocks.len() as u32)
+                });
+                self.around.extend(lo..hi);
             }
             self.last = Some(c);
         }
@@ -373,8 +371,8 @@ impl RockMemo {
     }
 }
 
-/// A multiplicative hash of a cell's three integers (the default SipHash costs more than the
-/// lookup saves here; the keys are not adversarial).
+/// The noise's own finaliser (`bands::mix`) over a cell's three integers: the default SipHash
+/// costs more than the lookup saves here, and the keys are not adversarial.
 #[derive(Default, Clone, Copy)]
 pub(crate) struct CellHash;
 
@@ -389,9 +387,7 @@ pub(crate) struct CellHasher(u64);
 
 impl std::hash::Hasher for CellHasher {
     fn finish(&self) -> u64 {
-        // The product's high bits carry every input bit; fold them into the low ones, which
-        // pick the bucket.
-        self.0 ^ (self.0 >> 29)
+        self.0
     }
     fn write(&mut self, bytes: &[u8]) {
         for c in bytes.chunks(8) {
@@ -404,6 +400,6 @@ impl std::hash::Hasher for CellHasher {
         self.write_u64(v as u64);
     }
     fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(23) ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.0 = mix(self.0.rotate_left(23) ^ v);
     }
 }

@@ -54,7 +54,7 @@ impl RendererOptions {
             cbt: CbtParams::default(),
             publish: PublishOptions::default(),
             exposure: ExposureMode::default(),
-            skips: crate::shade::Skips::none(),
+            skips: crate::shade::Skips::default(),
         }
     }
 }
