@@ -116,11 +116,11 @@ bool try_ocean(vec3 d, float t_o, uint face, ivec2 X, uvec2 px) {
 
 // Ray–plane of the leaf's chord triangle: the distance along `d`, and the barycentrics of the
 // point clamped into the triangle (a pixel centre can sit just outside the triangle that
-// covered it).
-float chord_distance(Bisector b, vec3 d, out vec2 bary) {
+// covered it), and the triangle's (unnormalised) normal.
+float chord_distance(Bisector b, vec3 d, out vec2 bary, out vec3 nrm) {
     vec3 p0 = corner(b, 0u), p1 = corner(b, 1u), p2 = corner(b, 2u);
     vec3 e1 = p1 - p0, e2 = p2 - p0;
-    vec3 nrm = cross(e1, e2);
+    nrm = cross(e1, e2);
     float denom = dot(nrm, d);
     float t = abs(denom) > 1e-30 ? dot(nrm, p0) / denom : length(p0);
     vec3 q = d * t - p0;
@@ -170,14 +170,18 @@ RayPoint ray_point(vec3 d, float t, uint start) {
 }
 
 // Root of f(t') = (height of the ray point) − (surface height there) along the ray, in the
-// tile frame (no planet-sized subtraction), starting from the chord point p0. A Newton step on
-// the ray's radial rate (exact over flat ground) starts it; then secant steps on measured f
-// until the root is bracketed, and regula falsi (Illinois) inside the bracket, bisecting where a
-// step did not halve it — on a slope seen at a grazing angle the surface's own gradient
-// dominates f', and the radial rate alone overshoots by the ratio of the two. Every step stays
-// within 10% of the chord distance. Replaces p with the best point only where the search got
-// |f| below `trigger`, or converged (|f| or the bracket within the tolerance).
-bool correct_along_ray(vec3 d, uint start, float trigger, bool bisect, inout RayPoint p) {
+// tile frame (no planet-sized subtraction), starting from the chord point p0. A Newton step
+// starts it, on the rate f would have over ground parallel to the chord's plane (normal
+// `chord_n`): the ray's height over such ground changes by (n·d)/(n·up) per metre of ray, the
+// radial rate d·up where the chord is level. On a slope seen at a grazing angle the slope
+// dominates f', and the radial rate alone overshoots by the ratio of the two (a second walk to
+// come back). The chord's normal is the leaf's, already loaded; the surface's own would cost a
+// walk's worth of chart evaluations and registers (measured slower). Then secant steps on
+// measured f until the root is bracketed, and regula falsi (Illinois) inside the bracket,
+// bisecting where a step did not halve it. Every step stays within 10% of the chord distance.
+// Replaces p with the best point only where the search got |f| below `trigger`, or converged
+// (|f| or the bracket within the tolerance).
+bool correct_along_ray(vec3 d, uint start, float trigger, bool bisect, vec3 chord_n, inout RayPoint p) {
     float t = p.t;
     float lo = (1.0 - CORRECT_MAX_REL) * t, hi = (1.0 + CORRECT_MAX_REL) * t;
     float t_a = t, f_a = p.f;
@@ -185,7 +189,12 @@ bool correct_along_ray(vec3 d, uint start, float trigger, bool bisect, inout Ray
     bool bracketed = false;
     int side = 0;
     float width = 0.0;   // the bracket's width before the last step
-    float rate = dot(d, local_up(slots.s[p.fs], p.ab));
+    vec3 up = local_up(slots.s[p.fs], p.ab);
+    // The ratio is the same whichever way the normal points. A chord steeper than about 84° (a
+    // cliff's face) gives no useful rate: the radial one then.
+    float n_up = dot(chord_n, up);
+    float n_len = length(chord_n);
+    float rate = abs(n_up) > 0.1 * n_len ? dot(chord_n, d) / n_up : dot(d, up);
     rate = abs(rate) < 1e-6 ? -1e-6 : rate;
     float tc = clamp(t - f_a / rate, lo, hi);
     RayPoint best = p;
@@ -196,10 +205,13 @@ bool correct_along_ray(vec3 d, uint start, float trigger, bool bisect, inout Ray
         RayPoint c = ray_point(d, tc, start);
         float fc = c.f;
         if (abs(fc) < abs(best.f)) best = c;
-        // Close enough at a quarter of the trigger: an error δ along the ray moves the surface
-        // point by at most δ/(2·t·pixel angle) pixels, 0.05 px for the trigger at 1080p and
-        // 60°, so a quarter is 0.013 px; and never finer than float distances resolve.
-        if (abs(fc) < max(0.25 * trigger, 1e-3 * max(1.0, 1e-4 * tc))) break;
+        // Close enough below the trigger itself, the bound every pixel left uncorrected keeps:
+        // a point |f| over the surface at distance t moves the surface point the pixel shows
+        // by at most |f|/(t·pixel angle) pixels whatever the slope (on a face turned to the
+        // camera the error along the ray is smaller than f), 0.1 px for the trigger at 1080p
+        // and 60°; and never finer than float distances resolve. (A quarter of it took about
+        // half a walk more per pixel over rough ground, for 0.08 px less.)
+        if (abs(fc) < max(trigger, 1e-3 * max(1.0, 1e-4 * tc))) break;
         if (!bracketed && fc * f_a > 0.0) {
             // Same side: secant through the last two points (Newton's rate if flat).
             float den = fc - f_a;
@@ -300,7 +312,8 @@ bool resolve_terrain(uvec2 px, vec3 d, float t_ocean, uint64_t key, uint64_t ske
     if (pc.frame_stamp != 0u) seen.frame[leaf] = pc.frame_stamp;
     Bisector b = pool.b[leaf];
     vec2 bary;
-    float t = chord_distance(b, d, bary);
+    vec3 chord_n;
+    float t = chord_distance(b, d, bary, chord_n);
     uint face;
     ivec2 X = fixed_hint(b, bary, face);
     // The prism's face, as a distance along the ray.
@@ -355,15 +368,13 @@ bool resolve_terrain(uvec2 px, vec3 d, float t_ocean, uint64_t key, uint64_t ske
 #else
     const bool bisect = false;
 #endif
-    if (crossed || (need_root && correct_along_ray(d, start, trigger, bisect, p))) {
+    if (crossed || (need_root && correct_along_ray(d, start, trigger, bisect, chord_n, p))) {
         flags |= HIT_CORRECTED;
     }
 #ifdef RESOLVE_SEARCHES
     if (correct && pc.outline != 0u && !shell_only) {
-        vec3 p0 = corner(b, 0u);
-        vec3 nrm = cross(corner(b, 1u) - p0, corner(b, 2u) - p0);
         float w_p = NEAR * uintBitsToFloat(uint(key >> 32));
-        float w_o = outline_depth(px, nrm, p0, w_p);
+        float w_o = outline_depth(px, chord_n, corner(b, 0u), w_p);
         if (w_o < 1e30 && march_outline(d, start, t * w_o / w_p, pc.outline, p)) {
             flags |= HIT_CORRECTED;
         }

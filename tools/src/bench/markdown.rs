@@ -300,6 +300,7 @@ pub fn render(r: &Report) -> String {
         );
     }
 
+    s += &walks(r);
     s += &rings(r);
 
     let _ = writeln!(s, "\n## Pop and settling\n");
@@ -334,6 +335,28 @@ pub fn render(r: &Report) -> String {
     }
     if let Some(rd) = &r.readiness {
         s += &readiness(rd);
+    }
+    s
+}
+
+/// The "## Surface walks" section: what `publish.resolve` did per pixel of the settled frame,
+/// and per warp, whose lanes run until the slowest is done.
+fn walks(r: &Report) -> String {
+    let mut s = String::from("\n## Surface walks in `publish.resolve` (settled frame)\n\nWalks (locate + blended chain) per terrain pixel: the chord point's, the root search's steps, the ocean test's. A warp (8×4 px) runs as long as its slowest pixel: \"warp\" is the mean over warps holding terrain of their slowest pixel's walks, and its ratio to the mean is the divergence.\n\n");
+    let _ = writeln!(s, "| view | mean | p95 | max | warp | warp / mean |");
+    let _ = writeln!(s, "|---|---|---|---|---|---|");
+    for v in r.views.iter().filter(|v| v.walks.mean > 0.0) {
+        let w = &v.walks;
+        let _ = writeln!(
+            s,
+            "| {} | {:.2} | {} | {} | {:.2} | {:.2} |",
+            v.name,
+            w.mean,
+            w.p95,
+            w.max,
+            w.warp_max_mean,
+            w.warp_max_mean / w.mean
+        );
     }
     s
 }

@@ -120,22 +120,50 @@ pub struct Walks {
     pub mean: f64,
     pub p95: f64,
     pub max: f64,
+    /// The mean over the frame's warps (8×4 pixel blocks holding terrain) of the most walks a
+    /// pixel of the block took: what the resolve's time follows on a GPU that runs a warp's 32
+    /// lanes in lock step until the slowest is done. Its ratio to `mean` is the divergence.
+    #[serde(default)]
+    pub warp_max_mean: f64,
 }
 
+/// The pixel block one warp of the resolve covers: its 8×8 workgroup's first or last 32
+/// invocations, four rows of eight.
+const WARP_BLOCK: (usize, usize) = (8, 4);
+
 impl Walks {
-    pub fn of(aov: &[engine::shade::AovPixel]) -> Walks {
+    /// Walks of an AOV image `width` pixels wide, rows top first.
+    pub fn of(aov: &[engine::shade::AovPixel], width: usize) -> Walks {
         let w: Vec<f64> = aov
             .iter()
             .filter(|p| p.is_terrain())
             .map(|p| p.walks as f64)
             .collect();
-        if w.is_empty() {
+        if w.is_empty() || width == 0 {
             return Walks::default();
+        }
+        let height = aov.len() / width;
+        let (bw, bh) = WARP_BLOCK;
+        let mut warps = 0usize;
+        let mut warp_sum = 0.0;
+        for by in (0..height).step_by(bh) {
+            for bx in (0..width).step_by(bw) {
+                let most = (by..(by + bh).min(height))
+                    .flat_map(|y| (bx..(bx + bw).min(width)).map(move |x| y * width + x))
+                    .filter(|&i| aov[i].is_terrain())
+                    .map(|i| aov[i].walks as f64)
+                    .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
+                if let Some(most) = most {
+                    warps += 1;
+                    warp_sum += most;
+                }
+            }
         }
         Walks {
             mean: w.iter().sum::<f64>() / w.len() as f64,
             p95: super::stats::quantile(&w, 0.95),
             max: w.iter().copied().fold(0.0, f64::max),
+            warp_max_mean: warp_sum / warps as f64,
         }
     }
 }
@@ -595,9 +623,29 @@ mod tests {
         aov.extend((0..18).map(|_| px(12.0, 1.0)));
         aov.push(px(12.0, 3.0));
         aov.push(px(12.0, 7.0));
-        let w = Walks::of(&aov);
+        let w = Walks::of(&aov, 25);
         assert_eq!(w.mean, 28.0 / 20.0);
         assert_eq!((w.p95, w.max), (3.0, 7.0));
-        assert_eq!(Walks::of(&aov[..5]), Walks::default());
+        assert_eq!(Walks::of(&aov[..5], 5), Walks::default());
+    }
+
+    #[test]
+    fn a_warp_counts_its_slowest_terrain_pixel() {
+        // 16×8 pixels: four warps of 8×4. The top left holds one pixel of 5 walks among 1s;
+        // the top right is all 2s; the bottom left is sky but for one pixel of 3; the bottom
+        // right is sky, and a sky pixel's walks (say 9) are not the warp's.
+        let (w, h) = (16, 8);
+        let mut aov = vec![px(-1.0, 9.0); w * h];
+        for y in 0..4 {
+            for x in 0..16 {
+                aov[y * w + x] = px(10.0, if x < 8 { 1.0 } else { 2.0 });
+            }
+        }
+        aov[2 * w + 3] = px(10.0, 5.0);
+        aov[6 * w + 1] = px(10.0, 3.0);
+        let walks = Walks::of(&aov, w);
+        assert_eq!(walks.warp_max_mean, (5.0 + 2.0 + 3.0) / 3.0);
+        // Per pixel: 31 ones, a 5, 32 twos and a 3 over 65 terrain pixels.
+        assert_eq!(walks.mean, (31.0 + 5.0 + 64.0 + 3.0) / 65.0);
     }
 }

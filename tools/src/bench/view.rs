@@ -202,10 +202,15 @@ fn measure(
     v.score.reference_sees_terrain = coarse.any_terrain();
     v.score.measured_nothing = coarse.any_terrain() && v.score.terrain == 0.0;
     v.reference_ms = t.elapsed().as_secs_f64() * 1e3;
-    v.walks = f.aov.as_deref().map(Walks::of).unwrap_or_default();
+    v.walks = f
+        .aov
+        .as_deref()
+        .map(|a| Walks::of(a, w))
+        .unwrap_or_default();
     println!(
-        "  {name}: publish.resolve surface walks per terrain pixel: mean {:.2}, p95 {}, max {}",
-        v.walks.mean, v.walks.p95, v.walks.max
+        "  {name}: publish.resolve surface walks per terrain pixel: mean {:.2}, p95 {}, max {}; \
+         a warp's slowest pixel, mean over warps {:.2}",
+        v.walks.mean, v.walks.p95, v.walks.max, v.walks.warp_max_mean
     );
     let ring_px = f.aov.as_deref().map(rings::samples).unwrap_or_default();
     if ring_px.len() == w * h {
