@@ -103,9 +103,15 @@ fn edge_profile(along: f64, c0: f64, e: f64, c1: f64) -> f64 {
 /// Weight of a tile over its parent at (s, t): its fade inside, the shared edge/corner weights
 /// at its border, blended over a 16-texel band.
 pub fn spatial_weight(res: &Residency, t: &ResidentTile, s: f64, tt: f64) -> f64 {
+    let inner = t.fade as f64;
+    // Past every edge's band each edge's mix is `inner` whole (surface.glsl takes the same
+    // shortcut).
+    let band = EDGE_BAND..=512.0 - EDGE_BAND;
+    if band.contains(&s) && band.contains(&tt) {
+        return inner.clamp(0.0, 1.0);
+    }
     let (e, c) = res.weights(t);
     let (e, c) = (e.map(|x| x as f64), c.map(|x| x as f64));
-    let inner = t.fade as f64;
     let mix = |a: f64, b: f64, x: f64| a + (b - a) * x.clamp(0.0, 1.0);
     let wl = mix(edge_profile(tt, c[0], e[0], c[2]), inner, s / EDGE_BAND);
     let wr = mix(

@@ -277,6 +277,11 @@ float edge_profile(float along, float c0, float e, float c1) {
 
 float spatial_weight(SlotRecord r, vec2 st) {
     float inner = r.fade;
+    // Past every edge's band each edge's mix is `inner` whole: the tile's arrival fade alone,
+    // without the edges' profiles (most points of a walk lie there).
+    if (all(greaterThanEqual(st, vec2(EDGE_BAND))) && all(lessThanEqual(st, vec2(512.0 - EDGE_BAND)))) {
+        return clamp(inner, 0.0, 1.0);
+    }
     // edges: -u (s = 0), +u (s = 512), -v (t = 0), +v (t = 512); corners 00, 10, 01, 11.
     float wl = mix(edge_profile(st.y, r.corner_w[0], r.edge_w[0], r.corner_w[2]), inner, clamp(st.x / EDGE_BAND, 0.0, 1.0));
     float wr = mix(edge_profile(st.y, r.corner_w[1], r.edge_w[1], r.corner_w[3]), inner, clamp((512.0 - st.x) / EDGE_BAND, 0.0, 1.0));
