@@ -2,7 +2,8 @@
 //! and run, as the planet frame records after a quiet frame of the same view) and refining
 //! frames (the camera turns 3° a frame: four iterations recorded, up to four run) at several leaf
 //! counts, the high-water mark, and the memory-bandwidth floor (bytes the sweeps read ÷ the
-//! measured buffer-copy bandwidth). The analytic planet as tiles, resident around one spot to L12.
+//! faster of a measured buffer copy and compute copy). The analytic planet as tiles, resident
+//! around one spot to L12.
 //!
 //! `cargo run --release -p engine --example cbt_bench [-- JSON_PATH [SCALE]]`
 //! SCALE divides the viewports (1 = full size, 8 for a quick run on lavapipe). Device:
@@ -65,7 +66,7 @@ fn main() {
         res.tiles.len(),
         t.elapsed().as_secs_f64()
     );
-    let copy_gbs = copy_bandwidth(&ctx, &mut exec, capacity as u64 * BISECTOR);
+    let copy = copy_bandwidth(&ctx, &mut exec, capacity as u64 * BISECTOR);
     let mut rows = Vec::new();
     for (w, h, agl, pitch) in VIEWS {
         let (w, h) = (w / scale, h / scale);
@@ -108,7 +109,7 @@ fn main() {
         scene.destroy(&ctx);
         rows.push(((w, h, agl, frames), quiet, turning));
     }
-    report(&ctx, capacity, copy_gbs, &rows, &json_path);
+    report(&ctx, capacity, &copy, &rows, &json_path);
     exec.destroy(&ctx);
 }
 
@@ -190,24 +191,55 @@ fn sample(
     }
 }
 
-/// GB/s of a device-local buffer copy of `bytes` (read + write counted), best of 5.
-fn copy_bandwidth(ctx: &Context, exec: &mut Executor, bytes: u64) -> f64 {
+/// GB/s (read + write counted) of a device-local copy of `bytes`, best of 5, by
+/// `vkCmdCopyBuffer` and by a compute copy over as much as one storage binding spans (16-byte
+/// words, as `planetfall bench`'s floors): the floors take the faster. On the H200 the
+/// transfer copy measured about a tenth of what a compute sweep moves (docs/cbt.md).
+struct CopyBandwidth {
+    transfer: f64,
+    compute: f64,
+}
+
+impl CopyBandwidth {
+    fn best(&self) -> f64 {
+        self.transfer.max(self.compute)
+    }
+}
+
+fn copy_bandwidth(ctx: &Context, exec: &mut Executor, bytes: u64) -> CopyBandwidth {
     let src = framegraph::GpuBuffer::new(ctx, "bench.src", BufferDesc::gpu(bytes)).expect("buffer");
     let dst = framegraph::GpuBuffer::new(ctx, "bench.dst", BufferDesc::gpu(bytes)).expect("buffer");
-    let mut best = f64::MAX;
+    let words = (bytes.min(ctx.info.max_storage_buffer_range) / 16).min(u32::MAX as u64) as u32;
+    // 256 threads a workgroup, at most 2^14 of them: the shader's grid-stride loop does the rest.
+    let groups = (words as u64).div_ceil(256).clamp(1, 1 << 14) as u32;
+    let mut best = [f64::MAX; 2];
     for _ in 0..5 {
-        let mut g = Graph::new();
-        let s = g.import_buffer(&src);
-        let mut d = g.import_buffer(&dst);
-        g.transfer("bench.copy").copy_buffer(s, &mut d, 0, 0, bytes);
-        let out = exec
-            .run(ctx, g.compile(ctx.queue_setup()).expect("compiles"))
-            .expect("runs");
-        best = best.min(out.time_ms("bench.copy").unwrap_or(f64::MAX));
+        for (k, name) in ["bench.copy", "bench.copy_compute"].into_iter().enumerate() {
+            let mut g = Graph::new();
+            let s = g.import_buffer(&src);
+            let mut d = g.import_buffer(&dst);
+            if k == 0 {
+                g.transfer(name).copy_buffer(s, &mut d, 0, 0, bytes);
+            } else {
+                g.compute(name, &shaders::BENCH_COPY_COMPUTE)
+                    .read("src", s)
+                    .write("dst", &mut d)
+                    .push(&words)
+                    .dispatch([groups, 1, 1]);
+            }
+            let out = exec
+                .run(ctx, g.compile(ctx.queue_setup()).expect("compiles"))
+                .expect("runs");
+            best[k] = best[k].min(out.time_ms(name).unwrap_or(f64::MAX));
+        }
     }
     src.destroy(ctx);
     dst.destroy(ctx);
-    2.0 * bytes as f64 / (best * 1e-3) / 1e9
+    let gbs = |b: u64, ms: f64| 2.0 * b as f64 / (ms * 1e-3) / 1e9;
+    CopyBandwidth {
+        transfer: gbs(bytes, best[0]),
+        compute: gbs(words as u64 * 16, best[1]),
+    }
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -217,12 +249,13 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 type Row = ((u32, u32, f64, usize), Vec<Sample>, Vec<Sample>);
 
-fn report(ctx: &Context, capacity: u32, copy_gbs: f64, rows: &[Row], json_path: &str) {
+fn report(ctx: &Context, capacity: u32, copy: &CopyBandwidth, rows: &[Row], json_path: &str) {
+    let copy_gbs = copy.best();
     println!(
-        "device {} ({}), pool {capacity} entries, copy bandwidth {copy_gbs:.0} GB/s (read + write)",
-        ctx.info.name, ctx.info.driver
+        "device {} ({}), pool {capacity} entries, copy bandwidth {copy_gbs:.0} GB/s (read + write; vkCmdCopyBuffer {:.0}, compute {:.0})",
+        ctx.info.name, ctx.info.driver, copy.transfer, copy.compute
     );
-    let mut json = format!("{{\n  \"device\": {:?},\n  \"capacity\": {capacity},\n  \"copy_gb_s\": {copy_gbs:.1},\n  \"views\": [\n", ctx.info.name);
+    let mut json = format!("{{\n  \"device\": {:?},\n  \"capacity\": {capacity},\n  \"copy_gb_s\": {copy_gbs:.1},\n  \"copy_transfer_gb_s\": {:.1},\n  \"copy_compute_gb_s\": {:.1},\n  \"views\": [\n", ctx.info.name, copy.transfer, copy.compute);
     for (i, ((w, h, agl, frames), quiet, turning)) in rows.iter().enumerate() {
         println!("\n{w}×{h} at {agl} m (quiet after {frames} frames)");
         println!(
