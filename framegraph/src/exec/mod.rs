@@ -146,6 +146,20 @@ const FRAME_QUERIES: u32 = 2;
 const WAIT_TIMEOUT_NS: u64 = 10_000_000_000;
 /// Give up on a frame after this many timeouts (10 minutes): treated as a lost device.
 const MAX_WAITS: u64 = 60;
+/// The same on a CPU device (30 minutes): llvmpipe compiles a pipeline's shader when it is
+/// first dispatched, inside the queue, so the first frame to bind a large shader waits for its
+/// compile. The resolve's search variant takes minutes on two cores; beside other work on
+/// them it has passed 10 minutes, and the frame was reported lost.
+const MAX_WAITS_CPU: u64 = 180;
+
+/// Timeouts of `WAIT_TIMEOUT_NS` a frame may take on `ctx`'s device before it is lost.
+fn max_waits(ctx: &Context) -> u64 {
+    if ctx.info.kind == vk::PhysicalDeviceType::CPU {
+        MAX_WAITS_CPU
+    } else {
+        MAX_WAITS
+    }
+}
 
 /// [`Executor::prebuild_in_background`]'s list and threads.
 struct Background {
@@ -310,10 +324,11 @@ impl Executor {
             // A slow device (lavapipe under validation) may take long; only a lost device or a
             // frame that never finishes is an error.
             let mut waited = 0;
+            let most = max_waits(ctx);
             loop {
                 match unsafe { ctx.device.wait_semaphores(&info, WAIT_TIMEOUT_NS) } {
                     Ok(()) => break,
-                    Err(vk::Result::TIMEOUT) if waited < MAX_WAITS => {
+                    Err(vk::Result::TIMEOUT) if waited < most => {
                         waited += 1;
                         log::warn!(
                             "GPU frame {} still running after {} s",
