@@ -209,9 +209,7 @@ impl CopyBandwidth {
 fn copy_bandwidth(ctx: &Context, exec: &mut Executor, bytes: u64) -> CopyBandwidth {
     let src = framegraph::GpuBuffer::new(ctx, "bench.src", BufferDesc::gpu(bytes)).expect("buffer");
     let dst = framegraph::GpuBuffer::new(ctx, "bench.dst", BufferDesc::gpu(bytes)).expect("buffer");
-    let words = (bytes.min(ctx.info.max_storage_buffer_range) / 16).min(u32::MAX as u64) as u32;
-    // 256 threads a workgroup, at most 2^14 of them: the shader's grid-stride loop does the rest.
-    let groups = (words as u64).div_ceil(256).clamp(1, 1 << 14) as u32;
+    let copied = engine::probe::compute_copy_bytes(bytes, ctx.info.max_storage_buffer_range);
     let mut best = [f64::MAX; 2];
     for _ in 0..5 {
         for (k, name) in ["bench.copy", "bench.copy_compute"].into_iter().enumerate() {
@@ -221,11 +219,7 @@ fn copy_bandwidth(ctx: &Context, exec: &mut Executor, bytes: u64) -> CopyBandwid
             if k == 0 {
                 g.transfer(name).copy_buffer(s, &mut d, 0, 0, bytes);
             } else {
-                g.compute(name, &shaders::BENCH_COPY_COMPUTE)
-                    .read("src", s)
-                    .write("dst", &mut d)
-                    .push(&words)
-                    .dispatch([groups, 1, 1]);
+                engine::probe::declare_compute_copy(&mut g, name, s, &mut d, copied);
             }
             let out = exec
                 .run(ctx, g.compile(ctx.queue_setup()).expect("compiles"))
@@ -238,7 +232,7 @@ fn copy_bandwidth(ctx: &Context, exec: &mut Executor, bytes: u64) -> CopyBandwid
     let gbs = |b: u64, ms: f64| 2.0 * b as f64 / (ms * 1e-3) / 1e9;
     CopyBandwidth {
         transfer: gbs(bytes, best[0]),
-        compute: gbs(words as u64 * 16, best[1]),
+        compute: gbs(copied, best[1]),
     }
 }
 

@@ -14,6 +14,7 @@ pub mod frame_shaders;
 pub mod ground;
 pub mod params;
 pub mod planet;
+pub mod probe;
 pub mod publish;
 pub mod reference;
 pub mod renderer;

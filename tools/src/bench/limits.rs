@@ -52,34 +52,19 @@ fn copy_ms(gpu: &mut Gpu, src: &GpuBuffer, dst: &GpuBuffer, bytes: u64, name: &s
     })
 }
 
-/// Workgroups of the compute copy (256 threads each): 2^14 × 256 = 4 M threads, about 15
-/// waves of an H200 (132 SMs × 2,048 resident threads); the grid-stride loop covers the rest.
-const COPY_GROUPS: u64 = 1 << 14;
-
-/// `bench.copy_compute` of `bytes` (a multiple of 16) from `src` to `dst`; median GPU ms.
+/// `bench.copy_compute` of `bytes` (from [`engine::probe::compute_copy_bytes`]) from `src` to
+/// `dst`; median GPU ms.
 fn compute_copy_ms(gpu: &mut Gpu, src: &GpuBuffer, dst: &GpuBuffer, bytes: u64) -> Result<f64> {
     let name = "bench.copy_compute";
-    let words = u32::try_from(bytes / 16).context("compute copy size")?;
-    let groups = (words as u64).div_ceil(256).clamp(1, COPY_GROUPS) as u32;
     median_ms(gpu, name, |g| {
         let s = g.import_buffer(src);
         let mut d = g.import_buffer(dst);
-        g.compute(name, &shaders::BENCH_COPY_COMPUTE)
-            .read("src", s)
-            .write("dst", &mut d)
-            .push(&words)
-            .dispatch([groups, 1, 1]);
+        engine::probe::declare_compute_copy(g, name, s, &mut d, bytes);
         g.custom("bench.keep")
             .read(d, Access::ComputeRead)
             .side_effect()
             .declare_only();
     })
-}
-
-/// Bytes of the compute copy: `bytes`, within what one storage-buffer binding may span, in
-/// whole 16-byte words.
-pub fn compute_bytes(bytes: u64, max_storage_range: u64) -> u64 {
-    bytes.min(max_storage_range) / 16 * 16
 }
 
 /// (Read + written) GB/s of a copy of `bytes` in `ms`.
@@ -97,7 +82,8 @@ pub fn measure(gpu: &mut Gpu, device_bytes: u64, upload_bytes: u64) -> Result<Li
         "bench.upload.src",
         BufferDesc::upload(upload_bytes),
     )?;
-    let cbytes = compute_bytes(device_bytes, gpu.ctx.info.max_storage_buffer_range);
+    let cbytes =
+        engine::probe::compute_copy_bytes(device_bytes, gpu.ctx.info.max_storage_buffer_range);
     let copy = copy_ms(gpu, &a, &b, device_bytes, "bench.copy");
     let compute = compute_copy_ms(gpu, &a, &b, cbytes);
     let upload = copy_ms(gpu, &up, &b, upload_bytes, "bench.upload");
@@ -174,11 +160,7 @@ pub fn raster(gpu: &mut Gpu, triangles: u64, w: u32, h: u32) -> Result<RasterFlo
 #[cfg(test)]
 mod tests {
     #[test]
-    fn the_compute_copy_fits_one_binding_in_whole_words() {
-        assert_eq!(super::compute_bytes(1 << 30, u32::MAX as u64), 1 << 30);
-        // lavapipe's 2^27 range, and a range that is not a multiple of 16.
-        assert_eq!(super::compute_bytes(1 << 30, 1 << 27), 1 << 27);
-        assert_eq!(super::compute_bytes(1 << 30, 1000), 992);
+    fn a_copy_counts_what_it_reads_and_writes() {
         assert!((super::gbps(1_000_000, 1.0) - 2.0).abs() < 1e-12);
     }
 

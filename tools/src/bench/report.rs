@@ -152,7 +152,7 @@ impl Walks {
                     .flat_map(|y| (bx..(bx + bw).min(width)).map(move |x| y * width + x))
                     .filter(|&i| aov[i].is_terrain())
                     .map(|i| aov[i].walks as f64)
-                    .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
+                    .reduce(f64::max);
                 if let Some(most) = most {
                     warps += 1;
                     warp_sum += most;
