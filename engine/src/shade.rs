@@ -204,6 +204,7 @@ pub fn declare_aov(
     g.compute("shade.aov", &shaders::SHADE_AOV)
         .read("frame", surface.frame)
         .read("slots", surface.slots)
+        .read("tile_heights", surface.heights)
         .read("hits", hits)
         .write("aov", &mut aov)
         .dispatch_threads([extent[0], extent[1], 1]);

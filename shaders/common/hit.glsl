@@ -1,12 +1,14 @@
 // Hit records (publish.resolve → resolve.*): 16 bytes per pixel, uvec4.
 //   x: distance along the ray (f32 bits, metres); 0 = no terrain (sky/background)
 //   y: normal, octahedral 2×16-bit unorm
-//   z: slot (low 16 bits) | level (bits 16–20) | water (bit 21) | corrected (bit 22) |
+//   z: slot (low 16 bits) | level (bits 16–20) | ocean water (bit 21) | corrected (bit 22) |
 //      ocean surface (bit 23: the hit is the datum over water, not the sea floor) |
 //      surface walks publish.resolve took for the pixel (bits 24–31, at most 255: a cost probe)
 //   w: texel (s, t) in the slot, 2×16-bit fixed point (1/64 texel, range [−8, 1016))
 #ifndef HIT_GLSL
 #define HIT_GLSL
+
+#include "common/surface.glsl"
 
 #define HIT_WATER (1u << 21)
 #define HIT_CORRECTED (1u << 22)
@@ -36,9 +38,18 @@ float hit_dist(uvec4 h) { return uintBitsToFloat(h.x); }
 vec3 hit_normal(uvec4 h) { return oct_decode(unpackUnorm2x16(h.y)); }
 uint hit_slot(uvec4 h) { return h.z & 0xffffu; }
 uint hit_level(uvec4 h) { return (h.z >> 16) & 31u; }
-bool hit_water(uvec4 h) { return (h.z & HIT_WATER) != 0u; }
 bool hit_ocean(uvec4 h) { return (h.z & HIT_OCEAN) != 0u; }
 uint hit_walks(uvec4 h) { return h.z >> HIT_WALKS_SHIFT; }
 vec2 hit_st(uvec4 h) { return vec2(float(h.w & 0xffffu), float(h.w >> 16)) / 64.0 - 8.0; }
+
+// Water at the hit. The ocean surface carries the flag; a terrain hit reads the covers of the
+// level its distance selects (`water_at_level`), only in the consumers that ask (the water
+// view, the AOV, shading without footprints): the resolve would spend a parent-chain walk on
+// every pixel for a flag the shaded view's footprint taps supersede. From the record's 1/64
+// texel st: within that of a cover's 0.5 contour the flag may differ from the exact point's.
+bool hit_water(uvec4 h) {
+    return (h.z & HIT_WATER) != 0u
+        || water_at_level(hit_slot(h), hit_st(h), hit_dist(h)) > 0.5;
+}
 
 #endif

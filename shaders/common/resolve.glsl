@@ -282,10 +282,10 @@ vec3 surface_normal(RayPoint p) {
 // Ray distance of view depth w along pixel px's ray.
 float ray_distance(uvec2 px, float w) { return w * length(pixel_depth_ray(vec2(px) + 0.5)); }
 
-// Publish the accepted point p: its normal, water, and the record.
+// Publish the accepted point p: its normal and the record (water is read from the record where
+// it is wanted: `hit_water`).
 void publish_hit(uvec2 px, RayPoint p, uint flags) {
     vec3 n = surface_normal(p);
-    if (water_at_level(p.fs, p.st, p.t) > 0.5) flags |= HIT_WATER;
     imageStore(hits, ivec2(px), pack_hit(p.t, n, p.fs, p.level, flags | walks_flag(), p.st));
 }
 

@@ -8,7 +8,6 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 layout(local_size_x = 8, local_size_y = 8) in;
 
-#include "common/tiles.glsl"
 #include "common/hit.glsl"
 
 layout(set = 0, binding = 0, rgba32ui) uniform readonly uimage2D hits;

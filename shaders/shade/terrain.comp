@@ -200,13 +200,12 @@ void shade_pixel(uvec2 px) {
     vec3 up = normalize(d * dist - frame.planet_center);
     float height = tile_height(r, st);
     float lat = degrees(asin(clamp(up.z, -1.0, 1.0)));
-    bool water = hit_water(h);
     vec3 c;
     if (pc.view == VIEW_LEVEL) c = hue(float(hit_level(h)) / 19.0) * (0.6 + 0.4 * max(dot(n, frame.sun_dir), 0.0));
     else if (pc.view == VIEW_SLOT) c = hue(fract(float(slot) * 0.61803));
     else if (pc.view == VIEW_NORMAL) c = n * 0.5 + 0.5;
     else if (pc.view == VIEW_LATLON) c = vec3(lat / 180.0 + 0.5, degrees(atan(up.y, up.x)) / 360.0 + 0.5, 0.0);
-    else if (pc.view == VIEW_WATER) c = water ? vec3(0.1, 0.3, 0.9) : vec3(0.5, 0.4, 0.2);
+    else if (pc.view == VIEW_WATER) c = hit_water(h) ? vec3(0.1, 0.3, 0.9) : vec3(0.5, 0.4, 0.2);
     else {
         float slope = 1.0 - dot(n, up);
         // The surface in atmosphere space (km), lifted to 10 m above the datum at least so
@@ -220,15 +219,19 @@ void shade_pixel(uvec2 px) {
             sky_e = atmos_sky_irradiance(rs, dot(pos, frame.sun_dir) / rs) * atmos.sun_illuminance;
         }
         // Water's share of the pixel's footprint (the covers of the levels the pixel's
-        // distance selects, as the resolve's water flag reads them): a lake or a shore under a
+        // distance selects, as `hit_water` reads them): a lake or a shore under a
         // pixel shades as a mix of both surfaces, not as a pixel of one. The footprint is the
         // pixel's width across the ray (its stretch along a grazing view left out: a box that
         // long would blur shores near the horizon into the sea).
-        float cover = water ? 1.0 : 0.0;
+        float cover = 1.0;
         Footprint fpt = Footprint(slot, st, 1.0, 0.0);
-        if (!hit_ocean(h) && !skipped(SKIP_FOOTPRINT)) {
-            fpt = footprint_at(slot, st, dist, dist * frame.pixel_angle);
-            cover = clamp(water_share(fpt), 0.0, 1.0);
+        if (!hit_ocean(h)) {
+            if (skipped(SKIP_FOOTPRINT)) {
+                cover = hit_water(h) ? 1.0 : 0.0;
+            } else {
+                fpt = footprint_at(slot, st, dist, dist * frame.pixel_angle);
+                cover = clamp(water_share(fpt), 0.0, 1.0);
+            }
         }
         vec3 lit = vec3(0.0);
         if (cover > 0.0) {
