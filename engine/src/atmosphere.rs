@@ -5,15 +5,21 @@
 //! In frame order: `atmos.transmittance` (transmittance to the top of the atmosphere per height
 //! and zenith angle) → `atmos.multiscatter` (isotropic multiple-scattering transfer Ψ_ms per
 //! height and sun angle, and the sky's irradiance on level ground) — both persistent, computed
-//! only when the parameters change — then, per frame, `atmos.skyview` (sky luminance around
-//! the camera, horizon-weighted) and `atmos.aerial` (in-scattering and transmittance in 32³
-//! froxels over the frustum). `atmos.sealevel` (the sky seen from the sea for any sun angle,
+//! only when the parameters change — then `atmos.skyview` (sky luminance around the camera,
+//! horizon-weighted) and `atmos.aerial` (in-scattering and transmittance in 32³ froxels over
+//! the frustum), persistent too but made again whenever what they are functions of changes:
+//! the eye's height and the sun for the sky view, the whole camera for the froxels. A still
+//! camera makes neither, and no frame makes the sky view while every pixel's ray meets the
+//! ground ([`sky_may_show`]). `atmos.sealevel` (the sky seen from the sea for any sun angle,
 //! which the ocean reflects) is persistent like the first two. `shade.terrain` reads them all.
 //!
 //! A preview frame ([`Atmosphere::preview_next`]: the viewer's first) makes the LUTs at half
 //! their size on each axis and leaves `atmos.sealevel` to the next frame, which makes them all
 //! at full size.
 
+use crate::camera::ViewCamera;
+use crate::frame_constants::FrameConstants;
+use crate::params::STREAM_MIN_HEIGHT_M;
 use crate::planet::Body;
 use bytemuck::{Pod, Zeroable};
 use framegraph::{BufferDesc, BufferRef, Context, GpuBuffer, Graph};
@@ -239,6 +245,69 @@ pub struct AtmosphereLuts {
     /// Whether `sealevel` holds the current air (made this frame or before); if not, the
     /// shading reflects a uniform sky instead ([`Atmosphere::preview_next`]).
     pub sealevel_ready: bool,
+    /// Whether `skyview` holds this frame's sky (made this frame or before); if not, a pixel
+    /// that shows sky marches its ray instead (only where no sky was expected: a hole).
+    pub skyview_ready: bool,
+}
+
+/// Whether any pixel of `cam` may see past the ground, where the shading reads the sky-view
+/// LUT: false where every ray of the frustum meets the ball of the lowest ground
+/// ([`STREAM_MIN_HEIGHT_M`] under the datum of a planet of `radius`, m), in front of which
+/// terrain or ocean fills the pixel. From outside a ball the rays that meet it form a circular
+/// cone, which is convex, and every ray of the frustum is a positive combination of its four
+/// corner rays: the corners inside the cone put every ray inside. Conservative: true from
+/// inside that ball.
+pub fn sky_may_show(cam: &ViewCamera, radius: f64) -> bool {
+    let ball = radius + STREAM_MIN_HEIGHT_M;
+    let to_centre = -cam.eye;
+    let dist = to_centre.length();
+    // (A NaN eye counts as inside.)
+    if dist.is_nan() || dist <= ball {
+        return true;
+    }
+    let axis = to_centre / dist;
+    let cos_cone = (1.0 - (ball / dist).powi(2)).sqrt();
+    let ty = (0.5 * cam.vfov).tan();
+    let tx = ty * cam.width as f64 / cam.height.max(1) as f64;
+    [(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)]
+        .iter()
+        .any(|&(sx, sy)| {
+            let d = (cam.forward + cam.right * (sx * tx) + cam.up * (sy * ty)).normalize();
+            // A margin of 1e-9 rad for rounding: a corner on the cone's edge counts as outside.
+            d.dot(axis) < cos_cone + 1e-9
+        })
+}
+
+/// What a per-view LUT was made from: the persistent LUTs' generation, its size, and the
+/// frame constants it reads (the clock zeroed: nothing in the air moves with it).
+#[derive(Clone, Copy, PartialEq)]
+struct ViewLutKey {
+    generation: u64,
+    size: [u32; 2],
+    frame: [u32; std::mem::size_of::<FrameConstants>() / 4],
+}
+
+impl ViewLutKey {
+    fn new(generation: u64, size: [u32; 2], consts: &FrameConstants) -> ViewLutKey {
+        let mut c = *consts;
+        c.time_s = 0.0;
+        ViewLutKey {
+            generation,
+            size,
+            frame: bytemuck::cast(c),
+        }
+    }
+
+    /// The sky view's: of the frame constants, only the eye's height and the sun and the
+    /// planet's directions (the LUT is laid out relative to the local up and the sun's
+    /// azimuth, whichever way the camera looks).
+    fn skyview(generation: u64, size: [u32; 2], consts: &FrameConstants) -> ViewLutKey {
+        let mut c = FrameConstants::zeroed();
+        c.eye_altitude = consts.eye_altitude;
+        c.sun_dir = consts.sun_dir;
+        c.planet_center = consts.planet_center;
+        ViewLutKey::new(generation, size, &c)
+    }
 }
 
 /// The atmosphere's persistent state: its parameters (one host-visible copy per frame slot),
@@ -264,6 +333,18 @@ pub struct Atmosphere {
     /// The prepared frame's LUT sizes.
     sizes: LutSizes,
     frame_slot: usize,
+    /// Counts the transmittance and multiple-scattering LUTs' makings: the per-view LUTs read
+    /// them.
+    generation: u64,
+    skyview: GpuBuffer,
+    aerial: GpuBuffer,
+    /// What `skyview` and `aerial` hold, once made.
+    skyview_made: Option<ViewLutKey>,
+    aerial_made: Option<ViewLutKey>,
+    /// Whether the prepared frame makes them, and whether `skyview` then holds its sky.
+    make_skyview: bool,
+    make_aerial: bool,
+    skyview_ready: bool,
 }
 
 const VEC4: u64 = 16;
@@ -305,13 +386,36 @@ impl Atmosphere {
             preview_next: false,
             sizes: LutSizes::FULL,
             frame_slot: 0,
+            generation: 0,
+            skyview: GpuBuffer::new(
+                ctx,
+                "atmos.skyview",
+                BufferDesc::gpu(VEC4 * (SKYVIEW_SIZE[0] * SKYVIEW_SIZE[1]) as u64),
+            )?,
+            aerial: GpuBuffer::new(
+                ctx,
+                "atmos.aerial",
+                BufferDesc::gpu(2 * VEC4 * (AERIAL_SIZE * AERIAL_SIZE * AERIAL_SIZE) as u64),
+            )?,
+            skyview_made: None,
+            aerial_made: None,
+            make_skyview: false,
+            make_aerial: false,
+            skyview_ready: false,
         })
     }
 
     /// Host work of a frame: write the parameters to the slot's buffer; the persistent LUTs
     /// are recomputed when the air differs from the one they hold (the first frame too) or
-    /// they were a preview's, the sea-level sky's unless this frame is a preview.
-    pub fn prepare(&mut self, frame_slot: usize) -> framegraph::Result<()> {
+    /// they were a preview's, the sea-level sky's unless this frame is a preview; the per-view
+    /// ones when what they read of `consts` (or of those LUTs) changed, the sky view only
+    /// while `sky_may_show` (see [`sky_may_show`]).
+    pub fn prepare(
+        &mut self,
+        frame_slot: usize,
+        consts: &FrameConstants,
+        sky_may_show: bool,
+    ) -> framegraph::Result<()> {
         let preview = std::mem::take(&mut self.preview_next);
         let air = self.params.air();
         self.recompute = match self.computed {
@@ -320,6 +424,7 @@ impl Atmosphere {
         };
         if self.recompute {
             self.computed = Some((air, preview));
+            self.generation += 1;
         }
         self.recompute_sealevel = self.sealevel_computed != Some(air) && !preview;
         if self.recompute_sealevel {
@@ -341,6 +446,17 @@ impl Atmosphere {
             skyview: frame.skyview,
             ..persistent
         };
+        let sky = ViewLutKey::skyview(self.generation, self.sizes.skyview, consts);
+        self.make_skyview = sky_may_show && self.skyview_made != Some(sky);
+        if self.make_skyview {
+            self.skyview_made = Some(sky);
+        }
+        self.skyview_ready = self.skyview_made == Some(sky);
+        let aerial = ViewLutKey::new(self.generation, [AERIAL_SIZE; 2], consts);
+        self.make_aerial = self.aerial_made != Some(aerial);
+        if self.make_aerial {
+            self.aerial_made = Some(aerial);
+        }
         let n = self.params_bufs.len();
         self.frame_slot = frame_slot % n;
         let gpu = self.params.gpu_sized(self.sizes);
@@ -368,6 +484,11 @@ impl Atmosphere {
         self.recompute
     }
 
+    /// Whether the prepared frame makes `atmos.skyview` and `atmos.aerial`.
+    pub fn makes_view_luts(&self) -> (bool, bool) {
+        (self.make_skyview, self.make_aerial)
+    }
+
     /// Whether the prepared frame's sea-level sky LUT holds the current air (made in this
     /// frame or an earlier one).
     pub fn sealevel_ready(&self) -> bool {
@@ -377,7 +498,7 @@ impl Atmosphere {
     /// Declare the prepared frame's atmosphere: `atmos.transmittance` → `atmos.multiscatter`
     /// when the parameters changed, `atmos.sealevel` when they changed and it is not deferred
     /// (or was deferred by the frame before), then `atmos.skyview` and `atmos.aerial` for
-    /// `frame`.
+    /// `frame` where [`Atmosphere::prepare`] found them out of date.
     pub fn declare(&self, g: &mut Graph<'_>, frame: BufferRef) -> AtmosphereLuts {
         let params = g.import_buffer(&self.params_bufs[self.frame_slot]);
         let mut transmittance = g.import_buffer(&self.transmittance);
@@ -404,28 +525,28 @@ impl Atmosphere {
                 .write("sealevel", &mut sealevel)
                 .dispatch_threads(SEALEVEL_SIZE);
         }
-        let [sw, sh] = self.sizes.skyview;
-        let mut skyview =
-            g.create_buffer("atmos.skyview", BufferDesc::gpu(VEC4 * (sw * sh) as u64));
-        g.compute("atmos.skyview", &shaders::ATMOS_SKYVIEW)
-            .read("frame", frame)
-            .read("atmos", params)
-            .read("transmittance", transmittance)
-            .read("multiscatter", multiscatter)
-            .write("skyview", &mut skyview)
-            .dispatch_threads([sw, sh, 1]);
-        let a = AERIAL_SIZE;
-        let mut aerial = g.create_buffer(
-            "atmos.aerial",
-            BufferDesc::gpu(2 * VEC4 * (a * a * a) as u64),
-        );
-        g.compute("atmos.aerial", &shaders::ATMOS_AERIAL)
-            .read("frame", frame)
-            .read("atmos", params)
-            .read("transmittance", transmittance)
-            .read("multiscatter", multiscatter)
-            .write("aerial", &mut aerial)
-            .dispatch_threads([a, a, a]);
+        let mut skyview = g.import_buffer(&self.skyview);
+        if self.make_skyview {
+            let [sw, sh] = self.sizes.skyview;
+            g.compute("atmos.skyview", &shaders::ATMOS_SKYVIEW)
+                .read("frame", frame)
+                .read("atmos", params)
+                .read("transmittance", transmittance)
+                .read("multiscatter", multiscatter)
+                .write("skyview", &mut skyview)
+                .dispatch_threads([sw, sh, 1]);
+        }
+        let mut aerial = g.import_buffer(&self.aerial);
+        if self.make_aerial {
+            let a = AERIAL_SIZE;
+            g.compute("atmos.aerial", &shaders::ATMOS_AERIAL)
+                .read("frame", frame)
+                .read("atmos", params)
+                .read("transmittance", transmittance)
+                .read("multiscatter", multiscatter)
+                .write("aerial", &mut aerial)
+                .dispatch_threads([a, a, a]);
+        }
         AtmosphereLuts {
             params,
             transmittance,
@@ -434,6 +555,7 @@ impl Atmosphere {
             aerial,
             sealevel,
             sealevel_ready: self.sealevel_ready(),
+            skyview_ready: self.skyview_ready,
         }
     }
 
@@ -444,12 +566,58 @@ impl Atmosphere {
         self.transmittance.destroy(ctx);
         self.multiscatter.destroy(ctx);
         self.sealevel.destroy(ctx);
+        self.skyview.destroy(ctx);
+        self.aerial.destroy(ctx);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `sky_may_show` against rays cast through a 65×49 grid over the whole frustum (pixel
+    /// edges included) and tested against the lowest ground's ball in f64: it says the sky
+    /// may show exactly where some ray misses the ball, over cameras from 2 m to 40,000 km
+    /// looking from straight down to straight up.
+    #[test]
+    fn the_sky_may_show_where_some_ray_misses_the_lowest_ground() {
+        let radius = 6_371_000.0;
+        let ball = radius + STREAM_MIN_HEIGHT_M;
+        let mut shows = [0, 0];
+        for &alt in &[2.0, 100.0, 1_000.0, 20_000.0, 400_000.0, 4.0e6, 4.0e7] {
+            for pitch in (-90..=90).step_by(5) {
+                for &(fov, w, h) in &[
+                    (60.0, 1920u32, 1080u32),
+                    (20.0, 320, 180),
+                    (100.0, 200, 400),
+                ] {
+                    let cam =
+                        ViewCamera::geo(27.0, 86.0, radius + alt, 30.0, pitch as f64, fov, w, h);
+                    let (ty, tx) = (
+                        (0.5 * cam.vfov).tan(),
+                        (0.5 * cam.vfov).tan() * w as f64 / h as f64,
+                    );
+                    let misses = (0..=64).any(|i| {
+                        (0..=48).any(|j| {
+                            let sx = -1.0 + 2.0 * i as f64 / 64.0;
+                            let sy = -1.0 + 2.0 * j as f64 / 48.0;
+                            let d = (cam.forward + cam.right * (sx * tx) + cam.up * (sy * ty))
+                                .normalize();
+                            // |eye + t·d| = ball has a root with t > 0.
+                            let b = cam.eye.dot(d);
+                            let c = cam.eye.length_squared() - ball * ball;
+                            !(b < 0.0 && b * b - c >= 0.0)
+                        })
+                    });
+                    let may = sky_may_show(&cam, radius);
+                    assert_eq!(may, misses, "alt {alt} pitch {pitch} fov {fov}");
+                    shows[may as usize] += 1;
+                }
+            }
+        }
+        // Both answers occur: the test sees cameras of each kind.
+        assert!(shows[0] > 50 && shows[1] > 50, "{shows:?}");
+    }
 
     /// The GLSL block's member names and offsets, read back from a compiled shader, equal the
     /// Rust struct's.

@@ -147,6 +147,7 @@ pub fn declare_terrain(
             view.shade_mode(),
             atmos.sealevel_ready as u32,
             skips.shade_bits(),
+            atmos.skyview_ready as u32,
         ])
         .dispatch_threads([extent[0], extent[1], 1]);
 }

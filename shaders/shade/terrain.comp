@@ -29,7 +29,9 @@ layout(std430, set = 0, binding = 24) readonly buffer Aerial { vec4 a[]; } aeria
 // sealevel_ready: 0 while atmos.sealevel is not made yet (a frame that deferred it).
 // skip: SKIP_* bits, parts left out to time what they cost (engine::shade::Skips; 0 always but
 // for `--skip`): the image is wrong by design while any is set.
-layout(push_constant) uniform Push { uint view; uint sealevel_ready; uint skip; } pc;
+// skyview_ready: 0 where atmos.skyview does not hold this frame's sky (not made where every ray
+// of the frustum meets the ground, engine::atmosphere::sky_may_show).
+layout(push_constant) uniform Push { uint view; uint sealevel_ready; uint skip; uint skyview_ready; } pc;
 
 #define SKIP_AERIAL 1u
 #define SKIP_FOOTPRINT 2u
@@ -53,7 +55,8 @@ vec3 hue(float h) {
 
 // Luminance of the sky along `d` (no terrain there): the sky-view LUT inside the
 // atmosphere, a march from above it (the LUT's parameterisation needs a horizon below the
-// eye), and the sun's disk where the ray leaves the planet.
+// eye) or where this frame has no sky view (a ray through a hole in a frustum that sees only
+// ground), and the sun's disk where the ray leaves the planet.
 vec3 sky(vec3 d) {
     vec3 eye = atmos_eye();
     float r = length(eye);
@@ -64,7 +67,7 @@ vec3 sky(vec3 d) {
     vec3 to_space = vec3(1.0);
     float t0, t1;
     bool in_air = atmos_span(eye, d, t0, t1);
-    if (r < atmos.top_radius) {
+    if (r < atmos.top_radius && pc.skyview_ready != 0u) {
         vec3 dh = d - up * dot(d, up);
         vec3 sh = sun - up * dot(sun, up);
         float cos_az = length(dh) > 1e-6 && length(sh) > 1e-6 ? dot(normalize(dh), normalize(sh)) : 1.0;

@@ -55,7 +55,7 @@ impl Lab {
         let sun = local_sun(cam.eye, 270.0, sun_el);
         let c = FrameConstants::new(cam, body, sun, &LodParams::for_camera(body, cam), 1024);
         self.frame.write(slot, &c).unwrap();
-        self.atmos.prepare(slot).unwrap();
+        self.atmos.prepare(slot, &c, true).unwrap();
         let mut g = Graph::new();
         let f = self.frame.import(&mut g, slot);
         let l = self.atmos.declare(&mut g, f);

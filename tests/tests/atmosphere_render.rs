@@ -336,3 +336,80 @@ fn a_preview_frame_is_close_and_the_next_frame_is_the_full_path() {
     preview.destroy(&gpu.ctx);
     gpu.assert_clean();
 }
+
+/// The per-view LUTs are made only when what they read changes, and the sky view only where
+/// the sky may show. A still camera at the horizon: its second frame makes neither
+/// (`atmos.skyview` and `atmos.aerial` absent from its GPU times) and its sky's pixels are
+/// the first frame's bytes, at a fixed exposure. Turned to look 60° down from 100 m, every
+/// ray meets the ground: no sky view is made, and no pixel shows sky.
+#[test]
+fn a_still_camera_makes_the_view_luts_once_and_the_ground_no_sky_view() {
+    use engine::debug_view::DebugView;
+    use engine::exposure::ExposureMode;
+    use engine::renderer::FrameRequest;
+    let mut gpu = Gpu::new();
+    let mut opts = test_renderer_options(&gpu.ctx);
+    opts.exposure = ExposureMode::Fixed(5.0);
+    let mut r =
+        PlanetRenderer::new(&gpu.ctx, earth_source(), opts, gpu.exec.frames_in_flight()).unwrap();
+    let (w, h) = (48u32, 32u32);
+    let mut run = |r: &mut PlanetRenderer, cam: &ViewCamera| {
+        let (slot, _) = gpu.exec.begin_frame(&gpu.ctx).unwrap();
+        let req = FrameRequest {
+            cam: *cam,
+            frame_slot: slot,
+            view: DebugView::Shaded,
+            aov: true,
+        };
+        r.prepare(&gpu.ctx, req).unwrap();
+        let made = r.atmosphere.makes_view_luts();
+        let mut g = Graph::new();
+        let desc = framegraph::ImageDesc::d2(w, h, ash::vk::Format::R8G8B8A8_UNORM);
+        let mut target = g.create_image("target", desc);
+        let aov = r.declare(&mut g, &mut target).unwrap().unwrap();
+        g.readback_image("color", target);
+        g.readback("aov", aov);
+        let compiled = g.compile(gpu.ctx.queue_setup()).unwrap();
+        let out = gpu.exec.run(&gpu.ctx, compiled).unwrap();
+        let names: Vec<String> = out.times.iter().map(|t| t.name.clone()).collect();
+        let aov: Vec<engine::shade::AovPixel> =
+            bytemuck::cast_slice(out.readback("aov").unwrap()).to_vec();
+        (made, names, out.readback("color").unwrap().to_vec(), aov)
+    };
+    let horizon = ViewCamera::geo(30.0, -40.0, R + 10.0, 270.0, 0.0, 60.0, w, h);
+    let (made, names, first, aov) = run(&mut r, &horizon);
+    assert_eq!(made, (true, true), "the first frame makes both");
+    assert!(names.iter().any(|n| n == "atmos.skyview"), "{names:?}");
+    let sky: Vec<usize> = (0..aov.len()).filter(|&i| !aov[i].is_terrain()).collect();
+    assert!(
+        sky.len() > (w * h / 4) as usize,
+        "the horizon view shows sky: {}",
+        sky.len()
+    );
+    let (made, names, second, _) = run(&mut r, &horizon);
+    assert_eq!(made, (false, false), "a still camera makes neither again");
+    assert!(
+        !names
+            .iter()
+            .any(|n| n == "atmos.skyview" || n == "atmos.aerial"),
+        "{names:?}"
+    );
+    let differ = sky
+        .iter()
+        .filter(|&&i| first[4 * i..4 * i + 3] != second[4 * i..4 * i + 3])
+        .count();
+    assert_eq!(differ, 0, "sky pixels that changed in a still frame");
+
+    let down = ViewCamera::geo(30.0, -40.0, R + 100.0, 270.0, -60.0, 60.0, w, h);
+    let (made, names, _, aov) = run(&mut r, &down);
+    assert_eq!(
+        made,
+        (false, true),
+        "looking down: the froxels, no sky view"
+    );
+    assert!(!names.iter().any(|n| n == "atmos.skyview"), "{names:?}");
+    let sky = aov.iter().filter(|a| !a.is_terrain()).count();
+    assert_eq!(sky, 0, "no pixel shows sky looking 60° down");
+    r.destroy(&gpu.ctx);
+    gpu.assert_clean();
+}

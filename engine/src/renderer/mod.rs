@@ -353,7 +353,8 @@ impl PlanetRenderer {
         let consts = FrameConstants::new(cam, self.body, sun, &lod, self.atlas.lookup_size)
             .at_time(self.clock.now);
         self.constants.write(req.frame_slot, &consts)?;
-        self.atmosphere.prepare(req.frame_slot)?;
+        let sky = crate::atmosphere::sky_may_show(cam, self.body.radius);
+        self.atmosphere.prepare(req.frame_slot, &consts, sky)?;
         times.constants_ms = lap.ms();
         self.atlas.prepare_known(
             ctx,
