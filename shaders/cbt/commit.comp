@@ -1,8 +1,11 @@
 #version 460
 // cbt.commit: next becomes current; free, request and draw bits; the next high-water mark.
 // Indirect over sweeps.commit ([0, max(high_water, alloc_high)): new children included).
-// Kernel: engine/src/cbt/stages/commit.rs.
+// Kernel: engine/src/cbt/stages/commit.rs. In an iteration that neither splits nor merges
+// (quiet) cbt.neighbours did not run: every next state would be the current one, so only the
+// iteration's scratch is cleared, to the same bits the whole commit leaves.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
 layout(local_size_x = 64) in;
 
 #define CBT_WRITES_POOL
@@ -13,9 +16,35 @@ layout(local_size_x = 64) in;
 #include "common/cbt_buffers.glsl"
 #include "common/cbt_leb.glsl"
 
+// The next high-water mark: one atomic per subgroup of live entries (the same maximum).
+void count_high_water(uint i) {
+    uint m = subgroupMax(i + 1u);
+    if (subgroupElect()) atomicMax(control.c.next_high_water, m);
+}
+
+// A quiet iteration's commit of entry i. The whole commit would write the state neighbours
+// copied (the current one), zero next_* (zero already: the last commit left them so and
+// nothing has written them since), clear the entry's request bit (only candidates have one,
+// and none was granted), and clear wish, pushed, fate and child.
+void commit_quiet(uint i) {
+    // One lane per 32 entries clears their request word: the bits of entries past the range
+    // are zero (no live entry lies there).
+    if ((i & 31u) == 0u) request_bits.w[i >> 5] = 0u;
+    if (pool.b[i].path == 0ul) return;
+    pool.b[i].wish = 0u;
+    pool.b[i].pushed = 0u;
+    pool.b[i].fate = 0u;
+    pool.b[i].child = 0u;
+    count_high_water(i);
+}
+
 void main() {
     uint i = gl_GlobalInvocationID.x;
     if (i >= pc.capacity) return;
+    if (control.c.stats[stat_index(CBT_STAT_SPLITS)] + control.c.stats[stat_index(CBT_STAT_MERGES)] == 0u) {
+        commit_quiet(i);
+        return;
+    }
     uint64_t next = pool.b[i].next_path;
     uint word = i >> 5, bit = 1u << (i & 31u);
     uint zc[6] = uint[6](0u, 0u, 0u, 0u, 0u, 0u);
@@ -58,5 +87,5 @@ void main() {
     pool.b[i].child = 0u;
     atomicAnd(free_bits.w[word], ~bit);
     atomicAnd(request_bits.w[word], ~bit);
-    atomicMax(control.c.next_high_water, i + 1u);
+    count_high_water(i);
 }

@@ -3,7 +3,8 @@
 // state and the published fates (read old, write next; nothing is patched in place); a
 // splitting entry also writes its odd child's slot, owned through RESERVE. Births are written
 // in place: only a merge's even child reads another entry's, its sibling's, which is being
-// freed and writes none. Indirect over sweeps.entry. Kernel: engine/src/cbt/stages/neighbours.rs (rules: docs/cbt.md §2).
+// freed and writes none. Indirect over commit_sweeps.neighbours: the entry sweep, or nothing in
+// an iteration that neither splits nor merges (cbt.commit then keeps the current state). Kernel: engine/src/cbt/stages/neighbours.rs (rules: docs/cbt.md §2).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 layout(local_size_x = 64) in;
 

@@ -34,7 +34,8 @@ struct CbtSweeps {
 struct CbtCommitSweeps {
     uint commit[3];     // offset 0  cbt.commit: [0, max(high_water, alloc_high))
     uint free[3];       // offset 12 cbt.reduce: words of [0, max(high_water, alloc_high))
-};                      // 24 bytes
+    uint neighbours[3]; // offset 24 cbt.neighbours: the entry sweep; zero in a quiet iteration
+};                      // 36 bytes
 
 #if defined(CBT_WRITES_POOL)
 layout(std430, set = 0, binding = 0) buffer PoolBlock { Bisector b[]; } pool;

@@ -1,8 +1,9 @@
 //! GPU = model, bit for bit, for everything after the wishes: RESOLVE, the request tree,
 //! RESERVE, NEIGHBOURS, COMMIT, the free tree and the argument kernels, under wishes chosen by a
 //! hash (splits, merges, keeps; phases that fill the pool until it saturates and drain it
-//! again). After every round the whole read-back pool — entries, bits, sum trees, draw list,
-//! control block — equals the model's, and the validator passes.
+//! again; and quiet rounds that neither split nor merge, where `cbt.neighbours` does not run).
+//! After every round the whole read-back pool — entries, bits, sum trees, draw list, control
+//! block — equals the model's, and the validator passes.
 
 mod cbt_gpu_common;
 use cbt_gpu_common::*;
@@ -45,10 +46,19 @@ fn forced_rounds(capacity: u32, rounds: u32) -> (u32, u32, u32, usize) {
     let mut cpu = Pool::new(capacity).expect("pool");
     let push = CbtPush::new(&params, capacity, 1);
     let (mut splits, mut merges, mut saturated, mut most) = (0, 0, 0, 0);
+    let mut quiet = 0;
     for round in 0..rounds {
-        // Phases of growth and shrinkage so the pool fills, saturates and empties.
-        let split_pct = if (round / 20) % 2 == 0 { 45 } else { 10 };
-        cpu_round(&mut cpu, round, split_pct, 45);
+        // Phases of growth and shrinkage so the pool fills, saturates and empties; every tenth
+        // round wishes no merge, and every twentieth nothing at all (quiet, unless a split is
+        // granted: while the pool is saturated every candidate is refused).
+        let split_pct = match round % 20 {
+            19 => 0,
+            _ if (round / 20) % 2 == 0 => 45,
+            _ => 10,
+        };
+        let merge_pct = if round % 10 == 9 { 0 } else { 45 };
+        let hw_before = cpu.control.high_water;
+        cpu_round(&mut cpu, round, split_pct, merge_pct);
 
         cbt.prepare();
         let mut g = Graph::new();
@@ -57,7 +67,7 @@ fn forced_rounds(capacity: u32, rounds: u32) -> (u32, u32, u32, usize) {
         g.transfer("test.forced.upload").update(
             &mut forced,
             0,
-            bytemuck::cast_slice(&[round, split_pct as u32, 45, 0]),
+            bytemuck::cast_slice(&[round, split_pct as u32, merge_pct as u32, 0]),
         );
         nodes::frame_args(&mut g, &mut h, push);
         g.compute("test.cbt_forced_wish", &shaders::TEST_CBT_FORCED_WISH)
@@ -100,8 +110,17 @@ fn forced_rounds(capacity: u32, rounds: u32) -> (u32, u32, u32, usize) {
         let cs = readback::commit_sweeps(&out).expect("commit sweeps");
         assert!(cs.commit.x * 64 >= c.high_water, "round {round}: {cs:?}");
         assert_eq!(cs.free.x, cs.commit.x.div_ceil(64), "round {round}: {cs:?}");
+        // NEIGHBOURS ran over the entries only where the round split or merged.
+        let expect = if s.splits + s.merges > 0 {
+            hw_before.div_ceil(64)
+        } else {
+            0
+        };
+        assert_eq!(cs.neighbours.x, expect, "round {round}: {cs:?}");
+        quiet += (s.splits + s.merges == 0) as u32;
     }
-    println!("{rounds} rounds, capacity {capacity}: {splits} splits, {merges} merges, {saturated} refused, at most {most} leaves");
+    println!("{rounds} rounds, capacity {capacity}: {splits} splits, {merges} merges, {saturated} refused, at most {most} leaves, {quiet} quiet");
+    assert!(quiet > 0, "no quiet round was checked");
     cbt.destroy(&gpu.ctx);
     gpu.assert_clean();
     (splits, merges, saturated, most)

@@ -38,6 +38,10 @@ pub struct CommitSweeps {
     pub commit: DispatchArgs,
     /// `cbt.reduce`: one group per 64 bit words of the commit range.
     pub free: DispatchArgs,
+    /// `cbt.neighbours`: the entry sweep where the iteration splits or merges, nothing where it
+    /// does neither (every next state would equal the current one; `cbt.commit` then only
+    /// clears the iteration's scratch).
+    pub neighbours: DispatchArgs,
 }
 
 impl Sweeps {
@@ -51,6 +55,7 @@ impl Sweeps {
 impl CommitSweeps {
     pub const COMMIT: u64 = offset_of!(CommitSweeps, commit) as u64;
     pub const FREE: u64 = offset_of!(CommitSweeps, free) as u64;
+    pub const NEIGHBOURS: u64 = offset_of!(CommitSweeps, neighbours) as u64;
 }
 
 /// Push constants of every `cbt.*` node: the criterion parameters as f32 and where in the

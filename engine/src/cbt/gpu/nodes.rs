@@ -113,7 +113,7 @@ pub fn commit(g: &mut Graph<'_>, h: &mut CbtHandles, p: CbtPush) {
         .write("pool", &mut h.pool)
         .read("control", h.control)
         .push(&p)
-        .dispatch_indirect(h.sweeps, Sweeps::ENTRY);
+        .dispatch_indirect(h.commit_sweeps, CommitSweeps::NEIGHBOURS);
     g.compute("cbt.commit", &shaders::CBT_COMMIT)
         .write("pool", &mut h.pool)
         .write("control", &mut h.control)
