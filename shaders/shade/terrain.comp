@@ -5,6 +5,7 @@
 // through aerial perspective; the physical sky where there is no terrain; exposure and
 // tonemap. Debug views by push constant.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
 layout(local_size_x = 8, local_size_y = 8) in;
 
 #include "common/surface.glsl"
@@ -265,28 +266,35 @@ void shade_pixel(uvec2 px) {
 }
 
 // Per workgroup: the sum of the counted pixels' log2 luminance (fixed point) and their number,
-// added to the exposure's state by one thread.
+// added to the exposure's state by one thread: each subgroup sums its lanes, one barrier, and
+// the first thread adds the subgroups' sums (integers: the same totals in any order).
 shared int s_log[64];
 shared uint s_count[64];
 
 void main() {
     uvec2 px = gl_GlobalInvocationID.xy;
     if (px.x < uint(frame.viewport.x) && px.y < uint(frame.viewport.y)) shade_pixel(px);
-    // A push constant: the whole workgroup returns, or none does, before the barriers.
+    // A push constant: the whole workgroup returns, or none does, before the barrier.
     if (skipped(SKIP_EXPOSURE_SUM)) return;
     bool counted = g_luminance > EXPOSURE_MIN_LUMINANCE;
-    uint li = gl_LocalInvocationIndex;
-    s_log[li] = counted ? int(round(clamp(log2(g_luminance), EXPOSURE_LOG2_MIN, EXPOSURE_LOG2_MAX) * EXPOSURE_LOG_SCALE)) : 0;
-    s_count[li] = counted ? 1u : 0u;
-    for (uint stride = 32u; stride > 0u; stride >>= 1u) {
-        barrier();
-        if (li < stride) {
-            s_log[li] += s_log[li + stride];
-            s_count[li] += s_count[li + stride];
-        }
+    int v = counted ? int(round(clamp(log2(g_luminance), EXPOSURE_LOG2_MIN, EXPOSURE_LOG2_MAX) * EXPOSURE_LOG_SCALE)) : 0;
+    int sub_log = subgroupAdd(v);
+    uint sub_count = subgroupAdd(counted ? 1u : 0u);
+    if (subgroupElect()) {
+        s_log[gl_SubgroupID] = sub_log;
+        s_count[gl_SubgroupID] = sub_count;
     }
-    if (li == 0u && s_count[0] > 0u) {
-        atomicAdd(exposure.log_sum, int64_t(s_log[0]));
-        atomicAdd(exposure.count, s_count[0]);
+    barrier();
+    if (gl_LocalInvocationIndex == 0u) {
+        int l = 0;
+        uint n = 0u;
+        for (uint k = 0u; k < gl_NumSubgroups; ++k) {
+            l += s_log[k];
+            n += s_count[k];
+        }
+        if (n > 0u) {
+            atomicAdd(exposure.log_sum, int64_t(l));
+            atomicAdd(exposure.count, n);
+        }
     }
 }
