@@ -30,9 +30,12 @@ void eval_entry(uint i) {
     }
     vec3 q[12];
     uint slot[3];
+    // Each point's finest slot is searched from the last point's (`finest_slot_hinted`).
+    uint hint = NO_SLOT;
     for (uint k = 0u; k < 12u; ++k) {
         if (k >= 6u && !morph[(k - 6u) / 2u]) continue;
-        SurfacePoint sp = surface_at_fixed(face, at[k]);
+        SurfacePoint sp = surface_at_fixed_hinted(face, at[k], hint);
+        hint = sp.slot;
         q[k] = sp.pos;
         if (k < 3u) slot[k] = sp.slot;
     }

@@ -188,10 +188,12 @@ float height_at(uint fs, vec2 st, float t, out uint level) {
 // The surface at a CBT vertex (fixed-point face coordinates). Two-pass distance ↔ level: the
 // finest payload's height gives a first distance; the blend at that distance gives the point;
 // its distance re-weights the same two chains (re-walked only when the level changes).
-SurfacePoint surface_at_fixed(uint face, uvec2 X) {
+// `hint`: the finest slot of a nearby point, or NO_SLOT (`finest_slot_hinted`: the same slot,
+// found with fewer probes where the hint's tile holds X).
+SurfacePoint surface_at_fixed_hinted(uint face, uvec2 X, uint hint) {
     canonical_vertex(face, X);
     SurfacePoint sp;
-    uint fs = finest_slot(face, X, frame.max_level);
+    uint fs = finest_slot_hinted(face, X, frame.max_level, hint);
     SlotRecord r = slots.s[fs];
     vec2 st = fixed_to_st(fs, X);
     vec2 ab = chart_inverse(r, st);
@@ -228,6 +230,8 @@ SurfacePoint surface_at_fixed(uint face, uvec2 X) {
     sp.st = st;
     return sp;
 }
+
+SurfacePoint surface_at_fixed(uint face, uvec2 X) { return surface_at_fixed_hinted(face, X, NO_SLOT); }
 
 // Locate a camera-relative point near fixed-point hint X on `face`: the finest resident slot
 // and the point's texel coordinates in it (through that tile's frame and chart, so nothing

@@ -81,12 +81,10 @@ uvec2 tile_of(uvec2 X, uint level) {
     return min(X >> (FIXED_BITS - level), uvec2(n - 1u));
 }
 
-// Deepest resident tile with level ≤ max_level containing X (L0 is always resident; residency
-// is closed under ancestors, so a binary search over the level is exact).
-uint finest_slot(uint face, uvec2 X, uint max_level) {
-    uint lo = 0u, hi = max_level;
-    uvec2 t0 = tile_of(X, 0u);
-    uint best = find_slot(0u, face, t0.x, t0.y);
+// The binary search of `finest_slot` from a resident tile `best` of level `lo` that holds X
+// (residency is closed under ancestors, so every level up to lo is resident there).
+uint finest_slot_above(uint face, uvec2 X, uint max_level, uint lo, uint best) {
+    uint hi = max_level;
     while (lo < hi) {
         uint mid = (lo + hi + 1u) >> 1;
         uvec2 t = tile_of(X, mid);
@@ -94,6 +92,31 @@ uint finest_slot(uint face, uvec2 X, uint max_level) {
         if (s != NO_SLOT) { lo = mid; best = s; } else { hi = mid - 1u; }
     }
     return best;
+}
+
+// Deepest resident tile with level ≤ max_level containing X (L0 is always resident; residency
+// is closed under ancestors, so a binary search over the level is exact).
+uint finest_slot(uint face, uvec2 X, uint max_level) {
+    uvec2 t0 = tile_of(X, 0u);
+    return finest_slot_above(face, X, max_level, 0u, find_slot(0u, face, t0.x, t0.y));
+}
+
+// `finest_slot` given a resident slot `hint` found for a point near X (another corner of the
+// same leaf): where the hint's tile holds X too, the search starts at its level and first asks
+// whether the next level holds X (most often not: one probe); else the whole search. The same
+// slot either way (the deepest resident tile holding X is unique).
+uint finest_slot_hinted(uint face, uvec2 X, uint max_level, uint hint) {
+    if (hint != NO_SLOT) {
+        SlotRecord r = slots.s[hint];
+        if (r.face == face && r.level <= max_level && all(equal(tile_of(X, r.level), uvec2(r.x, r.y)))) {
+            if (r.level == max_level) return hint;
+            uint next = r.level + 1u;
+            uvec2 t = tile_of(X, next);
+            uint s = find_slot(next, face, t.x, t.y);
+            return s == NO_SLOT ? hint : finest_slot_above(face, X, max_level, next, s);
+        }
+    }
+    return finest_slot(face, X, max_level);
 }
 
 // Tile-local texel coordinates (sample i at s = i + 0.5) of fixed point X in tile `slot`. Exact
