@@ -95,6 +95,7 @@ float water_in(SlotRecord r, vec2 st, float w) {
         SlotRecord p = slots.s[r.parent];
         // No water here and none in the parent: the blend below is 0 whatever its weight.
         if (ww == 0.0 && (p.flags & SLOT_ALL_LAND) != 0u) return 0.0;
+        if (ww == 1.0 && (p.flags & SLOT_ALL_WATER) != 0u) return 1.0;
         // The tile's own edge band fades into the parent too, as its heights do.
         float wf = w * spatial_weight(r, st);
         if (wf < 1.0) ww = mix(water_weight(p, st_in_parent(r, st)), ww, wf);

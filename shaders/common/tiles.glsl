@@ -12,6 +12,7 @@
 // payload (nor of the one it cross-fades from) is water.
 #define SLOT_RESIDENT 1u
 #define SLOT_ALL_LAND 2u
+#define SLOT_ALL_WATER 4u
 
 #define CHART_EXACT 0u
 #define CHART_CUBIC 1u
@@ -280,9 +281,12 @@ float cover_weight(SlotRecord r, vec2 st, uint cover) {
 }
 
 // A tile's water weight (ocean and lakes): 0 without reading a texel where the tile is all land
-// (what cover_weight gives there, to the bit).
+// (what cover_weight gives there, to the bit), 1 where it is all water (cover_weight's mix of
+// ones, within a rounding of it).
 float water_weight(SlotRecord r, vec2 st) {
-    return (r.flags & SLOT_ALL_LAND) != 0u ? 0.0 : cover_weight(r, st, COVER_LAND);
+    if ((r.flags & SLOT_ALL_LAND) != 0u) return 0.0;
+    if ((r.flags & SLOT_ALL_WATER) != 0u) return 1.0;
+    return cover_weight(r, st, COVER_LAND);
 }
 float ocean_weight(SlotRecord r, vec2 st) { return cover_weight(r, st, COVER_OCEAN); }
 float lake_weight(SlotRecord r, vec2 st) { return cover_weight(r, st, COVER_LAKE); }

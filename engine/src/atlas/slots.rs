@@ -20,6 +20,10 @@ pub const SLOT_RESIDENT: u32 = 1;
 /// four taps a pixel in `shade.terrain`, one in `publish.resolve`, each a quad of texels and
 /// the parent's).
 pub const SLOT_ALL_LAND: u32 = 2;
+/// `SlotRecord::flags`: every sample of the tile's payload is water (`ResidentTile::all_water`),
+/// so its water weight is 1 everywhere without reading its covers (the sea floor seen from
+/// under the sea, a lake's interior).
+pub const SLOT_ALL_WATER: u32 = 4;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
@@ -69,6 +73,9 @@ pub struct ResidentTile {
     /// No sample of the payload (nor, while cross-fading, of the previous one) is water:
     /// `SLOT_ALL_LAND` in the record.
     pub all_land: bool,
+    /// Every sample of the payload (and, while cross-fading, of the previous one) is water:
+    /// `SLOT_ALL_WATER` in the record.
+    pub all_water: bool,
     /// During a same-slot replacement: the previous payload and its page, cross-faded out
     /// as `xfade` (the new payload's weight) rises 0 → 1 over 1.5 s.
     pub from: Option<(u32, Arc<Tile>)>,
@@ -87,6 +94,7 @@ impl ResidentTile {
         let (min_h, max_h) = height_bounds(&tile);
         ResidentTile {
             all_land: all_land(&tile),
+            all_water: all_water(&tile),
             id,
             slot,
             page,
@@ -110,6 +118,7 @@ impl ResidentTile {
             min_h: self.min_h.min(lo),
             max_h: self.max_h.max(hi),
             all_land: self.all_land && all_land(&tile),
+            all_water: self.all_water && all_water(&tile),
             from: Some((self.page, self.tile.clone())),
             xfade: 0.0,
             tile,
@@ -123,12 +132,19 @@ impl ResidentTile {
         self.xfade = 1.0;
         (self.min_h, self.max_h) = height_bounds(&self.tile);
         self.all_land = all_land(&self.tile);
+        self.all_water = all_water(&self.tile);
     }
 }
 
 /// Whether no sample of `tile`, apron included, is water (ocean or lake).
 fn all_land(tile: &Tile) -> bool {
     tile.water.iter().all(|&w| w == 0)
+}
+
+/// Whether every sample of `tile`, apron included, is water.
+fn all_water(tile: &Tile) -> bool {
+    let ones: usize = tile.water.iter().map(|w| w.count_ones() as usize).sum();
+    ones == tile.heights.len()
 }
 
 fn height_bounds(tile: &Tile) -> (f32, f32) {
@@ -255,7 +271,9 @@ impl Residency {
                 y: t.id.y,
                 parent,
                 page: t.page,
-                flags: SLOT_RESIDENT | if t.all_land { SLOT_ALL_LAND } else { 0 },
+                flags: SLOT_RESIDENT
+                    | if t.all_land { SLOT_ALL_LAND } else { 0 }
+                    | if t.all_water { SLOT_ALL_WATER } else { 0 },
                 fade: t.fade,
                 origin: v4(o),
                 n: v4(f.n),
@@ -375,7 +393,41 @@ mod tests {
         assert!(!fading.all_land, "the old payload still shows its water");
         fading.end_crossfade();
         assert!(fading.all_land);
-        assert!(!a.replaced(1, wet).all_land);
+        assert!(!a.replaced(1, wet.clone()).all_land);
+        assert!(
+            !a.all_water && !b.all_water,
+            "one sample of water is not all water"
+        );
+    }
+
+    /// The all-water flag likewise: every sample, apron included, and both payloads of a
+    /// cross-fade.
+    #[test]
+    fn all_water_follows_every_sample_and_both_payloads_of_a_crossfade() {
+        let id = TileId::new(3, Face(1), 2, 5);
+        let body = Body { radius: 1.0e6 };
+        let mut sea = Tile::empty(id);
+        for k in 0..sea.heights.len() {
+            sea.set_height_cover(k, -5.0, crate::earth::tile::Cover::Ocean);
+        }
+        let mut almost = sea.clone();
+        // The first sample of the apron's first row: land.
+        almost.set_height_cover(0, 5.0, crate::earth::tile::Cover::Land);
+        let (sea, almost) = (Arc::new(sea), Arc::new(almost));
+        let record = |t: &ResidentTile| {
+            let r = Residency::new(vec![t.clone()]);
+            r.records(DVec3::ZERO, 8, 1.0)[t.slot as usize].flags
+        };
+        let a = ResidentTile::new(id, 0, 0, 1.0, sea.clone(), body);
+        assert!(a.all_water && !a.all_land);
+        assert_eq!(record(&a), SLOT_RESIDENT | SLOT_ALL_WATER);
+        let b = ResidentTile::new(id, 0, 0, 1.0, almost.clone(), body);
+        assert!(!b.all_water);
+        assert_eq!(record(&b), SLOT_RESIDENT);
+        let mut fading = b.replaced(1, sea.clone());
+        assert!(!fading.all_water, "the old payload still shows its land");
+        fading.end_crossfade();
+        assert!(fading.all_water);
     }
 
     #[test]
