@@ -13,6 +13,7 @@
 #define SLOT_RESIDENT 1u
 #define SLOT_ALL_LAND 2u
 #define SLOT_ALL_WATER 4u
+#define SLOT_NO_LAKE 8u
 
 #define CHART_EXACT 0u
 #define CHART_CUBIC 1u
@@ -289,7 +290,8 @@ float water_weight(SlotRecord r, vec2 st) {
     return cover_weight(r, st, COVER_LAND);
 }
 float ocean_weight(SlotRecord r, vec2 st) { return cover_weight(r, st, COVER_OCEAN); }
-float lake_weight(SlotRecord r, vec2 st) { return cover_weight(r, st, COVER_LAKE); }
+// 0 without reading a texel where the tile has no lake (what cover_weight gives there, to the bit).
+float lake_weight(SlotRecord r, vec2 st) { return (r.flags & SLOT_NO_LAKE) != 0u ? 0.0 : cover_weight(r, st, COVER_LAKE); }
 
 // The spatial weight of a tile over its parent (TERRAIN.md §2): 1 inside, fading over a
 // 16-texel band toward each edge's weight, with corner weights at the band's ends. Edge and

@@ -24,6 +24,9 @@ pub const SLOT_ALL_LAND: u32 = 2;
 /// so its water weight is 1 everywhere without reading its covers (the sea floor seen from
 /// under the sea, a lake's interior).
 pub const SLOT_ALL_WATER: u32 = 4;
+/// `SlotRecord::flags`: no sample of the tile's payload is a lake (`ResidentTile::no_lake`): its
+/// lake weight is 0 without reading its covers (the ocean's shading asks it every pixel).
+pub const SLOT_NO_LAKE: u32 = 8;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
@@ -76,6 +79,9 @@ pub struct ResidentTile {
     /// Every sample of the payload (and, while cross-fading, of the previous one) is water:
     /// `SLOT_ALL_WATER` in the record.
     pub all_water: bool,
+    /// No sample of the payload (nor, while cross-fading, of the previous one) is a lake:
+    /// `SLOT_NO_LAKE` in the record.
+    pub no_lake: bool,
     /// During a same-slot replacement: the previous payload and its page, cross-faded out
     /// as `xfade` (the new payload's weight) rises 0 → 1 over 1.5 s.
     pub from: Option<(u32, Arc<Tile>)>,
@@ -95,6 +101,7 @@ impl ResidentTile {
         ResidentTile {
             all_land: all_land(&tile),
             all_water: all_water(&tile),
+            no_lake: no_lake(&tile),
             id,
             slot,
             page,
@@ -119,6 +126,7 @@ impl ResidentTile {
             max_h: self.max_h.max(hi),
             all_land: self.all_land && all_land(&tile),
             all_water: self.all_water && all_water(&tile),
+            no_lake: self.no_lake && no_lake(&tile),
             from: Some((self.page, self.tile.clone())),
             xfade: 0.0,
             tile,
@@ -133,12 +141,18 @@ impl ResidentTile {
         (self.min_h, self.max_h) = height_bounds(&self.tile);
         self.all_land = all_land(&self.tile);
         self.all_water = all_water(&self.tile);
+        self.no_lake = no_lake(&self.tile);
     }
 }
 
 /// Whether no sample of `tile`, apron included, is water (ocean or lake).
 fn all_land(tile: &Tile) -> bool {
     tile.water.iter().all(|&w| w == 0)
+}
+
+/// Whether no sample of `tile`, apron included, is a lake.
+fn no_lake(tile: &Tile) -> bool {
+    tile.lake.iter().all(|&w| w == 0)
 }
 
 /// Whether every sample of `tile`, apron included, is water.
@@ -273,7 +287,8 @@ impl Residency {
                 page: t.page,
                 flags: SLOT_RESIDENT
                     | if t.all_land { SLOT_ALL_LAND } else { 0 }
-                    | if t.all_water { SLOT_ALL_WATER } else { 0 },
+                    | if t.all_water { SLOT_ALL_WATER } else { 0 }
+                    | if t.no_lake { SLOT_NO_LAKE } else { 0 },
                 fade: t.fade,
                 origin: v4(o),
                 n: v4(f.n),
@@ -385,10 +400,10 @@ mod tests {
         };
         let a = ResidentTile::new(id, 0, 0, 1.0, land.clone(), body);
         assert!(a.all_land);
-        assert_eq!(record(&a), SLOT_RESIDENT | SLOT_ALL_LAND);
+        assert_eq!(record(&a), SLOT_RESIDENT | SLOT_ALL_LAND | SLOT_NO_LAKE);
         let b = ResidentTile::new(id, 0, 0, 1.0, wet.clone(), body);
         assert!(!b.all_land);
-        assert_eq!(record(&b), SLOT_RESIDENT);
+        assert_eq!(record(&b), SLOT_RESIDENT | SLOT_NO_LAKE);
         let mut fading = b.replaced(1, land.clone());
         assert!(!fading.all_land, "the old payload still shows its water");
         fading.end_crossfade();
@@ -420,14 +435,22 @@ mod tests {
         };
         let a = ResidentTile::new(id, 0, 0, 1.0, sea.clone(), body);
         assert!(a.all_water && !a.all_land);
-        assert_eq!(record(&a), SLOT_RESIDENT | SLOT_ALL_WATER);
+        assert_eq!(record(&a), SLOT_RESIDENT | SLOT_ALL_WATER | SLOT_NO_LAKE);
         let b = ResidentTile::new(id, 0, 0, 1.0, almost.clone(), body);
         assert!(!b.all_water);
-        assert_eq!(record(&b), SLOT_RESIDENT);
+        assert_eq!(record(&b), SLOT_RESIDENT | SLOT_NO_LAKE);
         let mut fading = b.replaced(1, sea.clone());
         assert!(!fading.all_water, "the old payload still shows its land");
         fading.end_crossfade();
         assert!(fading.all_water);
+        // One lake sample clears the no-lake flag, through a cross-fade too.
+        let mut lake = Tile::empty(id);
+        let k = lake.heights.len() / 2;
+        lake.set_height_cover(k, 100.0, crate::earth::tile::Cover::Lake);
+        let lake = ResidentTile::new(id, 0, 0, 1.0, Arc::new(lake), body);
+        assert!(!lake.no_lake && !lake.all_water && !lake.all_land);
+        assert_eq!(record(&lake), SLOT_RESIDENT);
+        assert!(!lake.replaced(1, sea.clone()).no_lake);
     }
 
     #[test]
