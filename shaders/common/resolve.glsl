@@ -21,8 +21,6 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 layout(local_size_x = 8, local_size_y = 8) in;
 
-// Successive points of a pixel's ray mostly share their finest slot and level.
-#define SURFACE_ANCESTOR_CACHE
 #include "common/surface.glsl"
 #include "common/bisector.glsl"
 #include "common/hit.glsl"

@@ -168,45 +168,6 @@ struct SurfacePoint {
     vec2 st;       // texel coordinates in that slot
 };
 
-#ifdef SURFACE_ANCESTOR_CACHE
-// The last walk up the parent chain of this invocation (a pass that walks many points of one
-// ray: publish.resolve): from finest slot `fs` to `level`, the slot reached, and each step's
-// child bits (x & 1, y & 1; two per step, the first step lowest). A later point in the same
-// finest slot at the same level replays the steps on its st with the same float operations,
-// without loading the records again: the same slot and the same bits.
-uint g_anc_fs = NO_SLOT;
-uint g_anc_level = 0u;
-uint g_anc_slot = NO_SLOT;
-uint g_anc_steps = 0u;
-uint g_anc_bits = 0u;
-
-uint ancestor_at_cached(uint slot, inout vec2 st, uint level) {
-    if (slot == g_anc_fs && level == g_anc_level) {
-        for (uint k = 0u; k < g_anc_steps; ++k) {
-            uint b = (g_anc_bits >> (2u * k)) & 3u;
-            st = (st + 512.0 * vec2(float(b & 1u), float(b >> 1u))) * 0.5;
-        }
-        return g_anc_slot;
-    }
-    uint start = slot, steps = 0u, bits = 0u;
-    for (int k = 0; k < int(MAX_LEVEL) + 1; ++k) {
-        SlotRecord r = slots.s[slot];
-        if (r.level <= level || r.parent == NO_SLOT) break;
-        st = st_in_parent(r, st);
-        if (steps < 16u) bits |= ((r.x & 1u) | ((r.y & 1u) << 1u)) << (2u * steps);
-        steps++;
-        slot = r.parent;
-    }
-    // Sixteen steps fit the bits (a walk of more is not kept).
-    g_anc_fs = steps <= 16u ? start : NO_SLOT;
-    g_anc_level = level;
-    g_anc_slot = slot;
-    g_anc_steps = steps;
-    g_anc_bits = bits;
-    return slot;
-}
-#endif
-
 // Blended height and gradient (per texel of `fs`) for ray distance t at (fs, st), and the
 // level the selection chose: one walk gives all three (the walk computes gradients anyway).
 vec3 height_grad_level_at(uint fs, vec2 st, float t, out uint level) {
@@ -214,11 +175,7 @@ vec3 height_grad_level_at(uint fs, vec2 st, float t, out uint level) {
     float w;
     select_level(lc, slots.s[fs].level, level, w);
     vec2 stl = st;
-#ifdef SURFACE_ANCESTOR_CACHE
-    uint sl = ancestor_at_cached(fs, stl, level);
-#else
     uint sl = ancestor_at(fs, stl, level);
-#endif
     vec3 h = blend_height_grad(blend_chain_grad(sl, stl, w), w);
     // Gradients of the chain are per texel of `sl`, whose texels are 2^(fs.level − level) of fs's.
     return vec3(h.x, h.yz * exp2(float(int(level)) - float(int(slots.s[fs].level))));
