@@ -9,6 +9,11 @@
 //! SCALE divides the viewports (1 = full size, 8 for a quick run on lavapipe). Device:
 //! `PLANETFALL_DEVICE`; validation off unless `PLANETFALL_VALIDATION=1`. Prints a table and
 //! writes JSON (default target/cbt_bench.json).
+//!
+//! Before anything is timed the GPU copies buffers for `PLANETFALL_WARMUP_S` seconds (default
+//! 2): a GPU that idles at a low clock (the H100 and H200 at 345 MHz) is not measured while it
+//! ramps up, as the first view of a run on a freshly started machine was (docs/bench.md). Each
+//! figure is the median of 15 frames.
 
 use engine::camera::ViewCamera;
 use engine::cbt::gpu::device_capacity;
@@ -31,7 +36,9 @@ const VIEWS: [(u32, u32, f64, f64); 5] = [
     (3840, 2160, 20.0, -5.0),
     (7680, 4320, 2.0, -5.0),
 ];
-const SAMPLES: usize = 5;
+const SAMPLES: usize = 15;
+/// Seconds of buffer copies before the first timed frame, unless `PLANETFALL_WARMUP_S` says.
+const WARMUP_S: f64 = 2.0;
 /// Bytes of one pool entry.
 const BISECTOR: u64 = std::mem::size_of::<engine::cbt::Bisector>() as u64;
 
@@ -66,6 +73,12 @@ fn main() {
         res.tiles.len(),
         t.elapsed().as_secs_f64()
     );
+    let warmup_s = std::env::var("PLANETFALL_WARMUP_S")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .unwrap_or(WARMUP_S);
+    let copies = warm_up(&ctx, &mut exec, capacity as u64 * BISECTOR, warmup_s);
+    eprintln!("warm-up: {copies} copies in {warmup_s} s");
     let copy = copy_bandwidth(&ctx, &mut exec, capacity as u64 * BISECTOR);
     let mut rows = Vec::new();
     for (w, h, agl, pitch) in VIEWS {
@@ -204,6 +217,30 @@ impl CopyBandwidth {
     fn best(&self) -> f64 {
         self.transfer.max(self.compute)
     }
+}
+
+/// Compute copies of the pool's size, back to back, until `seconds` have passed; returns how
+/// many ran.
+fn warm_up(ctx: &Context, exec: &mut Executor, bytes: u64, seconds: f64) -> u32 {
+    let src =
+        framegraph::GpuBuffer::new(ctx, "warmup.src", BufferDesc::gpu(bytes)).expect("buffer");
+    let dst =
+        framegraph::GpuBuffer::new(ctx, "warmup.dst", BufferDesc::gpu(bytes)).expect("buffer");
+    let copied = engine::probe::compute_copy_bytes(bytes, ctx.info.max_storage_buffer_range);
+    let t = std::time::Instant::now();
+    let mut n = 0;
+    while t.elapsed().as_secs_f64() < seconds {
+        let mut g = Graph::new();
+        let s = g.import_buffer(&src);
+        let mut d = g.import_buffer(&dst);
+        engine::probe::declare_compute_copy(&mut g, "warmup.copy", s, &mut d, copied);
+        exec.run(ctx, g.compile(ctx.queue_setup()).expect("compiles"))
+            .expect("runs");
+        n += 1;
+    }
+    src.destroy(ctx);
+    dst.destroy(ctx);
+    n
 }
 
 fn copy_bandwidth(ctx: &Context, exec: &mut Executor, bytes: u64) -> CopyBandwidth {
