@@ -117,7 +117,7 @@ mod tests {
         assert_eq!((s.free_bits, s.free_tree), (64 * 8, 128 * 4));
         assert_eq!(
             (s.control, s.sweeps, s.commit_sweeps),
-            (size_of::<Control>() as u64, 48, 24)
+            (size_of::<Control>() as u64, 48, 36)
         );
         assert_eq!(s.draw_list, 4096 * 4);
         let names: Vec<&str> = s.iter().map(|(n, _)| n).collect();

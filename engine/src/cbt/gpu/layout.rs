@@ -141,7 +141,7 @@ mod tests {
 
     #[test]
     fn sizes_match_the_glsl_mirror() {
-        assert_eq!((size_of::<Sweeps>(), size_of::<CommitSweeps>()), (48, 24));
+        assert_eq!((size_of::<Sweeps>(), size_of::<CommitSweeps>()), (48, 36));
         let src = include_str!("../../../../shaders/common/cbt_buffers.glsl");
         for (strukt, field, off) in [
             ("CbtSweeps", "entry", Sweeps::ENTRY),
@@ -150,6 +150,7 @@ mod tests {
             ("CbtSweeps", "draw", Sweeps::DRAW),
             ("CbtCommitSweeps", "commit", CommitSweeps::COMMIT),
             ("CbtCommitSweeps", "free", CommitSweeps::FREE),
+            ("CbtCommitSweeps", "neighbours", CommitSweeps::NEIGHBOURS),
         ] {
             let body = src
                 .split(&format!("struct {strukt} {{"))
