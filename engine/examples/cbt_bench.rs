@@ -13,7 +13,8 @@
 //! Before anything is timed the GPU copies buffers for `PLANETFALL_WARMUP_S` seconds (default
 //! 2): a GPU that idles at a low clock (the H100 and H200 at 345 MHz) is not measured while it
 //! ramps up, as the first view of a run on a freshly started machine was (docs/bench.md). Each
-//! figure is the median of 15 frames.
+//! figure is the median of 15 frames; a view whose total's p95 is over 1.5× its median is
+//! flagged (the samples mixed machine states).
 
 use engine::camera::ViewCamera;
 use engine::cbt::gpu::device_capacity;
@@ -278,6 +279,15 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+fn p95(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[(v.len() * 95).div_ceil(100).max(1) - 1]
+}
+
+/// A p95 over this many medians says the samples mixed machine states (a clock that dipped or
+/// ramped within them): the medians are then not to be published as the kernel's cost.
+const SPREAD_FLAG: f64 = 1.5;
+
 type Row = ((u32, u32, f64, usize), Vec<Sample>, Vec<Sample>);
 
 fn report(ctx: &Context, capacity: u32, copy: &CopyBandwidth, rows: &[Row], json_path: &str) {
@@ -330,7 +340,18 @@ fn report(ctx: &Context, capacity: u32, copy: &CopyBandwidth, rows: &[Row], json
             floor(&quiet[0]),
             median(turning.iter().map(floor).collect()),
         );
+        let (q95, t95) = (
+            p95(quiet.iter().map(|s| s.total_ms).collect()),
+            p95(turning.iter().map(|s| s.total_ms).collect()),
+        );
+        let spread = q95 > SPREAD_FLAG * q || t95 > SPREAD_FLAG * t;
         println!("{:<22} {q:>14.3} {t:>14.3}", "total");
+        println!("{:<22} {q95:>14.3} {t95:>14.3}", "total p95");
+        if spread {
+            println!(
+                "FLAGGED: p95 over {SPREAD_FLAG}× the median: the samples mixed machine states"
+            );
+        }
         println!("{:<22} {fq:>14.3} {ft:>14.3}", "bandwidth floor");
         println!(
             "{:<22} {:>14} {:>14}",
@@ -353,7 +374,7 @@ fn report(ctx: &Context, capacity: u32, copy: &CopyBandwidth, rows: &[Row], json
         );
         let _ = write!(
             json,
-            "    {{\"width\": {w}, \"height\": {h}, \"agl_m\": {agl}, \"frames_to_quiet\": {frames}, \"leaves\": {}, \"high_water\": {}, \"iterations_quiet\": {:?}, \"iterations_turning\": {:?}, \"total_ms\": [{q:.4}, {t:.4}], \"floor_ms\": [{fq:.4}, {ft:.4}],\n     \"nodes_ms_quiet_turning\": {{\n{}\n     }}}}{}\n",
+            "    {{\"width\": {w}, \"height\": {h}, \"agl_m\": {agl}, \"frames_to_quiet\": {frames}, \"leaves\": {}, \"high_water\": {}, \"iterations_quiet\": {:?}, \"iterations_turning\": {:?}, \"total_ms\": [{q:.4}, {t:.4}], \"total_p95_ms\": [{q95:.4}, {t95:.4}], \"spread_flagged\": {spread}, \"floor_ms\": [{fq:.4}, {ft:.4}],\n     \"nodes_ms_quiet_turning\": {{\n{}\n     }}}}{}\n",
             quiet[0].leaves,
             quiet[0].high_water,
             its(quiet),
