@@ -78,9 +78,8 @@ fn main() {
         .ok()
         .and_then(|v| v.parse::<f64>().ok())
         .unwrap_or(WARMUP_S);
-    let copies = warm_up(&ctx, &mut exec, capacity as u64 * BISECTOR, warmup_s);
-    eprintln!("warm-up: {copies} copies in {warmup_s} s");
-    let copy = copy_bandwidth(&ctx, &mut exec, capacity as u64 * BISECTOR);
+    let (copy, copies) = copy_bandwidth(&ctx, &mut exec, capacity as u64 * BISECTOR, warmup_s);
+    eprintln!("warm-up: {copies} compute copies in {warmup_s} s");
     let mut rows = Vec::new();
     for (w, h, agl, pitch) in VIEWS {
         let (w, h) = (w / scale, h / scale);
@@ -220,58 +219,51 @@ impl CopyBandwidth {
     }
 }
 
-/// Compute copies of the pool's size, back to back, until `seconds` have passed; returns how
-/// many ran.
-fn warm_up(ctx: &Context, exec: &mut Executor, bytes: u64, seconds: f64) -> u32 {
-    let src =
-        framegraph::GpuBuffer::new(ctx, "warmup.src", BufferDesc::gpu(bytes)).expect("buffer");
-    let dst =
-        framegraph::GpuBuffer::new(ctx, "warmup.dst", BufferDesc::gpu(bytes)).expect("buffer");
-    let copied = engine::probe::compute_copy_bytes(bytes, ctx.info.max_storage_buffer_range);
-    let t = std::time::Instant::now();
-    let mut n = 0;
-    while t.elapsed().as_secs_f64() < seconds {
-        let mut g = Graph::new();
-        let s = g.import_buffer(&src);
-        let mut d = g.import_buffer(&dst);
-        engine::probe::declare_compute_copy(&mut g, "warmup.copy", s, &mut d, copied);
-        exec.run(ctx, g.compile(ctx.queue_setup()).expect("compiles"))
-            .expect("runs");
-        n += 1;
-    }
-    src.destroy(ctx);
-    dst.destroy(ctx);
-    n
-}
-
-fn copy_bandwidth(ctx: &Context, exec: &mut Executor, bytes: u64) -> CopyBandwidth {
+/// The copy probes over buffers of `bytes`, after `warmup_s` seconds of compute copies back to
+/// back on the same buffers (also returned: how many warm-up copies ran).
+fn copy_bandwidth(
+    ctx: &Context,
+    exec: &mut Executor,
+    bytes: u64,
+    warmup_s: f64,
+) -> (CopyBandwidth, u32) {
     let src = framegraph::GpuBuffer::new(ctx, "bench.src", BufferDesc::gpu(bytes)).expect("buffer");
     let dst = framegraph::GpuBuffer::new(ctx, "bench.dst", BufferDesc::gpu(bytes)).expect("buffer");
     let copied = engine::probe::compute_copy_bytes(bytes, ctx.info.max_storage_buffer_range);
+    // One copy as its own frame: by `vkCmdCopyBuffer` (transfer) or by the compute copy.
+    let mut run = |name: &str, transfer: bool| {
+        let mut g = Graph::new();
+        let s = g.import_buffer(&src);
+        let mut d = g.import_buffer(&dst);
+        if transfer {
+            g.transfer(name).copy_buffer(s, &mut d, 0, 0, bytes);
+        } else {
+            engine::probe::declare_compute_copy(&mut g, name, s, &mut d, copied);
+        }
+        let out = exec
+            .run(ctx, g.compile(ctx.queue_setup()).expect("compiles"))
+            .expect("runs");
+        out.time_ms(name).unwrap_or(f64::MAX)
+    };
+    let t = std::time::Instant::now();
+    let mut warmups = 0;
+    while t.elapsed().as_secs_f64() < warmup_s {
+        run("bench.warmup", false);
+        warmups += 1;
+    }
     let mut best = [f64::MAX; 2];
     for _ in 0..5 {
-        for (k, name) in ["bench.copy", "bench.copy_compute"].into_iter().enumerate() {
-            let mut g = Graph::new();
-            let s = g.import_buffer(&src);
-            let mut d = g.import_buffer(&dst);
-            if k == 0 {
-                g.transfer(name).copy_buffer(s, &mut d, 0, 0, bytes);
-            } else {
-                engine::probe::declare_compute_copy(&mut g, name, s, &mut d, copied);
-            }
-            let out = exec
-                .run(ctx, g.compile(ctx.queue_setup()).expect("compiles"))
-                .expect("runs");
-            best[k] = best[k].min(out.time_ms(name).unwrap_or(f64::MAX));
-        }
+        best[0] = best[0].min(run("bench.copy", true));
+        best[1] = best[1].min(run("bench.copy_compute", false));
     }
     src.destroy(ctx);
     dst.destroy(ctx);
     let gbs = |b: u64, ms: f64| 2.0 * b as f64 / (ms * 1e-3) / 1e9;
-    CopyBandwidth {
+    let bandwidth = CopyBandwidth {
         transfer: gbs(bytes, best[0]),
         compute: gbs(copied, best[1]),
-    }
+    };
+    (bandwidth, warmups)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {

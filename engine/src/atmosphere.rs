@@ -525,27 +525,40 @@ impl Atmosphere {
                 .write("sealevel", &mut sealevel)
                 .dispatch_threads(SEALEVEL_SIZE);
         }
-        let mut skyview = g.import_buffer(&self.skyview);
-        if self.make_skyview {
-            let [sw, sh] = self.sizes.skyview;
-            g.compute("atmos.skyview", &shaders::ATMOS_SKYVIEW)
+        // A per-view LUT: the frame and the persistent LUTs in, `out` (binding `binding`) made.
+        let view_lut = |g: &mut Graph<'_>, node, shader, binding, out: &mut BufferRef, threads| {
+            g.compute(node, shader)
                 .read("frame", frame)
                 .read("atmos", params)
                 .read("transmittance", transmittance)
                 .read("multiscatter", multiscatter)
-                .write("skyview", &mut skyview)
-                .dispatch_threads([sw, sh, 1]);
+                .write(binding, out)
+                .dispatch_threads(threads);
+        };
+        let mut skyview = g.import_buffer(&self.skyview);
+        if self.make_skyview {
+            let [sw, sh] = self.sizes.skyview;
+            let shader = &shaders::ATMOS_SKYVIEW;
+            view_lut(
+                g,
+                "atmos.skyview",
+                shader,
+                "skyview",
+                &mut skyview,
+                [sw, sh, 1],
+            );
         }
         let mut aerial = g.import_buffer(&self.aerial);
         if self.make_aerial {
             let a = AERIAL_SIZE;
-            g.compute("atmos.aerial", &shaders::ATMOS_AERIAL)
-                .read("frame", frame)
-                .read("atmos", params)
-                .read("transmittance", transmittance)
-                .read("multiscatter", multiscatter)
-                .write("aerial", &mut aerial)
-                .dispatch_threads([a, a, a]);
+            view_lut(
+                g,
+                "atmos.aerial",
+                &shaders::ATMOS_AERIAL,
+                "aerial",
+                &mut aerial,
+                [a, a, a],
+            );
         }
         AtmosphereLuts {
             params,

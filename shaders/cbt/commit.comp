@@ -41,7 +41,7 @@ void commit_quiet(uint i) {
 void main() {
     uint i = gl_GlobalInvocationID.x;
     if (i >= pc.capacity) return;
-    if (control.c.stats[stat_index(CBT_STAT_SPLITS)] + control.c.stats[stat_index(CBT_STAT_MERGES)] == 0u) {
+    if (iteration_changes() == 0u) {
         commit_quiet(i);
         return;
     }

@@ -24,9 +24,8 @@ void main() {
     control.c.word_sweep = sweep_over(bit_words(range));
     commit_sweeps.s.commit = control.c.commit_sweep;
     commit_sweeps.s.free = sweep_over(bit_words(range));
-    bool changed = control.c.stats[stat_index(CBT_STAT_SPLITS)] + control.c.stats[stat_index(CBT_STAT_MERGES)] > 0u;
     // (An if, not a select: glslang's select of two arrays stores the wrong array type.)
-    if (changed) {
+    if (iteration_changes() > 0u) {
         commit_sweeps.s.neighbours = control.c.entry_sweep;
     } else {
         commit_sweeps.s.neighbours = sweep_over(0u);

@@ -26,8 +26,7 @@ void end_iteration(uint free_count) {
     control.c.alloc_high = 0u;
     control.c.free_count = free_count;
     control.c.stats[stat_index(CBT_STAT_HIGH_WATER)] = hw;
-    uint changed = control.c.stats[stat_index(CBT_STAT_SPLITS)] + control.c.stats[stat_index(CBT_STAT_MERGES)];
-    uint pending = changed > 0u ? 1u : 0u;
+    uint pending = iteration_changes() > 0u ? 1u : 0u;
     control.c.pending = pending;
     control.c.entry_sweep = sweep_over(hw * pending);
     if (pending == 0u) {

@@ -126,6 +126,14 @@ layout(push_constant) uniform CbtPush {
 } pc;
 
 uint stat_index(uint k) { return pc.iteration * 8u + k; }
+
+#if defined(CBT_WRITES_CONTROL) || defined(CBT_READS_CONTROL)
+// Splits and merges of this iteration, once RESERVE has run (RESOLVE counts the merges, RESERVE
+// the splits): where none, every next state is the current one (a quiet iteration).
+uint iteration_changes() {
+    return control.c.stats[stat_index(CBT_STAT_SPLITS)] + control.c.stats[stat_index(CBT_STAT_MERGES)];
+}
+#endif
 #endif
 
 // Whole groups of 64 covering n items (the model's DispatchArgs::covering).
