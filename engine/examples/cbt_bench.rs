@@ -1,5 +1,7 @@
 //! CBT GPU benchmark (not a test): per-node GPU times of quiet frames (one iteration recorded
-//! and run, as the planet frame records after a quiet frame of the same view) and refining
+//! and run, as the planet frame records after a quiet frame; the camera rises by 0.01 % of its
+//! height a frame, as a camera in slow motion, with `cbt.eval`'s surface memo and then without
+//! it) and refining
 //! frames (the camera turns 3° a frame: four iterations recorded, up to four run) at several leaf
 //! counts, the high-water mark, and the memory-bandwidth floor (bytes the sweeps read ÷ the
 //! faster of a measured buffer copy and compute copy). The analytic planet as tiles, resident
@@ -38,6 +40,8 @@ const VIEWS: [(u32, u32, f64, f64); 5] = [
     (7680, 4320, 2.0, -5.0),
 ];
 const SAMPLES: usize = 15;
+/// The quiet frames' camera rises by this fraction of its height a frame.
+const DRIFT: f64 = 1e-4;
 /// Seconds of buffer copies before the first timed frame, unless `PLANETFALL_WARMUP_S` says.
 const WARMUP_S: f64 = 2.0;
 /// Bytes of one pool entry.
@@ -83,11 +87,11 @@ fn main() {
     let mut rows = Vec::new();
     for (w, h, agl, pitch) in VIEWS {
         let (w, h) = (w / scale, h / scale);
-        let cam_at = |heading: f64| {
+        let cam_at = |heading: f64, rise: f64| {
             ViewCamera::geo(
                 LAT,
                 LON,
-                src.body.radius + ground + agl,
+                src.body.radius + ground + agl * (1.0 + rise),
                 heading,
                 pitch,
                 60.0,
@@ -104,23 +108,41 @@ fn main() {
             1,
         )
         .expect("scene");
-        let cam = cam_at(30.0);
+        let cam = cam_at(30.0, 0.0);
         let mut seen = None;
         let mut frames = 0;
         while frames < 80 && !frame(&ctx, &mut exec, &mut scene, &mut seen, &cam).quiet {
             frames += 1;
         }
-        let quiet: Vec<Sample> = (0..SAMPLES)
-            .map(|_| sample(&ctx, &mut exec, &mut scene, &mut seen, &cam))
-            .collect();
+        // Quiet frames of a camera in motion: it rises by DRIFT of its height a frame (under
+        // the quiet threshold, `CbtParams::quiet_move_fraction`), first with the surface memo,
+        // then without it.
+        let mut drift =
+            |scene: &mut CbtScene, seen: &mut Option<Seen>, from: usize| -> Vec<Sample> {
+                (from..from + SAMPLES)
+                    .map(|k| {
+                        sample(
+                            &ctx,
+                            &mut exec,
+                            scene,
+                            seen,
+                            &cam_at(30.0, DRIFT * k as f64),
+                        )
+                    })
+                    .collect()
+            };
+        let quiet = drift(&mut scene, &mut seen, 1);
+        scene.cbt.params.surface_memo = false;
+        let no_memo = drift(&mut scene, &mut seen, 1 + SAMPLES);
+        scene.cbt.params.surface_memo = true;
         let turning: Vec<Sample> = (0..SAMPLES)
             .map(|k| {
-                let cam = cam_at(33.0 + 3.0 * k as f64);
+                let cam = cam_at(33.0 + 3.0 * k as f64, DRIFT * (1 + 2 * SAMPLES) as f64);
                 sample(&ctx, &mut exec, &mut scene, &mut seen, &cam)
             })
             .collect();
         scene.destroy(&ctx);
-        rows.push(((w, h, agl, frames), quiet, turning));
+        rows.push(((w, h, agl, frames), quiet, no_memo, turning));
     }
     report(&ctx, capacity, &copy, &rows, &json_path);
     exec.destroy(&ctx);
@@ -280,7 +302,12 @@ fn p95(mut v: Vec<f64>) -> f64 {
 /// ramped within them): the medians are then not to be published as the kernel's cost.
 const SPREAD_FLAG: f64 = 1.5;
 
-type Row = ((u32, u32, f64, usize), Vec<Sample>, Vec<Sample>);
+type Row = (
+    (u32, u32, f64, usize),
+    Vec<Sample>,
+    Vec<Sample>,
+    Vec<Sample>,
+);
 
 fn report(ctx: &Context, capacity: u32, copy: &CopyBandwidth, rows: &[Row], json_path: &str) {
     let copy_gbs = copy.best();
@@ -289,11 +316,11 @@ fn report(ctx: &Context, capacity: u32, copy: &CopyBandwidth, rows: &[Row], json
         ctx.info.name, ctx.info.driver, copy.transfer, copy.compute
     );
     let mut json = format!("{{\n  \"device\": {:?},\n  \"capacity\": {capacity},\n  \"copy_gb_s\": {copy_gbs:.1},\n  \"copy_transfer_gb_s\": {:.1},\n  \"copy_compute_gb_s\": {:.1},\n  \"views\": [\n", ctx.info.name, copy.transfer, copy.compute);
-    for (i, ((w, h, agl, frames), quiet, turning)) in rows.iter().enumerate() {
+    for (i, ((w, h, agl, frames), quiet, no_memo, turning)) in rows.iter().enumerate() {
         println!("\n{w}×{h} at {agl} m (quiet after {frames} frames)");
         println!(
-            "{:<22} {:>14} {:>14}",
-            "node (median ms)", "quiet", "turning"
+            "{:<22} {:>14} {:>14} {:>14}",
+            "node (median ms)", "quiet", "quiet, no memo", "turning"
         );
         let names: Vec<&String> = quiet[0].nodes.iter().map(|(n, _)| n).collect();
         let med = |s: &[Sample], n: &str| {
@@ -305,14 +332,12 @@ fn report(ctx: &Context, capacity: u32, copy: &CopyBandwidth, rows: &[Row], json
         };
         let mut jn = Vec::new();
         for n in &names {
-            let (q, t) = (med(quiet, n), med(turning, n));
-            println!("{n:<22} {q:>14.3} {t:>14.3}");
-            jn.push(format!("      {n:?}: [{q:.4}, {t:.4}]"));
+            let (q, qn, t) = (med(quiet, n), med(no_memo, n), med(turning, n));
+            println!("{n:<22} {q:>14.3} {qn:>14.3} {t:>14.3}");
+            jn.push(format!("      {n:?}: [{q:.4}, {t:.4}, {qn:.4}]"));
         }
-        let (q, t) = (
-            median(quiet.iter().map(|s| s.total_ms).collect()),
-            median(turning.iter().map(|s| s.total_ms).collect()),
-        );
+        let total = |s: &[Sample]| median(s.iter().map(|s| s.total_ms).collect());
+        let (q, qn, t) = (total(quiet), total(no_memo), total(turning));
         // One value per sample, "a/b/c".
         let per_sample = |s: &[Sample], f: fn(&Sample) -> usize| {
             s.iter()
@@ -332,41 +357,42 @@ fn report(ctx: &Context, capacity: u32, copy: &CopyBandwidth, rows: &[Row], json
             floor(&quiet[0]),
             median(turning.iter().map(floor).collect()),
         );
-        let (q95, t95) = (
-            p95(quiet.iter().map(|s| s.total_ms).collect()),
-            p95(turning.iter().map(|s| s.total_ms).collect()),
-        );
-        let spread = q95 > SPREAD_FLAG * q || t95 > SPREAD_FLAG * t;
-        println!("{:<22} {q:>14.3} {t:>14.3}", "total");
-        println!("{:<22} {q95:>14.3} {t95:>14.3}", "total p95");
+        let total95 = |s: &[Sample]| p95(s.iter().map(|s| s.total_ms).collect());
+        let (q95, qn95, t95) = (total95(quiet), total95(no_memo), total95(turning));
+        let spread = q95 > SPREAD_FLAG * q || qn95 > SPREAD_FLAG * qn || t95 > SPREAD_FLAG * t;
+        println!("{:<22} {q:>14.3} {qn:>14.3} {t:>14.3}", "total");
+        println!("{:<22} {q95:>14.3} {qn95:>14.3} {t95:>14.3}", "total p95");
         if spread {
             println!(
                 "FLAGGED: p95 over {SPREAD_FLAG}× the median: the samples mixed machine states"
             );
         }
-        println!("{:<22} {fq:>14.3} {ft:>14.3}", "bandwidth floor");
+        println!("{:<22} {fq:>14.3} {:>14} {ft:>14.3}", "bandwidth floor", "");
         println!(
-            "{:<22} {:>14} {:>14}",
+            "{:<22} {:>14} {:>14} {:>14}",
             "leaves / high water",
             format!("{}/{}", quiet[0].leaves, quiet[0].high_water),
+            format!("{}/{}", no_memo[0].leaves, no_memo[0].high_water),
             format!("{}/{}", turning[0].leaves, turning[0].high_water)
         );
         println!(
-            "{:<22} {:>14} {:>14}",
+            "{:<22} {:>14} {:>14} {:>14}",
             "iterations run",
             its(quiet),
+            its(no_memo),
             its(turning)
         );
         let recorded = |s: &[Sample]| per_sample(s, |x| x.recorded);
         println!(
-            "{:<22} {:>14} {:>14}",
+            "{:<22} {:>14} {:>14} {:>14}",
             "cbt nodes recorded",
             recorded(quiet),
+            recorded(no_memo),
             recorded(turning)
         );
         let _ = write!(
             json,
-            "    {{\"width\": {w}, \"height\": {h}, \"agl_m\": {agl}, \"frames_to_quiet\": {frames}, \"leaves\": {}, \"high_water\": {}, \"iterations_quiet\": {:?}, \"iterations_turning\": {:?}, \"total_ms\": [{q:.4}, {t:.4}], \"total_p95_ms\": [{q95:.4}, {t95:.4}], \"spread_flagged\": {spread}, \"floor_ms\": [{fq:.4}, {ft:.4}],\n     \"nodes_ms_quiet_turning\": {{\n{}\n     }}}}{}\n",
+            "    {{\"width\": {w}, \"height\": {h}, \"agl_m\": {agl}, \"frames_to_quiet\": {frames}, \"leaves\": {}, \"high_water\": {}, \"iterations_quiet\": {:?}, \"iterations_turning\": {:?}, \"total_ms\": [{q:.4}, {t:.4}, {qn:.4}], \"total_p95_ms\": [{q95:.4}, {t95:.4}, {qn95:.4}], \"spread_flagged\": {spread}, \"floor_ms\": [{fq:.4}, {ft:.4}],\n     \"nodes_ms_quiet_turning\": {{\n{}\n     }}}}{}\n",
             quiet[0].leaves,
             quiet[0].high_water,
             its(quiet),

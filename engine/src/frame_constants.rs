@@ -75,6 +75,13 @@ pub fn view_proj(cam: &ViewCamera) -> Mat4 {
 }
 
 impl FrameConstants {
+    /// What a surface walk reads of the constants besides the level selection's distance terms
+    /// (recomputed every time): the finest level it may choose and the datum radius. The key of
+    /// `TileAtlas::surface_clock`: where it changes, `cbt.eval`'s memos are stale.
+    pub fn memo_key(&self) -> u64 {
+        ((self.max_level as u64) << 32) | self.planet_radius.to_bits() as u64
+    }
+
     /// The frame's constants: `lod` is the level selection the CPU mirror uses too
     /// (`crate::surface`), `lookup_size` the tile lookup table's size (a power of two).
     pub fn new(

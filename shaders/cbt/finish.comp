@@ -7,6 +7,7 @@ layout(local_size_x = 64) in;
 
 #define CBT_WRITES_POOL
 #define CBT_WRITES_CONTROL
+#define CBT_WRITES_MEMO
 #define CBT_WRITES_DRAW_BITS
 #include "common/cbt_buffers.glsl"
 #include "common/cbt_eval.glsl"

@@ -2,7 +2,7 @@
 // Mirror of engine/src/cbt/gpu/layout.rs. A kernel names the buffers it uses before including:
 //   #define CBT_WRITES_<X> for those it writes, CBT_READS_<X> for those it only reads (readonly),
 //   X in POOL, CONTROL, SWEEPS, COMMIT_SWEEPS, FREE_BITS, FREE_TREE, REQUEST_BITS, REQUEST_TREE, DRAW_BITS,
-//   DRAW_TREE, DRAW_LIST.
+//   DRAW_TREE, DRAW_LIST; CBT_WRITES_MEMO declares both memo buffers.
 // Only those are declared: glslc -O0 lists every declared global in the entry point's
 // interface, and the frame graph binds by instance name, requiring each declared binding to be
 // bound, `readonly` ones with `.read` and writable ones with `.write`. CBT_NO_PUSH leaves out the
@@ -92,8 +92,15 @@ layout(std430, set = 0, binding = 10) buffer DrawList { uint i[]; } draw_list;
 #elif defined(CBT_READS_DRAW_LIST)
 layout(std430, set = 0, binding = 10) readonly buffer DrawList { uint i[]; } draw_list;
 #endif
+// The surface memo of every entry's six points (`common/cbt_eval.glsl`), word-major (word k
+// of entry i at k·capacity + i, so a warp's loads are contiguous): the corners' three points
+// and the time they were kept, and the midpoints' three.
+#if defined(CBT_WRITES_MEMO)
+layout(std430, set = 0, binding = 11) buffer MemoCorners { uint w[]; } memo_corners;
+layout(std430, set = 0, binding = 12) buffer MemoMids { uint w[]; } memo_mids;
+#endif
 
-// Push constants of every cbt.* node (104 bytes): the criterion parameters (engine
+// Push constants of every cbt.* node (112 bytes): the criterion parameters (engine
 // `CbtParams`, as f32) and where in the frame the node runs. Mirror of `gpu::layout::CbtPush`.
 #ifndef CBT_NO_PUSH
 layout(push_constant) uniform CbtPush {
@@ -123,6 +130,8 @@ layout(push_constant) uniform CbtPush {
     float silhouette_cos;   // a leaf this near grazing keeps its level's own depth cap, never fine
     float outline_tighten;  // the residual target's further tightening at far outlines …
     float outline_cos_full; // … full at this |cos| of incidence (from grazing_cos_full)
+    uint memo_now;          // the surface clock of this frame's slot records (TileAtlas)
+    uint memo_since;        // memos kept before this clock are stale (level cap changed, memo off)
 } pc;
 
 uint stat_index(uint k) { return pc.iteration * 8u + k; }

@@ -1,12 +1,64 @@
 // EVAL of one entry: corner positions (morphed while young), midpoint residuals, flags, births (mirror of
 // engine/src/cbt/stages/eval.rs). Shared by cbt.eval and cbt.finish (entries created by the
-// last iteration). Needs the pool writable and the surface bindings 16–19.
+// last iteration). Needs the pool and the memo (CBT_WRITES_MEMO) writable and the surface
+// bindings 16–19.
 #ifndef CBT_EVAL_GLSL
 #define CBT_EVAL_GLSL
 
 #include "common/surface.glsl"
 #include "common/cbt_criterion.glsl"
 #include "common/cbt_pool.glsl"
+
+// The memo of an entry's six points (three corners, then the hypotenuse and leg midpoints):
+// seven words each (SurfaceMemo: fs | level << 24 | rest_read << 31, a, b, h0, first, ws,
+// rest), the corners' in memo_corners and the midpoints' in memo_mids, and in memo_corners'
+// word 21 the surface clock (pc.memo_now) when the entry last wrote any of them. A point's memo
+// holds while its entry's geometry has not changed (not DIRTY), it was kept at or after
+// pc.memo_since, and nothing its walk reads has changed since: the slot record's memo_stamp
+// (TileAtlas: the clock at which that slot, an ancestor of it, or its set of children last
+// changed) is not newer than the entry's clock.
+#define MEMO_WORDS 7u
+#define MEMO_CLOCK_WORD 21u
+
+uint memo_at(uint k, uint q, uint i) { return ((k % 3u) * MEMO_WORDS + q) * pc.capacity + i; }
+uint memo_get(uint k, uint q, uint i) {
+    uint at = memo_at(k, q, i);
+    return k < 3u ? memo_corners.w[at] : memo_mids.w[at];
+}
+void memo_set(uint k, uint q, uint i, uint v) {
+    uint at = memo_at(k, q, i);
+    if (k < 3u) memo_corners.w[at] = v;
+    else memo_mids.w[at] = v;
+}
+uint memo_head(SurfaceMemo m) {
+    return m.fs == NO_SLOT ? 0xffffffffu : (m.fs & 0xffffffu) | (m.level << 24u) | (m.rest_read ? 1u << 31u : 0u);
+}
+
+SurfaceMemo memo_load(uint k, uint i, uint kept) {
+    SurfaceMemo m = no_memo();
+    uint head = memo_get(k, 0u, i);
+    uint fs = head & 0xffffffu;
+    if (fs >= uint(slots.s.length()) || slots.s[fs].memo_stamp > kept) return m;
+    m.fs = fs;
+    m.level = (head >> 24u) & 31u;
+    m.rest_read = (head >> 31u) != 0u;
+    m.ab = vec2(uintBitsToFloat(memo_get(k, 1u, i)), uintBitsToFloat(memo_get(k, 2u, i)));
+    m.h0 = uintBitsToFloat(memo_get(k, 3u, i));
+    m.first = uintBitsToFloat(memo_get(k, 4u, i));
+    m.ws = uintBitsToFloat(memo_get(k, 5u, i));
+    m.rest = uintBitsToFloat(memo_get(k, 6u, i));
+    return m;
+}
+
+void memo_store(uint k, uint i, SurfaceMemo m) {
+    memo_set(k, 0u, i, memo_head(m));
+    memo_set(k, 1u, i, floatBitsToUint(m.ab.x));
+    memo_set(k, 2u, i, floatBitsToUint(m.ab.y));
+    memo_set(k, 3u, i, floatBitsToUint(m.h0));
+    memo_set(k, 4u, i, floatBitsToUint(m.first));
+    memo_set(k, 5u, i, floatBitsToUint(m.ws));
+    memo_set(k, 6u, i, floatBitsToUint(m.rest));
+}
 
 void eval_entry(uint i) {
     uint face = leb_face(pool.b[i].path);
@@ -30,15 +82,26 @@ void eval_entry(uint i) {
     }
     vec3 q[12];
     uint slot[3];
-    // Each point's finest slot is searched from the last point's (`finest_slot_hinted`).
+    uint kept = memo_corners.w[MEMO_CLOCK_WORD * pc.capacity + i];
+    bool memo_holds = (pool.b[i].flags & CBT_FLAG_DIRTY) == 0u && kept != 0u && kept >= pc.memo_since;
+    bool wrote = false;
+    // Each point's finest slot is searched from the last point's (`finest_slot_hinted`) where
+    // its memo does not hold. The morph's birth-edge ends keep no memo.
     uint hint = NO_SLOT;
     for (uint k = 0u; k < 12u; ++k) {
         if (k >= 6u && !morph[(k - 6u) / 2u]) continue;
-        SurfacePoint sp = surface_at_fixed_hinted(face, at[k], hint);
+        SurfaceMemo m = k < 6u && memo_holds ? memo_load(k, i, kept) : no_memo();
+        uint head = memo_head(m);
+        SurfacePoint sp = surface_at_fixed_memo(face, at[k], hint, m);
+        if (k < 6u && memo_head(m) != head) {
+            memo_store(k, i, m);
+            wrote = true;
+        }
         hint = sp.slot;
         q[k] = sp.pos;
         if (k < 3u) slot[k] = sp.slot;
     }
+    if (wrote) memo_corners.w[MEMO_CLOCK_WORD * pc.capacity + i] = pc.memo_now;
     vec3 p[3] = vec3[3](q[0], q[1], q[2]);
     float r_hyp = residual_px(q[3], p[0], p[2]);
     float r_leg0 = residual_px(q[4], p[0], p[1]);

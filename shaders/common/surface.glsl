@@ -186,50 +186,94 @@ float height_at(uint fs, vec2 st, float t, out uint level) {
     return height_grad_level_at(fs, st, t, level).x;
 }
 
+// What a CBT vertex's surface evaluation keeps between frames (`cbt.eval`'s memo): everything
+// that does not depend on the eye — the finest resident slot, the point on its plane, the finest
+// payload's height there, and the level chain last blended (its first tile's height, spatial
+// weight and the parents' blend). A moved eye then re-blends from these instead of searching
+// the slot, inverting the chart and walking the chain again; only a level change walks.
+#define MEMO_NO_LEVEL 31u
+struct SurfaceMemo {
+    uint fs;        // finest resident slot; NO_SLOT: nothing kept (search, invert, read h0)
+    uint level;     // level whose chain first/ws/rest hold; MEMO_NO_LEVEL: none
+    bool rest_read; // rest is the parents' blend (else they were skipped: rest = first)
+    vec2 ab;        // plane coordinates in fs's frame
+    float h0;       // fs's own payload height (the first distance estimate)
+    float first;    // the level's tile height, its spatial weight, the parents' blend
+    float ws;
+    float rest;
+};
+
+SurfaceMemo no_memo() {
+    SurfaceMemo m;
+    m.fs = NO_SLOT;
+    m.level = MEMO_NO_LEVEL;
+    m.rest_read = false;
+    m.ab = vec2(0.0);
+    m.h0 = 0.0;
+    m.first = 0.0;
+    m.ws = 0.0;
+    m.rest = 0.0;
+    return m;
+}
+
 // The surface at a CBT vertex (fixed-point face coordinates). Two-pass distance ↔ level: the
 // finest payload's height gives a first distance; the blend at that distance gives the point;
-// its distance re-weights the same two chains (re-walked only when the level changes).
+// its distance re-weights the same chain (walked again only when the level changes, or when
+// the new weight needs the parents the first one skipped).
 // `hint`: the finest slot of a nearby point, or NO_SLOT (`finest_slot_hinted`: the same slot,
-// found with fewer probes where the hint's tile holds X).
-SurfacePoint surface_at_fixed_hinted(uint face, uvec2 X, uint hint) {
+// found with fewer probes where the hint's tile holds X). `m`: what an earlier evaluation of the
+// same point kept (`no_memo()`: nothing), updated with what this one walked. One code path
+// whether or not the memo held: the same operations give the same bits, so a leaf that
+// re-blends and a neighbour that walks put their shared corner at the same point.
+SurfacePoint surface_at_fixed_memo(uint face, uvec2 X, uint hint, inout SurfaceMemo m) {
     canonical_vertex(face, X);
-    SurfacePoint sp;
-    uint fs = finest_slot_hinted(face, X, frame.max_level, hint);
-    SlotRecord r = slots.s[fs];
-    vec2 st = fixed_to_st(fs, X);
-    vec2 ab = chart_inverse(r, st);
-    float h0 = tile_height(r, st);
-    float t0 = length(r.origin.xyz + plane_to_offset(r, ab, h0));
-    float lc0 = level_lod(t0);
-    uint L;
-    float w;
-    select_level(lc0, r.level, L, w);
-    vec2 stl = st;
-    uint sl = ancestor_at(fs, stl, L);
-    float w0 = w;
-    BlendGrad b = blend_chain_grad(sl, stl, w0);
-    float h = blend_height_grad(b, w).x;
-    float t1 = length(r.origin.xyz + plane_to_offset(r, ab, h));
-    float lc1 = level_lod(t1);
-    uint L1;
-    select_level(lc1, r.level, L1, w);
-    if (L1 != L) {
-        stl = st;
-        sl = ancestor_at(fs, stl, L1);
-        b = blend_chain_grad(sl, stl, w);
-        L = L1;
-    } else if (w0 * b.ws >= 1.0 && w * b.ws < 1.0) {
-        // The first pass left the parents unread, and the new weight needs them.
-        b = blend_chain_grad(sl, stl, 0.0);
+    if (m.fs == NO_SLOT) {
+        m.fs = finest_slot_hinted(face, X, frame.max_level, hint);
+        SlotRecord f = slots.s[m.fs];
+        vec2 st0 = fixed_to_st(m.fs, X);
+        m.ab = chart_inverse(f, st0);
+        m.h0 = tile_height(f, st0);
+        m.level = MEMO_NO_LEVEL;
     }
-    h = blend_height_grad(b, w).x;
-    sp.pos = r.origin.xyz + plane_to_offset(r, ab, h);
+    SlotRecord r = slots.s[m.fs];
+    float h = m.h0;
+    float lc = 0.0;
+    uint L = 0u;
+    for (int pass = 0; pass < 2; ++pass) {
+        lc = level_lod(length(r.origin.xyz + plane_to_offset(r, m.ab, h)));
+        float w;
+        select_level(lc, r.level, L, w);
+        if (L != m.level || (!m.rest_read && w * m.ws < 1.0)) {
+            vec2 stl = fixed_to_st(m.fs, X);
+            uint sl = ancestor_at(m.fs, stl, L);
+            BlendGrad b = blend_chain_grad(sl, stl, w);
+            m.level = L;
+            m.first = b.first.x;
+            m.ws = b.ws;
+            m.rest = b.rest.x;
+            // blend_chain_grad skips the parents only where this weight does not need them.
+            m.rest_read = b.level == 0u || slots.s[sl].parent == NO_SLOT || w * b.ws < 1.0;
+        }
+        if (m.level == 0u) {
+            h = m.first;
+        } else {
+            float wf = w * m.ws;
+            h = wf * m.first + (1.0 - wf) * m.rest;
+        }
+    }
+    SurfacePoint sp;
+    sp.pos = r.origin.xyz + plane_to_offset(r, m.ab, h);
     sp.height = h;
-    sp.lod = lc1;
+    sp.lod = lc;
     sp.level = L;
-    sp.slot = fs;
-    sp.st = st;
+    sp.slot = m.fs;
+    sp.st = fixed_to_st(m.fs, X);
     return sp;
+}
+
+SurfacePoint surface_at_fixed_hinted(uint face, uvec2 X, uint hint) {
+    SurfaceMemo m = no_memo();
+    return surface_at_fixed_memo(face, X, hint, m);
 }
 
 SurfacePoint surface_at_fixed(uint face, uvec2 X) { return surface_at_fixed_hinted(face, X, NO_SLOT); }

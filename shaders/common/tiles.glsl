@@ -46,7 +46,8 @@ struct SlotRecord {
     float texel_m;        // 296  texel size (m)
     uint page_from;       // 300  previous payload's page during a cross-fade (NO_SLOT: none)
     float xfade;          // 304  weight of the new payload during a cross-fade
-    uint reserved[35];    // 308 → 448
+    uint memo_stamp;      // 308  surface clock of the last change a walk from here could see
+    uint reserved[34];    // 312 → 448
 };
 
 layout(std430, set = 0, binding = 17) readonly buffer SlotBlock { SlotRecord s[]; } slots;

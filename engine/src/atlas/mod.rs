@@ -6,4 +6,4 @@ pub mod slots;
 pub mod staging;
 mod upload;
 
-pub use upload::{SurfaceBindings, TileAtlas, TileBindings, PAGE_BYTES};
+pub use upload::{SurfaceBindings, SurfaceClock, TileAtlas, TileBindings, PAGE_BYTES};

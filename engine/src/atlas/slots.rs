@@ -9,6 +9,7 @@ use crate::planet::{Body, TileId};
 use bytemuck::{Pod, Zeroable};
 use glam::DVec3;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 pub const NO_SLOT: u32 = u32::MAX;
@@ -55,7 +56,13 @@ pub struct SlotRecord {
     /// Page of the previous payload while cross-fading a replacement (NO_SLOT: none).
     pub page_from: u32,
     pub xfade: f32,
-    pub reserved: [u32; 35],
+    /// The surface clock ([`crate::atlas::SurfaceClock`]) at which something a surface walk
+    /// from this slot reads last changed: its own record (not its camera-relative origin), an
+    /// ancestor's, or its set of resident children (which decides the finest slot). Set by
+    /// `TileAtlas::prepare`; `cbt.eval`'s memo of a point in this slot holds while it is not
+    /// newer than the memo.
+    pub memo_stamp: u32,
+    pub reserved: [u32; 34],
 }
 
 const _: () = assert!(std::mem::size_of::<SlotRecord>() == 448);
@@ -302,7 +309,8 @@ impl Residency {
                 texel_m: (texel0 / (1u64 << t.id.level) as f64) as f32,
                 page_from: t.from.as_ref().map_or(NO_SLOT, |f| f.0),
                 xfade: t.xfade,
-                reserved: [0; 35],
+                memo_stamp: 0,
+                reserved: [0; 34],
             };
         }
         out
@@ -324,6 +332,76 @@ impl Residency {
         }
         table
     }
+}
+
+/// The surface clock: one process-wide count, advanced whenever some atlas's slot records change
+/// in what a surface walk reads (and when a memo's frame inputs change,
+/// [`crate::atlas::TileAtlas::surface_clock`]). Never reset, so a stamp of a new atlas or a
+/// reused slot is newer than any memo kept before it.
+static SURFACE_CLOCK: AtomicU32 = AtomicU32::new(0);
+
+/// The next value of the surface clock (≥ 1: a memo kept at 0 was never kept).
+pub fn tick_surface_clock() -> u32 {
+    SURFACE_CLOCK.fetch_add(1, Ordering::Relaxed) + 1
+}
+
+/// Sets each record's `memo_stamp` in `next` against `prev` (the records the GPU holds, empty
+/// at first): a slot whose record changed other than in its camera-relative origin, whose
+/// ancestor's did, or whose set of resident children changed (the finest slot of its points)
+/// gets a new clock value from `tick`; the others keep theirs. Returns the new value, if any.
+pub fn stamp_records(
+    prev: &[SlotRecord],
+    next: &mut [SlotRecord],
+    tick: impl FnOnce() -> u32,
+) -> Option<u32> {
+    let n = next.len();
+    let surface = |r: &SlotRecord| {
+        let mut r = *r;
+        r.origin = [0.0; 4];
+        r.memo_stamp = 0;
+        r
+    };
+    let tile =
+        |r: &SlotRecord| (r.flags & SLOT_RESIDENT != 0).then_some((r.level, r.face, r.x, r.y));
+    // own: what a walk through the slot reads changed (seen by its descendants too);
+    // children: which tiles lie under it changed (seen by points whose finest slot it is).
+    let mut own = vec![prev.len() != n; n];
+    let mut children = vec![false; n];
+    if prev.len() == n {
+        for (s, (a, b)) in prev.iter().zip(next.iter()).enumerate() {
+            own[s] = bytemuck::bytes_of(&surface(a)) != bytemuck::bytes_of(&surface(b));
+            if tile(a) != tile(b) {
+                for p in [a.parent, b.parent] {
+                    if let Some(c) = children.get_mut(p as usize) {
+                        *c = true;
+                    }
+                }
+            }
+        }
+    }
+    let mut order: Vec<usize> = (0..n).filter(|&s| tile(&next[s]).is_some()).collect();
+    order.sort_by_key(|&s| next[s].level);
+    for s in order {
+        let p = next[s].parent as usize;
+        if p < n && own[p] {
+            own[s] = true;
+        }
+    }
+    if !own.iter().chain(&children).any(|&c| c) {
+        for (b, a) in next.iter_mut().zip(prev) {
+            b.memo_stamp = a.memo_stamp;
+        }
+        return None;
+    }
+    let now = tick();
+    for s in 0..n {
+        next[s].memo_stamp = if own[s] || children[s] {
+            now
+        } else {
+            prev[s].memo_stamp
+        };
+    }
+    Some(now)
 }
 
 /// (level, face, x, y) packed as the shaders pack it.
@@ -477,5 +555,74 @@ mod tests {
             }
             assert_eq!(table[i][2], t.slot);
         }
+    }
+
+    /// The memo stamps: a moved eye changes none; a fade changes the tile and everything below
+    /// it; an arrival or an eviction changes the parent (its points' finest slot) and the slot,
+    /// not the parent's other children; nothing else.
+    #[test]
+    fn memo_stamps_follow_what_a_walk_reads() {
+        let mut tiles: Vec<ResidentTile> = Face::ALL
+            .iter()
+            .enumerate()
+            .map(|(i, &f)| fake(TileId::new(0, f, 0, 0), i as u32, 1.0))
+            .collect();
+        let a = TileId::new(1, Face(0), 0, 0);
+        let b = TileId::new(2, Face(0), 0, 0);
+        let e = TileId::new(1, Face(0), 1, 1);
+        let d = TileId::new(2, Face(0), 3, 3);
+        tiles.push(fake(a, 10, 1.0));
+        tiles.push(fake(b, 11, 1.0));
+        tiles.push(fake(e, 12, 1.0));
+        let records = |tiles: &[ResidentTile], eye: DVec3| {
+            Residency::new(tiles.to_vec()).records(eye, 16, 1.0)
+        };
+        let mut clock = 100;
+        let mut tick = || {
+            clock += 1;
+            clock
+        };
+        let mut shown = records(&tiles, DVec3::ZERO);
+        assert_eq!(stamp_records(&[], &mut shown, &mut tick), Some(101));
+        assert!(
+            shown.iter().all(|r| r.memo_stamp == 101),
+            "first frame: all"
+        );
+        let stamps = |r: &[SlotRecord]| r.iter().map(|r| r.memo_stamp).collect::<Vec<_>>();
+
+        // A moved eye: only origins differ.
+        let mut next = records(&tiles, DVec3::new(3.0, -2.0, 7.0));
+        assert_ne!(
+            bytemuck::cast_slice::<_, u8>(&next),
+            bytemuck::cast_slice::<_, u8>(&shown)
+        );
+        assert_eq!(stamp_records(&shown, &mut next, &mut tick), None);
+        assert_eq!(stamps(&next), stamps(&shown));
+        shown = next;
+
+        // a fades: a and its child b (e, a's diagonal neighbour, has its corner weight at 0
+        // already: the tiles beside both are not resident).
+        tiles[6].fade = 0.5;
+        let mut next = records(&tiles, DVec3::ZERO);
+        assert_eq!(stamp_records(&shown, &mut next, &mut tick), Some(102));
+        let changed: Vec<usize> = (0..16).filter(|&s| next[s].memo_stamp == 102).collect();
+        assert_eq!(changed, vec![10, 11]);
+        shown = next;
+
+        // d arrives under e: e (its children) and d's slot; not a, b or the L0 tile.
+        tiles.push(fake(d, 13, 1.0));
+        let mut next = records(&tiles, DVec3::ZERO);
+        assert_eq!(stamp_records(&shown, &mut next, &mut tick), Some(103));
+        let changed: Vec<usize> = (0..16).filter(|&s| next[s].memo_stamp == 103).collect();
+        assert_eq!(changed, vec![12, 13]);
+        shown = next;
+
+        // b is evicted: its slot and its parent a.
+        tiles.retain(|t| t.id != b);
+        let mut next = records(&tiles, DVec3::ZERO);
+        assert_eq!(stamp_records(&shown, &mut next, &mut tick), Some(104));
+        let changed: Vec<usize> = (0..16).filter(|&s| next[s].memo_stamp == 104).collect();
+        assert_eq!(changed, vec![10, 11]);
+        assert_eq!(next[0].memo_stamp, 101, "the L0 tile kept its first stamp");
     }
 }

@@ -17,7 +17,7 @@
 //! Two landing buffers alternate by frame, so this frame's upload never waits for the
 //! placing of the last frame's.
 
-use super::slots::{Residency, ResidentTile, SlotRecord};
+use super::slots::{stamp_records, tick_surface_clock, Residency, ResidentTile, SlotRecord};
 use super::staging::StagingRing;
 use crate::params::TILE_STRIDE;
 use crate::planet::TileId;
@@ -140,6 +140,19 @@ pub struct TileAtlas {
     shown: Shown,
     /// Payloads landed this frame, placed by the next (landing-buffer offset → page).
     next_place: Vec<vk::BufferImageCopy>,
+    /// The surface clock of the records staged last, and what [`TileAtlas::surface_clock`] was
+    /// last keyed by.
+    clock: SurfaceClock,
+    clock_key: Option<u64>,
+}
+
+/// Where the surface clock stands for the prepared frame (the push constants of `cbt.eval`):
+/// `now`, the value of its slot records' newest stamp or later, and `since`, before which a
+/// kept memo is stale whatever the stamps say (its frame inputs changed).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SurfaceClock {
+    pub now: u32,
+    pub since: u32,
 }
 
 impl TileAtlas {
@@ -184,7 +197,21 @@ impl TileAtlas {
             staged: Staged::default(),
             shown: Shown::default(),
             next_place: Vec::new(),
+            clock: SurfaceClock::default(),
+            clock_key: None,
         })
+    }
+
+    /// The surface clock for the prepared frame, `key` naming the frame inputs a surface walk
+    /// reads besides the records (the finest level the selection may choose, the radius): a
+    /// changed key makes every memo kept before now stale.
+    pub fn surface_clock(&mut self, key: u64) -> SurfaceClock {
+        if self.clock_key != Some(key) {
+            self.clock_key = Some(key);
+            self.clock.now = tick_surface_clock();
+            self.clock.since = self.clock.now;
+        }
+        self.clock
     }
 
     /// Stage this frame's slot records (camera-relative from the f64 `eye`) and lookup table
@@ -225,7 +252,11 @@ impl TileAtlas {
         let key = generation.map(|g| (g, eye.to_array().map(f64::to_bits)));
         let (mut runs, mut lookup) = (Vec::new(), None);
         if key.is_none() || self.shown.key != key {
-            let records = visible.records(eye, self.slot_capacity as usize, texel0);
+            let mut records = visible.records(eye, self.slot_capacity as usize, texel0);
+            if let Some(now) = stamp_records(&self.shown.records, &mut records, tick_surface_clock)
+            {
+                self.clock.now = now;
+            }
             let table = visible.lookup_table(self.lookup_size as usize);
             assert_eq!(
                 table.len(),
@@ -441,7 +472,7 @@ mod tests {
         assert_eq!(changed_runs(&old, &new), vec![1..3, 5..6]);
         // A changed byte anywhere in the record counts (here the last reserved word).
         let mut tail = old.clone();
-        tail[6].reserved[34] = 1;
+        tail[6].reserved[33] = 1;
         assert_eq!(changed_runs(&old, &tail), vec![6..7]);
         // Nothing on the GPU yet: everything.
         assert_eq!(changed_runs(&[], &new), vec![0..7]);

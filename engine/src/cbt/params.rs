@@ -78,6 +78,11 @@ pub struct CbtParams {
     /// (`bisector::MORPH_UPDATES`) the lavapipe descent popped more, not less (docs/bench.md
     /// "Descent pops"); `bench --morph-updates` sets it for the flights.
     pub morph_updates: u32,
+    /// `cbt.eval` keeps what each leaf's surface points read that does not depend on the eye
+    /// (finest slot, plane point, the level chain) and re-blends from it while the slots it read
+    /// are unchanged (docs/cbt.md "The surface memo"); false walks every point every time. The
+    /// same points either way; GPU only (the model always walks).
+    pub surface_memo: bool,
 }
 
 impl Default for CbtParams {
@@ -107,6 +112,7 @@ impl Default for CbtParams {
             quiet_turn_px: 0.5,
             quiet_move_fraction: 1e-3,
             morph_updates: 0,
+            surface_memo: true,
         }
     }
 }

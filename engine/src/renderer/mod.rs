@@ -365,6 +365,7 @@ impl PlanetRenderer {
             cam.eye,
             self.body.texel0(),
         )?;
+        self.mesh.clock = self.atlas.surface_clock(consts.memo_key());
         times.records_ms = lap.ms();
         // New vertices morph only where the image is continuous with a last one: a flying
         // frame (not a waiting one, a still image), after the mesh first came to rest, outside

@@ -202,7 +202,7 @@ impl Scene {
             &mut g,
             &mut h,
             &t,
-            CbtPush::new(&self.s.cbt.params, self.s.cbt.capacity, 4),
+            CbtPush::new(&self.s.cbt.params, self.s.cbt.capacity, 4).with_clock(self.s.clock),
         );
         readback::declare_readback(&mut g, &h, what);
         if let Some(mode) = image {

@@ -104,7 +104,16 @@ buffer_set! {
     draw_tree: |c| bytes_of::<u32>(tree_nodes(bit_words(c))),
     /// Indices of the drawn leaves, compacted (binding 10).
     draw_list: |c| bytes_of::<u32>(c as usize),
+    /// `cbt.eval`'s surface memo, word-major (`common/cbt_eval.glsl`): the corners' three
+    /// points and the entry's clock (binding 11), the midpoints' three points (12). Two
+    /// buffers, each under a bisector's 160 bytes an entry, so both fit where the pool does.
+    memo_corners: |c| bytes_of::<u32>(MEMO_CORNER_WORDS * c as usize),
+    memo_mids: |c| bytes_of::<u32>(MEMO_MID_WORDS * c as usize),
 }
+
+/// Words per entry of the memo buffers: seven per point, and the clock with the corners.
+pub const MEMO_CORNER_WORDS: usize = 3 * 7 + 1;
+pub const MEMO_MID_WORDS: usize = 3 * 7;
 
 #[cfg(test)]
 mod tests {
@@ -121,8 +130,9 @@ mod tests {
         );
         assert_eq!(s.draw_list, 4096 * 4);
         let names: Vec<&str> = s.iter().map(|(n, _)| n).collect();
-        assert_eq!(names.len(), 11);
+        assert_eq!(names.len(), 13);
         assert_eq!(names[10], "draw_list");
+        assert_eq!((s.memo_corners, s.memo_mids), (4096 * 88, 4096 * 84));
         assert_eq!(label("pool"), "cbt.pool");
     }
 

@@ -93,6 +93,10 @@ pub struct CbtPush {
     pub silhouette_cos: f32,
     pub outline_tighten: f32,
     pub outline_cos_full: f32,
+    /// The surface clock of this frame's slot records ([`crate::atlas::SurfaceClock`]) …
+    pub memo_now: u32,
+    /// … and the clock before which a kept memo is stale (u32::MAX: the memo is off).
+    pub memo_since: u32,
 }
 
 impl CbtPush {
@@ -125,6 +129,18 @@ impl CbtPush {
             silhouette_cos: p.silhouette_cos as f32,
             outline_tighten: p.outline_tighten as f32,
             outline_cos_full: p.outline_cos_full as f32,
+            memo_now: 0,
+            memo_since: if p.surface_memo { 0 } else { u32::MAX },
+        }
+    }
+
+    /// The same push constants with the surface clock of the frame's slot records (the memo
+    /// stays off where the parameters said so).
+    pub fn with_clock(self, clock: crate::atlas::SurfaceClock) -> CbtPush {
+        CbtPush {
+            memo_now: clock.now,
+            memo_since: self.memo_since.max(clock.since),
+            ..self
         }
     }
 

@@ -9,7 +9,7 @@ use super::nodes::{self, CbtHandles};
 use super::readback::frame_stats;
 use super::record::{iterations_to_record, still, Seen, ViewPose};
 use super::{CbtGpu, CbtGpuError};
-use crate::atlas::SurfaceBindings;
+use crate::atlas::{SurfaceBindings, SurfaceClock};
 use crate::cbt::bisector::Control;
 use crate::cbt::gain::FineDetailGain;
 use crate::cbt::params::CbtParams;
@@ -68,6 +68,9 @@ pub struct GpuMesh {
     /// The fine-detail gain: each frame read back with fine split wishes attenuates it; the
     /// next frame's update runs with its value (`cbt.params.fine_detail_gain`).
     pub gain: FineDetailGain,
+    /// The surface clock of the prepared frame's slot records (`TileAtlas::surface_clock`), for
+    /// `cbt.eval`'s memo; the default keeps no memo.
+    pub clock: SurfaceClock,
 }
 
 impl GpuMesh {
@@ -105,6 +108,7 @@ impl GpuMesh {
             stats: FrameStats::default(),
             control: Control::default(),
             gain: FineDetailGain::default(),
+            clock: SurfaceClock::default(),
         })
     }
 
@@ -176,7 +180,8 @@ impl GpuMesh {
                 g,
                 &mut h,
                 surface,
-                CbtPush::new(&self.cbt.params, self.cbt.capacity, self.iterations),
+                CbtPush::new(&self.cbt.params, self.cbt.capacity, self.iterations)
+                    .with_clock(self.clock),
             );
         }
         let mut dst = g.import_buffer(&self.counters[self.slot]);

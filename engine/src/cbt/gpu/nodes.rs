@@ -54,6 +54,8 @@ pub fn eval(g: &mut Graph<'_>, h: &mut CbtHandles, t: &SurfaceBindings, p: CbtPu
     surface(g.compute("cbt.eval", &shaders::CBT_EVAL), t)
         .write("pool", &mut h.pool)
         .write("control", &mut h.control)
+        .write("memo_corners", &mut h.memo_corners)
+        .write("memo_mids", &mut h.memo_mids)
         .push(&p)
         .dispatch_indirect(h.sweeps, Sweeps::ENTRY);
 }
@@ -137,6 +139,8 @@ pub fn finish(g: &mut Graph<'_>, h: &mut CbtHandles, t: &SurfaceBindings, p: Cbt
     surface(g.compute("cbt.finish", &shaders::CBT_FINISH), t)
         .write("pool", &mut h.pool)
         .write("control", &mut h.control)
+        .write("memo_corners", &mut h.memo_corners)
+        .write("memo_mids", &mut h.memo_mids)
         .write("draw_bits", &mut h.draw_bits)
         .push(&p)
         .dispatch_indirect(h.sweeps, Sweeps::FINISH);

@@ -21,6 +21,9 @@ pub enum Readback {
 
 /// The buffers [`Readback::Counters`] reads back (binding names).
 const COUNTERS: [&str; 3] = ["control", "sweeps", "commit_sweeps"];
+/// Buffers no readback copies: `cbt.eval`'s memo (a cache, as large as the pool; a test that
+/// inspects it reads it by name).
+const NOT_READ: [&str; 2] = ["memo_corners", "memo_mids"];
 
 /// Copy the pool (or only its counters) to host memory at the end of the frame.
 pub fn declare_readback(g: &mut Graph<'_>, h: &CbtHandles, what: Readback) {
@@ -31,9 +34,9 @@ pub fn declare_readback(g: &mut Graph<'_>, h: &CbtHandles, what: Readback) {
 /// its label after `prefix`; tests read the pool between stages this way.
 pub fn declare_readback_as(g: &mut Graph<'_>, h: &CbtHandles, what: Readback, prefix: &str) {
     let counters = h.iter().filter(|(name, _)| COUNTERS.contains(name));
-    let arrays = h
-        .iter()
-        .filter(|(name, _)| what == Readback::Pool && !COUNTERS.contains(name));
+    let arrays = h.iter().filter(|(name, _)| {
+        what == Readback::Pool && !COUNTERS.contains(name) && !NOT_READ.contains(name)
+    });
     for (name, &b) in counters.chain(arrays) {
         g.readback(&format!("{prefix}{}", label(name)), b);
     }

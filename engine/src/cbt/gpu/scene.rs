@@ -8,7 +8,7 @@ use super::layout::CbtPush;
 use super::nodes::{self, CbtHandles};
 use super::{CbtGpu, CbtGpuError};
 use crate::atlas::slots::{Residency, ResidentTile};
-use crate::atlas::{SurfaceBindings, TileAtlas};
+use crate::atlas::{SurfaceBindings, SurfaceClock, TileAtlas};
 use crate::camera::ViewCamera;
 use crate::cbt::bisector::MAX_ITERATIONS;
 use crate::cbt::params::CbtParams;
@@ -79,6 +79,8 @@ pub struct CbtScene {
     /// Iterations the next declared frame records (4; callers that read the counters back may
     /// apply `record::iterations_to_record`, as the planet frame does).
     pub iterations: u32,
+    /// The surface clock of the prepared frame's slot records (`cbt.eval`'s memo).
+    pub clock: SurfaceClock,
 }
 
 impl CbtScene {
@@ -103,6 +105,7 @@ impl CbtScene {
             frame_slot: 0,
             frames: 0,
             iterations: MAX_ITERATIONS as u32,
+            clock: SurfaceClock::default(),
         })
     }
 
@@ -120,6 +123,7 @@ impl CbtScene {
         self.constants.write(frame_slot, &consts)?;
         self.tiles
             .prepare(ctx, frame_slot, &self.res, &[], cam.eye, self.body.texel0())?;
+        self.clock = self.tiles.surface_clock(consts.memo_key());
         self.cbt.prepare();
         self.frame_slot = frame_slot;
         self.frames += 1;
@@ -141,7 +145,8 @@ impl CbtScene {
             g,
             &mut h,
             &t,
-            CbtPush::new(&self.cbt.params, self.cbt.capacity, self.iterations),
+            CbtPush::new(&self.cbt.params, self.cbt.capacity, self.iterations)
+                .with_clock(self.clock),
         );
         (h, t)
     }
