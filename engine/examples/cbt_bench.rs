@@ -392,7 +392,7 @@ fn report(ctx: &Context, capacity: u32, copy: &CopyBandwidth, rows: &[Row], json
         );
         let _ = write!(
             json,
-            "    {{\"width\": {w}, \"height\": {h}, \"agl_m\": {agl}, \"frames_to_quiet\": {frames}, \"leaves\": {}, \"high_water\": {}, \"iterations_quiet\": {:?}, \"iterations_turning\": {:?}, \"total_ms\": [{q:.4}, {t:.4}, {qn:.4}], \"total_p95_ms\": [{q95:.4}, {t95:.4}, {qn95:.4}], \"spread_flagged\": {spread}, \"floor_ms\": [{fq:.4}, {ft:.4}],\n     \"nodes_ms_quiet_turning\": {{\n{}\n     }}}}{}\n",
+            "    {{\"width\": {w}, \"height\": {h}, \"agl_m\": {agl}, \"frames_to_quiet\": {frames}, \"leaves\": {}, \"high_water\": {}, \"iterations_quiet\": {:?}, \"iterations_turning\": {:?}, \"total_ms\": [{q:.4}, {t:.4}, {qn:.4}], \"total_p95_ms\": [{q95:.4}, {t95:.4}, {qn95:.4}], \"spread_flagged\": {spread}, \"floor_ms\": [{fq:.4}, {ft:.4}],\n     \"nodes_ms_quiet_turning_nomemo\": {{\n{}\n     }}}}{}\n",
             quiet[0].leaves,
             quiet[0].high_water,
             its(quiet),
