@@ -1,7 +1,8 @@
 //! CBT GPU benchmark (not a test): per-node GPU times of quiet frames (one iteration recorded
 //! and run, as the planet frame records after a quiet frame; the camera rises by 0.01 % of its
 //! height a frame, as a camera in slow motion, with `cbt.eval`'s surface memo and then without
-//! it) and refining
+//! it, then with it under one timestamp pair around the frame, as a frame nobody times) and
+//! refining
 //! frames (the camera turns 3° a frame: four iterations recorded, up to four run) at several leaf
 //! counts, the high-water mark, and the memory-bandwidth floor (bytes the sweeps read ÷ the
 //! faster of a measured buffer copy and compute copy). The analytic planet as tiles, resident
@@ -26,6 +27,7 @@ use engine::cbt::gpu::scene::{residency_around, CbtScene};
 use engine::cbt::{AnalyticSurface, CbtParams};
 use engine::planet::cube::latlon_to_dir;
 use engine::source::AnalyticSource;
+use framegraph::exec::timing::TimingMode;
 use framegraph::{BufferDesc, Context, ContextOptions, Executor, FrameOutput, Graph};
 use std::fmt::Write as _;
 
@@ -135,14 +137,31 @@ fn main() {
         scene.cbt.params.surface_memo = false;
         let no_memo = drift(&mut scene, &mut seen, 1 + SAMPLES);
         scene.cbt.params.surface_memo = true;
+        // The same frames timed as an untimed frame runs: one timestamp pair around the whole
+        // frame (the slot records' upload, the update, the counters' copy), nodes free to
+        // overlap as their barriers allow.
+        exec.set_timing(TimingMode::Frame);
+        let spans: Vec<f64> = (1 + 2 * SAMPLES..1 + 3 * SAMPLES)
+            .map(|k| {
+                let out = run_frame(
+                    &ctx,
+                    &mut exec,
+                    &mut scene,
+                    &mut seen,
+                    &cam_at(30.0, DRIFT * k as f64),
+                );
+                out.span_ms.unwrap_or(f64::NAN)
+            })
+            .collect();
+        exec.set_timing(TimingMode::PerNode);
         let turning: Vec<Sample> = (0..SAMPLES)
             .map(|k| {
-                let cam = cam_at(33.0 + 3.0 * k as f64, DRIFT * (1 + 2 * SAMPLES) as f64);
+                let cam = cam_at(33.0 + 3.0 * k as f64, DRIFT * (1 + 3 * SAMPLES) as f64);
                 sample(&ctx, &mut exec, &mut scene, &mut seen, &cam)
             })
             .collect();
         scene.destroy(&ctx);
-        rows.push(((w, h, agl, frames), quiet, no_memo, turning));
+        rows.push(((w, h, agl, frames), quiet, no_memo, turning, spans));
     }
     report(&ctx, capacity, &copy, &rows, &json_path);
     exec.destroy(&ctx);
@@ -302,11 +321,14 @@ fn p95(mut v: Vec<f64>) -> f64 {
 /// ramped within them): the medians are then not to be published as the kernel's cost.
 const SPREAD_FLAG: f64 = 1.5;
 
+/// A view's (width, height, metres, frames to quiet), its quiet samples with and without the
+/// memo, its turning samples, and the quiet frames' spans (one timestamp pair).
 type Row = (
     (u32, u32, f64, usize),
     Vec<Sample>,
     Vec<Sample>,
     Vec<Sample>,
+    Vec<f64>,
 );
 
 fn report(ctx: &Context, capacity: u32, copy: &CopyBandwidth, rows: &[Row], json_path: &str) {
@@ -316,7 +338,7 @@ fn report(ctx: &Context, capacity: u32, copy: &CopyBandwidth, rows: &[Row], json
         ctx.info.name, ctx.info.driver, copy.transfer, copy.compute
     );
     let mut json = format!("{{\n  \"device\": {:?},\n  \"capacity\": {capacity},\n  \"copy_gb_s\": {copy_gbs:.1},\n  \"copy_transfer_gb_s\": {:.1},\n  \"copy_compute_gb_s\": {:.1},\n  \"views\": [\n", ctx.info.name, copy.transfer, copy.compute);
-    for (i, ((w, h, agl, frames), quiet, no_memo, turning)) in rows.iter().enumerate() {
+    for (i, ((w, h, agl, frames), quiet, no_memo, turning, spans)) in rows.iter().enumerate() {
         println!("\n{w}×{h} at {agl} m (quiet after {frames} frames)");
         println!(
             "{:<22} {:>14} {:>14} {:>14}",
@@ -367,6 +389,11 @@ fn report(ctx: &Context, capacity: u32, copy: &CopyBandwidth, rows: &[Row], json
                 "FLAGGED: p95 over {SPREAD_FLAG}× the median: the samples mixed machine states"
             );
         }
+        let (span, span95) = (median(spans.clone()), p95(spans.clone()));
+        println!(
+            "{:<22} {span:>14.3} (p95 {span95:.3}): quiet frames with the memo, one timestamp pair",
+            "frame span"
+        );
         println!("{:<22} {fq:>14.3} {:>14} {ft:>14.3}", "bandwidth floor", "");
         println!(
             "{:<22} {:>14} {:>14} {:>14}",
@@ -392,7 +419,7 @@ fn report(ctx: &Context, capacity: u32, copy: &CopyBandwidth, rows: &[Row], json
         );
         let _ = write!(
             json,
-            "    {{\"width\": {w}, \"height\": {h}, \"agl_m\": {agl}, \"frames_to_quiet\": {frames}, \"leaves\": {}, \"high_water\": {}, \"iterations_quiet\": {:?}, \"iterations_turning\": {:?}, \"total_ms\": [{q:.4}, {t:.4}, {qn:.4}], \"total_p95_ms\": [{q95:.4}, {t95:.4}, {qn95:.4}], \"spread_flagged\": {spread}, \"floor_ms\": [{fq:.4}, {ft:.4}],\n     \"nodes_ms_quiet_turning_nomemo\": {{\n{}\n     }}}}{}\n",
+            "    {{\"width\": {w}, \"height\": {h}, \"agl_m\": {agl}, \"frames_to_quiet\": {frames}, \"leaves\": {}, \"high_water\": {}, \"iterations_quiet\": {:?}, \"iterations_turning\": {:?}, \"total_ms\": [{q:.4}, {t:.4}, {qn:.4}], \"total_p95_ms\": [{q95:.4}, {t95:.4}, {qn95:.4}], \"spread_flagged\": {spread}, \"quiet_span_ms\": [{span:.4}, {span95:.4}], \"floor_ms\": [{fq:.4}, {ft:.4}],\n     \"nodes_ms_quiet_turning_nomemo\": {{\n{}\n     }}}}{}\n",
             quiet[0].leaves,
             quiet[0].high_water,
             its(quiet),
