@@ -259,14 +259,13 @@ pub fn declare_publish(
     };
     // The searches for crossings the chord's root misses are a shader of their own, so the
     // default resolve carries none of their code (registers; lavapipe's compile time).
-    let searches = opts.searches();
-    let resolve = if searches {
+    let resolve = if opts.searches() {
         g.compute("publish.resolve.search", &shaders::PUBLISH_RESOLVE_SEARCH)
             .read("shell", r.shell)
     } else {
         g.compute("publish.resolve", &shaders::PUBLISH_RESOLVE)
     };
-    let resolve = resolve
+    resolve
         .read("frame", surface.frame)
         .read("slots", surface.slots)
         .read("tile_lookup", surface.lookup)
@@ -283,24 +282,14 @@ pub fn declare_publish(
             stamp,
             opts.outline_samples,
             if opts.shell_k > 0.0 { SHELL_PIECES } else { 0 },
-        ]);
-    // The default resolve's workgroup takes a tile of RESOLVE_TILE² pixels (four an
-    // invocation, `common/resolve.glsl`); the searches' one pixel an invocation.
-    if searches {
-        resolve.dispatch_threads([w, h, 1]);
-    } else {
-        resolve.dispatch([w.div_ceil(RESOLVE_TILE), h.div_ceil(RESOLVE_TILE), 1]);
-    }
+        ])
+        .dispatch_threads([w, h, 1]);
     Published {
         hits,
         depth: r.depth,
         big: r.big,
     }
 }
-
-/// Pixels along each side of the tile one workgroup of the default `publish.resolve` resolves
-/// (`RESOLVE_TILE` in `shaders/common/resolve.glsl`).
-pub const RESOLVE_TILE: u32 = 16;
 
 /// The visibility buffer the raster leaves (and its depth, see [`Published::depth`]).
 #[derive(Clone, Copy, Debug)]

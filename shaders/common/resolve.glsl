@@ -396,193 +396,27 @@ bool resolve_terrain(uvec2 px, vec3 d, float t_ocean, uint64_t key, uint64_t ske
     return true;
 }
 
-#ifdef RESOLVE_SEARCHES
 void main() {
+#ifdef RESOLVE_SEARCHES
     // Before any invocation returns: the whole workgroup loads the depths (a push constant
     // decides, so the barrier is reached by all or none).
     if (pc.outline != 0u) {
         load_depths();
         barrier();
     }
+#endif
     uvec2 px = gl_GlobalInvocationID.xy;
     if (px.x >= uint(frame.viewport.x) || px.y >= uint(frame.viewport.y)) return;
     uint idx = px.y * uint(frame.viewport.x) + px.x;
     uint64_t key = vis.v[idx];
+#ifdef RESOLVE_SEARCHES
     uint64_t skey = pc.shell != 0u ? shell.v[idx] : 0xffffffffffffffffUL;
+#else
+    const uint64_t skey = 0xffffffffffffffffUL;
+#endif
     vec3 d = pixel_ray(vec2(px) + 0.5);
     float t_ocean = ocean_distance(d);
     if (!resolve_terrain(px, d, t_ocean, key, skey)) no_terrain(d, t_ocean, px);
 }
-#else
-// The default resolve, scheduled for a warp's slowest pixel not to hold the others. A pixel's
-// work is a sequence of surface walks (the ocean's, the chord point's, up to six root-search
-// steps: `resolve_terrain` above, whose operations it repeats), and a warp runs until its
-// slowest lane is done: one pixel per invocation, the bench measured a warp's slowest pixel at
-// twice the mean walks over rough ground (4.4 against 2.1 at gibraltar-100m-p30), and the
-// resolve's time followed the slowest. Here a workgroup resolves a RESOLVE_TILE² tile, four
-// pixels an invocation: every pass of the loop each invocation takes one walk for its current
-// pixel, and an invocation whose pixel is done takes the tile's next one, so the walks of a
-// warp's pixels run side by side until the tile runs out. The same operations per pixel as one
-// pixel per invocation: the same hits, bit for bit.
-#define RESOLVE_TILE 16u
-#define PHASE_IDLE 0u
-#define PHASE_OCEAN 1u   // the walk at the ocean surface's distance: is the sea floor under it?
-#define PHASE_CHORD 2u   // the walk at the chord point
-#define PHASE_SEARCH 3u  // a step of the root search along the ray
 
-shared uint s_next;
-
-// Pixel j of a tile: four 8×8 blocks, so that a warp's first pixels are a compact block.
-uvec2 tile_pixel(uint j) {
-    uint block = j >> 6u, within = j & 63u;
-    return uvec2((within & 7u) + 8u * (block & 1u), (within >> 3u) + 8u * (block >> 1u));
-}
-
-void main() {
-    if (gl_LocalInvocationIndex == 0u) s_next = 0u;
-    barrier();
-    uvec2 tile = gl_WorkGroupID.xy * RESOLVE_TILE;
-    bool correct = (pc.flags & 1u) == 0u;
-    uint phase = PHASE_IDLE;
-    // The current pixel.
-    uvec2 px = uvec2(0u);
-    vec3 d = vec3(0.0);
-    float t_ocean = 1e30;
-    bool terrain = false;
-    float t_chord = 0.0;
-    vec3 chord_n = vec3(0.0);
-    uint face = 0u;
-    ivec2 X = ivec2(0);
-    // Its next walk: distance and the locating slot.
-    float t_walk = 0.0;
-    uint start = 0u;
-    // The chord point and the root search's state (correct_along_ray's variables).
-    RayPoint p, best;
-    float trigger = 0.0, lo = 0.0, hi = 0.0, t_a = 0.0, f_a = 0.0, t_b = 0.0, f_b = 0.0, rate = 0.0;
-    bool bracketed = false;
-    int side = 0;
-    int k = 0;
-    while (true) {
-        // An idle invocation takes pixels until one needs a walk (or the tile is done).
-        while (phase == PHASE_IDLE) {
-            uint j = atomicAdd(s_next, 1u);
-            if (j >= RESOLVE_TILE * RESOLVE_TILE) break;
-            px = tile + tile_pixel(j);
-            if (px.x >= uint(frame.viewport.x) || px.y >= uint(frame.viewport.y)) continue;
-            g_walks = 0u;
-            uint64_t key = vis.v[px.y * uint(frame.viewport.x) + px.x];
-            d = pixel_ray(vec2(px) + 0.5);
-            t_ocean = ocean_distance(d);
-            terrain = key != 0xffffffffffffffffUL;
-            if (terrain) {
-                uint leaf = uint(key & 0xffffffffUL);
-                if (pc.frame_stamp != 0u) seen.frame[leaf] = pc.frame_stamp;
-                Bisector b = pool.b[leaf];
-                vec2 bary;
-                t_chord = chord_distance(b, d, bary, chord_n);
-                X = fixed_hint(b, bary, face);
-            }
-            if (terrain && !(t_ocean < t_chord)) {
-                start = hint_slot(face, X);
-                t_walk = t_chord;
-                phase = PHASE_CHORD;
-            } else if (t_ocean < 1e30) {
-                // The ocean surface in front of the terrain hides it, or no terrain: located
-                // from its own direction.
-                uint face_o;
-                ivec2 X_o;
-                dir_to_face_fixed(normalize(d * t_ocean - frame.planet_center), face_o, X_o);
-                start = hint_slot(face_o, X_o);
-                t_walk = t_ocean;
-                phase = PHASE_OCEAN;
-            } else {
-                imageStore(hits, ivec2(px), uvec4(0u));
-            }
-        }
-        if (phase == PHASE_IDLE) break;
-        RayPoint c = ray_point(d, t_walk, start);
-        if (phase == PHASE_OCEAN) {
-            if (c.hg.x < 0.0 && ocean_weight(slots.s[c.fs], c.st) != 0.0) {
-                vec3 up = local_up(slots.s[c.fs], c.ab);
-                imageStore(hits, ivec2(px), pack_hit(t_walk, up, c.fs, c.level, HIT_WATER | HIT_OCEAN | walks_flag(), c.st));
-                phase = PHASE_IDLE;
-            } else if (terrain) {
-                start = hint_slot(face, X);
-                t_walk = t_chord;
-                phase = PHASE_CHORD;
-            } else {
-                imageStore(hits, ivec2(px), uvec4(0u));
-                phase = PHASE_IDLE;
-            }
-            continue;
-        }
-        bool finished = false;
-        if (phase == PHASE_CHORD) {
-            p = c;
-            trigger = min(CORRECT_ABS_M, CORRECT_REL * t_chord);
-            if (!(correct && abs(p.f) > trigger)) {
-                finished = true;
-            } else {
-                float t = p.t;
-                lo = (1.0 - CORRECT_MAX_REL) * t;
-                hi = (1.0 + CORRECT_MAX_REL) * t;
-                t_a = t; f_a = p.f;
-                t_b = t; f_b = f_a;
-                bracketed = false;
-                side = 0;
-                vec3 up = local_up(slots.s[p.fs], p.ab);
-                float n_up = dot(chord_n, up);
-                float n_len = length(chord_n);
-                rate = abs(n_up) > 0.1 * n_len ? dot(chord_n, d) / n_up : dot(d, up);
-                rate = abs(rate) < 1e-6 ? -1e-6 : rate;
-                t_walk = clamp(t - f_a / rate, lo, hi);
-                best = p;
-                k = 0;
-                phase = PHASE_SEARCH;
-            }
-        } else {
-            // One step of correct_along_ray at distance t_walk (tc there), walked as c.
-            float tc = t_walk;
-            float fc = c.f;
-            if (abs(fc) < abs(best.f)) best = c;
-            bool stop = abs(fc) < max(trigger, 1e-3 * max(1.0, 1e-4 * tc));
-            if (!stop && !bracketed && fc * f_a > 0.0) {
-                float den = fc - f_a;
-                float tn = abs(den) > 1e-9 ? tc - fc * (tc - t_a) / den : tc - fc / rate;
-                t_a = tc;
-                f_a = fc;
-                tc = clamp(tn, lo, hi);
-                stop = tc == t_a;
-            } else if (!stop) {
-                if (!bracketed) {
-                    t_b = tc; f_b = fc; bracketed = true;
-                } else if (fc * f_a > 0.0) {
-                    t_a = tc; f_a = fc;
-                    if (side == -1) f_b *= 0.5;
-                    side = -1;
-                } else {
-                    t_b = tc; f_b = fc;
-                    if (side == 1) f_a *= 0.5;
-                    side = 1;
-                }
-                tc = (t_a * f_b - t_b * f_a) / (f_b - f_a);
-            }
-            k++;
-            if (stop || k >= 6) {
-                float tol = 1e-3 * max(1.0, 1e-4 * best.t);
-                bool ok = abs(best.f) < max(trigger, tol) && best.t > 0.0;
-                if (ok) p = best;
-                publish_hit(px, p, ok ? HIT_CORRECTED : 0u);
-                phase = PHASE_IDLE;
-            } else {
-                t_walk = tc;
-            }
-        }
-        if (finished) {
-            publish_hit(px, p, 0u);
-            phase = PHASE_IDLE;
-        }
-    }
-}
-#endif
 #endif
