@@ -31,10 +31,12 @@ void commit_quiet(uint i) {
     // are zero (no live entry lies there).
     if ((i & 31u) == 0u) request_bits.w[i >> 5] = 0u;
     if (pool.b[i].path == 0ul) return;
-    pool.b[i].wish = 0u;
-    pool.b[i].pushed = 0u;
-    pool.b[i].fate = 0u;
-    pool.b[i].child = 0u;
+    // Written only where not zero already: in a quiet iteration most entries wished nothing and
+    // were given nothing, and a store to a few bytes of an entry costs more than their load.
+    if (pool.b[i].wish != 0u) pool.b[i].wish = 0u;
+    if (pool.b[i].pushed != 0u) pool.b[i].pushed = 0u;
+    if (pool.b[i].fate != 0u) pool.b[i].fate = 0u;
+    if (pool.b[i].child != 0u) pool.b[i].child = 0u;
     count_high_water(i);
 }
 

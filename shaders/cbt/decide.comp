@@ -47,5 +47,6 @@ void main() {
             return;
         }
     }
-    pool.b[i].wish = CBT_WISH_KEEP;
+    // Most leaves keep, and the last commit left their wish KEEP (0): no store then.
+    if (pool.b[i].wish != CBT_WISH_KEEP) pool.b[i].wish = CBT_WISH_KEEP;
 }

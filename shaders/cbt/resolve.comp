@@ -11,11 +11,14 @@ layout(local_size_x = 64) in;
 #include "common/cbt_buffers.glsl"
 #include "common/cbt_pool.glsl"
 
-// The four-leaf rule, evaluated identically from each of the four (resolve.rs merge_ok).
+// The four-leaf rule, evaluated identically from each of the four (resolve.rs merge_ok). The
+// entry's own wish first: most entries wish no merge, and then the sibling (a load at another
+// entry, after the load of the link to it) is not read.
 bool merge_ok(uint i) {
+    if (!wants_merge_resolved(i)) return false;
     uint s = leaf_sibling(i);
     if (s == CBT_INVALID) return false;
-    if (!wants_merge_resolved(i) || !wants_merge_resolved(s)) return false;
+    if (!wants_merge_resolved(s)) return false;
     bool e = leb_is_even(pool.b[i].path);
     uint even = e ? i : s, odd = e ? s : i;
     // The facing pair: across the even child's edge m→v0 the other parent's odd child, across
@@ -46,6 +49,7 @@ void main() {
     }
     uint fate = CBT_FATE_KEEP;
     if (merge_ok(i)) fate = leb_is_even(pool.b[i].path) ? CBT_FATE_MERGE_KEEP : CBT_FATE_MERGE_FREE;
-    pool.b[i].fate = fate;
+    // Most entries keep, and the last commit left their fate KEEP (0): no store then.
+    if (fate != CBT_FATE_KEEP || pool.b[i].fate != CBT_FATE_KEEP) pool.b[i].fate = fate;
     if (fate == CBT_FATE_MERGE_KEEP) atomicAdd(control.c.stats[stat_index(CBT_STAT_MERGES)], 1u);
 }
