@@ -430,14 +430,19 @@ mod tests {
         )
     }
 
-    #[test]
-    fn shared_edges_and_corners_get_identical_weights() {
-        // Level-1 tiles of face 0 and the tile across its +u edge on face 2.
-        let mut tiles: Vec<ResidentTile> = Face::ALL
+    /// The six L0 tiles in slots 0–5, arrived.
+    fn roots() -> Vec<ResidentTile> {
+        Face::ALL
             .iter()
             .enumerate()
             .map(|(i, &f)| fake(TileId::new(0, f, 0, 0), i as u32, 1.0))
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn shared_edges_and_corners_get_identical_weights() {
+        // Level-1 tiles of face 0 and the tile across its +u edge on face 2.
+        let mut tiles = roots();
         let a = TileId::new(1, Face(0), 1, 0);
         let b = a.neighbour(1, 0).unwrap();
         let c = TileId::new(1, Face(0), 0, 0);
@@ -562,11 +567,7 @@ mod tests {
     /// not the parent's other children; nothing else.
     #[test]
     fn memo_stamps_follow_what_a_walk_reads() {
-        let mut tiles: Vec<ResidentTile> = Face::ALL
-            .iter()
-            .enumerate()
-            .map(|(i, &f)| fake(TileId::new(0, f, 0, 0), i as u32, 1.0))
-            .collect();
+        let mut tiles = roots();
         let a = TileId::new(1, Face(0), 0, 0);
         let b = TileId::new(2, Face(0), 0, 0);
         let e = TileId::new(1, Face(0), 1, 1);
