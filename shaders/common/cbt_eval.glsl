@@ -30,6 +30,8 @@ void memo_set(uint k, uint q, uint i, uint v) {
     if (k < 3u) memo_corners.w[at] = v;
     else memo_mids.w[at] = v;
 }
+// fs fits 24 bits: a slot is an atlas page, and a device has at most maxImageArrayLayers of
+// them (2,048 on the H200 and on lavapipe).
 uint memo_head(SurfaceMemo m) {
     return m.fs == NO_SLOT ? 0xffffffffu : (m.fs & 0xffffffu) | (m.level << 24u) | (m.rest_read ? 1u << 31u : 0u);
 }
