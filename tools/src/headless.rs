@@ -49,11 +49,14 @@ fn parse_debug(s: &str) -> Result<DebugView, String> {
 }
 
 impl FrameArgs {
+    /// The size and the camera (its bookmark file and ranges) checked before any GPU work: a
+    /// bad argument is one clear error, not a device started and torn down.
     pub fn check(&self) -> Result<()> {
         anyhow::ensure!(
             self.width > 0 && self.height > 0 && self.width <= 16384 && self.height <= 16384,
             "--width/--height must be 1..=16384"
         );
+        self.camera.resolve()?;
         Ok(())
     }
 
@@ -105,11 +108,21 @@ pub fn run(
     Ok(out)
 }
 
-/// The GPU side of a headless command: context, executor, renderer.
+/// The GPU side of a headless command: context, executor, renderer. Freed by
+/// [`Headless::finish`], which checks for leaks and validation messages, or, on a path that
+/// returns an error first, when dropped (so the error is not buried under the allocator's leak
+/// reports).
 pub struct Headless {
     pub ctx: Context,
     exec: Executor,
     pub renderer: Box<dyn SceneRenderer>,
+    freed: bool,
+}
+
+impl Drop for Headless {
+    fn drop(&mut self) {
+        self.free();
+    }
 }
 
 impl Headless {
@@ -121,7 +134,17 @@ impl Headless {
             ctx,
             exec,
             renderer,
+            freed: false,
         })
+    }
+
+    fn free(&mut self) {
+        if std::mem::replace(&mut self.freed, true) {
+            return;
+        }
+        self.ctx.wait_idle();
+        self.renderer.destroy(&self.ctx);
+        self.exec.destroy(&self.ctx);
     }
 
     pub fn frame(&mut self, cam: &ViewCamera, a: &FrameArgs) -> Result<FrameOutput> {
@@ -130,8 +153,7 @@ impl Headless {
 
     /// Free everything; fail on validation messages or leaked GPU memory.
     pub fn finish(mut self) -> Result<()> {
-        self.renderer.destroy(&self.ctx);
-        self.exec.destroy(&self.ctx);
+        self.free();
         let n = self.ctx.messages.count();
         anyhow::ensure!(n == 0, "validation reported {n} message(s)");
         let leaked = self.ctx.allocated_bytes();

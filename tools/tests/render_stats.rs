@@ -144,3 +144,39 @@ fn skipped_parts_change_the_image_and_an_unknown_one_is_named() {
         "{err}"
     );
 }
+
+/// Bad arguments are one clear error: a missing bookmark before any device is started, and a
+/// failure after the frames (an output path that cannot be created) without the allocator's
+/// leak reports burying it.
+#[test]
+fn a_failing_render_says_why_in_one_error() {
+    let dir = temp_dir();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_planetfall"))
+            .current_dir(&dir)
+            .args([
+                "render", "--scene", "analytic", "--width", "32", "--height", "24",
+            ])
+            .args(args)
+            .output()
+            .expect("runs")
+    };
+    let out = run(&["--bookmark", "no-such-view", "--out", "x.png"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("bookmarks"), "{err}");
+    assert!(
+        !err.contains("vulkan device"),
+        "no device for a bad argument: {err}"
+    );
+
+    std::fs::write(dir.join("a-file"), b"").unwrap();
+    let out = run(&["--alt", "400000", "--pitch", "-90", "--out", "a-file/x.png"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("a-file"), "{err}");
+    assert!(
+        !err.contains("leak") && !err.contains("still allocated"),
+        "the error, not leak reports: {err}"
+    );
+}
