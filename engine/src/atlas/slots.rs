@@ -430,6 +430,12 @@ mod tests {
         )
     }
 
+    /// The flags of `t`'s slot record, `t` resident alone.
+    fn flags_of(t: &ResidentTile) -> u32 {
+        let r = Residency::new(vec![t.clone()]);
+        r.records(DVec3::ZERO, 8, 1.0)[t.slot as usize].flags
+    }
+
     /// The six L0 tiles in slots 0–5, arrived.
     fn roots() -> Vec<ResidentTile> {
         Face::ALL
@@ -477,16 +483,12 @@ mod tests {
         let k = wet.heights.len() - 1;
         wet.set_height_cover(k, -5.0, crate::earth::tile::Cover::Ocean);
         let wet = Arc::new(wet);
-        let record = |t: &ResidentTile| {
-            let r = Residency::new(vec![t.clone()]);
-            r.records(DVec3::ZERO, 8, 1.0)[t.slot as usize].flags
-        };
         let a = ResidentTile::new(id, 0, 0, 1.0, land.clone(), body);
         assert!(a.all_land);
-        assert_eq!(record(&a), SLOT_RESIDENT | SLOT_ALL_LAND | SLOT_NO_LAKE);
+        assert_eq!(flags_of(&a), SLOT_RESIDENT | SLOT_ALL_LAND | SLOT_NO_LAKE);
         let b = ResidentTile::new(id, 0, 0, 1.0, wet.clone(), body);
         assert!(!b.all_land);
-        assert_eq!(record(&b), SLOT_RESIDENT | SLOT_NO_LAKE);
+        assert_eq!(flags_of(&b), SLOT_RESIDENT | SLOT_NO_LAKE);
         let mut fading = b.replaced(1, land.clone());
         assert!(!fading.all_land, "the old payload still shows its water");
         fading.end_crossfade();
@@ -512,16 +514,12 @@ mod tests {
         // The first sample of the apron's first row: land.
         almost.set_height_cover(0, 5.0, crate::earth::tile::Cover::Land);
         let (sea, almost) = (Arc::new(sea), Arc::new(almost));
-        let record = |t: &ResidentTile| {
-            let r = Residency::new(vec![t.clone()]);
-            r.records(DVec3::ZERO, 8, 1.0)[t.slot as usize].flags
-        };
         let a = ResidentTile::new(id, 0, 0, 1.0, sea.clone(), body);
         assert!(a.all_water && !a.all_land);
-        assert_eq!(record(&a), SLOT_RESIDENT | SLOT_ALL_WATER | SLOT_NO_LAKE);
+        assert_eq!(flags_of(&a), SLOT_RESIDENT | SLOT_ALL_WATER | SLOT_NO_LAKE);
         let b = ResidentTile::new(id, 0, 0, 1.0, almost.clone(), body);
         assert!(!b.all_water);
-        assert_eq!(record(&b), SLOT_RESIDENT | SLOT_NO_LAKE);
+        assert_eq!(flags_of(&b), SLOT_RESIDENT | SLOT_NO_LAKE);
         let mut fading = b.replaced(1, sea.clone());
         assert!(!fading.all_water, "the old payload still shows its land");
         fading.end_crossfade();
@@ -532,7 +530,7 @@ mod tests {
         lake.set_height_cover(k, 100.0, crate::earth::tile::Cover::Lake);
         let lake = ResidentTile::new(id, 0, 0, 1.0, Arc::new(lake), body);
         assert!(!lake.no_lake && !lake.all_water && !lake.all_land);
-        assert_eq!(record(&lake), SLOT_RESIDENT);
+        assert_eq!(flags_of(&lake), SLOT_RESIDENT);
         assert!(!lake.replaced(1, sea.clone()).no_lake);
     }
 
