@@ -47,8 +47,8 @@ fn change(scenes: [&mut Scene; 2], f: impl Fn(&mut Vec<engine::atlas::slots::Res
 /// tiles, once with the memo and once without: every frame's pool is the same bit for bit,
 /// positions included. Meanwhile the finest tile fades (its points walk again), ends its fade,
 /// its parent fades (what the finest tile's points blend with), the finest tile is evicted (its
-/// points fall back to the parent) and arrives again (the parent's points in it find it). The memo is
-/// really used: a tile far from the view fades a little each frame so that the surface clock
+/// points fall back to the parent) and arrives again (the parent's points in it find it). The
+/// memo is really used: a tile far from the view fades a little each frame so that the surface clock
 /// advances, and most leaves keep a memo from an older clock.
 #[test]
 fn a_moving_eye_reblends_to_the_bits_of_a_walk() {

@@ -9,6 +9,7 @@ use crate::planet::{Body, TileId};
 use bytemuck::{Pod, Zeroable};
 use glam::DVec3;
 use std::collections::HashMap;
+use std::mem::{offset_of, size_of};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
@@ -355,11 +356,13 @@ pub fn stamp_records(
     tick: impl FnOnce() -> u32,
 ) -> Option<u32> {
     let n = next.len();
-    let surface = |r: &SlotRecord| {
-        let mut r = *r;
-        r.origin = [0.0; 4];
-        r.memo_stamp = 0;
-        r
+    // The record's bytes but its camera-relative origin and the stamp itself.
+    let o = offset_of!(SlotRecord, origin);
+    let o_end = o + size_of::<[f32; 4]>();
+    let m = offset_of!(SlotRecord, memo_stamp);
+    let same_surface = |a: &SlotRecord, b: &SlotRecord| {
+        let (a, b) = (bytemuck::bytes_of(a), bytemuck::bytes_of(b));
+        a[..o] == b[..o] && a[o_end..m] == b[o_end..m] && a[m + 4..] == b[m + 4..]
     };
     let tile =
         |r: &SlotRecord| (r.flags & SLOT_RESIDENT != 0).then_some((r.level, r.face, r.x, r.y));
@@ -369,7 +372,7 @@ pub fn stamp_records(
     let mut children = vec![false; n];
     if prev.len() == n {
         for (s, (a, b)) in prev.iter().zip(next.iter()).enumerate() {
-            own[s] = bytemuck::bytes_of(&surface(a)) != bytemuck::bytes_of(&surface(b));
+            own[s] = !same_surface(a, b);
             if tile(a) != tile(b) {
                 for p in [a.parent, b.parent] {
                     if let Some(c) = children.get_mut(p as usize) {
