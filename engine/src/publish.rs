@@ -104,6 +104,31 @@ pub const RASTER_HIZ_TILE: u32 = 8;
 /// en masse) 0.04–0.12 ms.
 pub const RASTER_MAX_BOX_PX: u32 = 256;
 
+/// The box to turn it on with (`--raster-shared-box`): boxes over this many pixels (and at
+/// most [`RASTER_MAX_BOX_PX`]) are drawn by the whole `raster.compute` workgroup together, each thread taking every 64th pixel of the listed
+/// boxes, rather than by their own thread: a warp runs until its slowest lane is done, and one
+/// lane looping over a 256 px box while the others hold 2 px boxes made the warp take the big
+/// box's time. Smaller boxes stay with their thread, which walks only the rows' covered spans
+/// and keeps the triangle in registers.
+pub const RASTER_SHARED_BOX_PX: u32 = 16;
+
+/// The steps to turn it on with (`--resolve-tail-after`): root search steps `publish.resolve`
+/// takes for a pixel before it hands the search over to `publish.resolve.tail`
+/// (`shaders/common/resolve.glsl`). A warp runs until its slowest pixel is
+/// done, and the resolve's time followed the mean over warps of their slowest pixel's walks
+/// (docs/bench.md "The root search's walks and a warp's slowest pixel"): a few pixels whose
+/// search runs long, where relief is steep and seen at a grazing angle, kept whole warps of
+/// finished pixels waiting. Handed over, those searches carry on side by side in full warps,
+/// with the same operations, so every hit is the same bits.
+pub const RESOLVE_TAIL_AFTER: u32 = 2;
+
+/// Searches `publish.tail` holds at most, per pixel of the frame (a quarter), and in all;
+/// a pixel whose search does not fit finishes in `publish.resolve`.
+const TAIL_SHARE: u64 = 4;
+const TAIL_MAX: u64 = 1 << 20;
+/// Words of one handed-over search (`TAIL_WORDS` in `shaders/common/resolve.glsl`).
+const TAIL_WORDS: u64 = 13;
+
 /// Publish options.
 #[derive(Clone, Copy, Debug)]
 pub struct PublishOptions {
@@ -111,8 +136,14 @@ pub struct PublishOptions {
     pub no_correction: bool,
     /// Who rasterises the handed-over leaves; resolved (never `Auto`) by the renderer.
     pub mode: PublishMode,
-    /// The largest pixel box one `raster.compute` thread takes ([`RASTER_MAX_BOX_PX`]).
+    /// The largest pixel box `raster.compute` takes ([`RASTER_MAX_BOX_PX`]).
     pub max_box_px: u32,
+    /// Boxes over this many pixels are drawn by `raster.compute`'s workgroup together
+    /// ([`RASTER_SHARED_BOX_PX`]; `u32::MAX`: every leaf by its own thread).
+    pub shared_box_px: u32,
+    /// Root search steps `publish.resolve` takes before it hands a pixel's search to
+    /// `publish.resolve.tail` ([`RESOLVE_TAIL_AFTER`]; 0: never, no tail pass).
+    pub tail_after: u32,
     /// Occlusion culling in two phases when the mesh keeps stamps ([`OcclusionBindings`]);
     /// false draws every leaf in one pass (the visibility buffer is the same bits either way).
     /// Off by default: on the H200 the second pass and `raster.hiz` cost more than the leaves
@@ -194,6 +225,9 @@ impl Default for PublishOptions {
             no_correction: false,
             mode: PublishMode::default(),
             max_box_px: RASTER_MAX_BOX_PX,
+            // Both off until timed on a GPU (the same bits either way).
+            shared_box_px: u32::MAX,
+            tail_after: 0,
             occlusion: false,
             march_samples: 0,
             outline_samples: 0,
@@ -265,7 +299,7 @@ pub fn declare_publish(
     } else {
         g.compute("publish.resolve", &shaders::PUBLISH_RESOLVE)
     };
-    resolve
+    let resolve = resolve
         .read("frame", surface.frame)
         .read("slots", surface.slots)
         .read("tile_lookup", surface.lookup)
@@ -273,17 +307,39 @@ pub fn declare_publish(
         .read("pool", mesh.pool)
         .read("vis", r.vis)
         .write("hits", &mut hits)
-        .write("seen", &mut seen)
-        .push(&[
-            opts.no_correction as u32
-                | (opts.march_samples & 0x1_ffff) << 8
-                | (opts.root_bisect as u32) << 25
-                | opts.crossing_pieces.min(63) << 26,
-            stamp,
-            opts.outline_samples,
-            if opts.shell_k > 0.0 { SHELL_PIECES } else { 0 },
-        ])
-        .dispatch_threads([w, h, 1]);
+        .write("seen", &mut seen);
+    let mut tail = r.tail;
+    let tail_after = if r.tail_cap > 0 { opts.tail_after } else { 0 };
+    let push = [
+        opts.no_correction as u32
+            | (opts.march_samples & 0x1_ffff) << 8
+            | (opts.root_bisect as u32) << 25
+            | opts.crossing_pieces.min(63) << 26,
+        stamp,
+        opts.outline_samples,
+        if opts.shell_k > 0.0 { SHELL_PIECES } else { 0 },
+        tail_after,
+        r.tail_cap,
+    ];
+    if opts.searches() {
+        resolve.push(&push).dispatch_threads([w, h, 1]);
+    } else {
+        resolve
+            .write("tail", &mut tail)
+            .push(&push)
+            .dispatch_threads([w, h, 1]);
+    }
+    if tail_after > 0 {
+        g.compute("publish.resolve.tail", &shaders::PUBLISH_RESOLVE_TAIL)
+            .read("frame", surface.frame)
+            .read("slots", surface.slots)
+            .read("tile_lookup", surface.lookup)
+            .read("tile_heights", surface.heights)
+            .read("tail", tail)
+            .write("hits", &mut hits)
+            .push(&push)
+            .dispatch_indirect(tail, 0);
+    }
     Published {
         hits,
         depth: r.depth,
@@ -303,6 +359,11 @@ pub struct Rasterised {
     pub depth: Option<ImageRef>,
     /// The hand-over list and the raster's counts ([`RasterCounts`]).
     pub big: BufferRef,
+    /// `publish.tail`: the root searches `publish.resolve` hands to `publish.resolve.tail`,
+    /// its header cleared by `publish.clear` (16 bytes where the options hand none over).
+    pub tail: BufferRef,
+    /// The searches `tail` holds.
+    pub tail_cap: u32,
 }
 
 /// Declare the raster half of the publish, `publish.clear` … `raster.hardware` or
@@ -324,9 +385,21 @@ pub fn declare_raster(
     let shell_on = opts.shell_k > 0.0;
     let shell_bytes = if shell_on { 8 * w as u64 * h as u64 } else { 8 };
     let mut shell = g.create_buffer("publish.shell", BufferDesc::gpu(shell_bytes));
+    // The lean resolve hands long searches over; the searching one keeps every pixel's.
+    let tail_cap = if opts.tail_after > 0 && !opts.searches() {
+        (w as u64 * h as u64 / TAIL_SHARE).clamp(64, TAIL_MAX)
+    } else {
+        0
+    };
+    let mut tail = g.create_buffer(
+        "publish.tail",
+        BufferDesc::gpu(16 + 4 * TAIL_WORDS * tail_cap),
+    );
+    // Header: publish.resolve.tail's groups, 1, 1, and the searches handed over.
     g.transfer("publish.clear")
         .fill(&mut vis, 0, vk::WHOLE_SIZE, u32::MAX)
-        .fill(&mut shell, 0, vk::WHOLE_SIZE, u32::MAX);
+        .fill(&mut shell, 0, vk::WHOLE_SIZE, u32::MAX)
+        .update(&mut tail, 0, bytemuck::cast_slice(&[0u32, 1, 1, 0]));
     // Compute rasteriser first; what it cannot take (near-plane crossers, big footprints) goes
     // through `raster.big` (`shaders/common/raster_big.glsl`: a 32-byte header, then a
     // (leaf, first tile) pair per leaf) to the hardware raster or to `raster.compute.big`.
@@ -341,6 +414,7 @@ pub fn declare_raster(
         .dispatch([1, 1, 1]);
     let max_box = (opts.max_box_px as f32).to_bits();
     let shell_k = opts.shell_k.max(0.0).to_bits();
+    let shared_box = (opts.shared_box_px as f32).to_bits();
     match mesh.occlusion.filter(|_| opts.occlusion) {
         None => {
             g.compute("raster.compute", &shaders::RASTER_COMPUTE)
@@ -351,13 +425,13 @@ pub fn declare_raster(
                 .write("big", &mut big)
                 .write("vis", &mut vis)
                 .write("shell", &mut shell)
-                .push(&[compute as u32, max_box, 0, shell_k])
+                .push(&[compute as u32, max_box, 0, shell_k, shared_box])
                 .dispatch_indirect(dispatch, 0);
         }
         Some(o) => {
             // Two phases: last frame's visible leaves, the depth they leave per tile, then
             // the rest against it (`shaders/common/raster_small.glsl`).
-            let push = [compute as u32, max_box, o.frame_stamp, shell_k];
+            let push = [compute as u32, max_box, o.frame_stamp, shell_k, shared_box];
             g.compute("raster.compute.early", &shaders::RASTER_COMPUTE_EARLY)
                 .read("frame", frame)
                 .read("pool", mesh.pool)
@@ -404,6 +478,8 @@ pub fn declare_raster(
         shell,
         depth,
         big,
+        tail,
+        tail_cap: tail_cap as u32,
     }
 }
 

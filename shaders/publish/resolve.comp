@@ -3,4 +3,5 @@
 // without the searches for crossings the chord's root misses (publish.resolve.search): the
 // default frame's resolve, a smaller shader than with them (fewer registers, and on lavapipe
 // minutes less to compile).
+#define RESOLVE_TAIL
 #include "common/resolve.glsl"

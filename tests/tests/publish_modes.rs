@@ -186,6 +186,24 @@ fn check(gpu: &mut Gpu, name: &str, tris: &[[DVec3; 3]]) -> usize {
         differ, 0,
         "{name}: one thread per leaf vs all tiled: {differ} px differ"
     );
+    // Boxes drawn by the workgroup together or by their own thread: the same coverage test per
+    // pixel, so the same bits whichever way a box is split.
+    for shared_box_px in [0, engine::publish::RASTER_SHARED_BOX_PX] {
+        let v = rasterise(
+            gpu,
+            &cam,
+            tris,
+            PublishOptions {
+                shared_box_px,
+                ..mode(PublishMode::Compute)
+            },
+        );
+        let differ = (0..cs.len()).filter(|&i| cs[i] != v[i]).count();
+        assert_eq!(
+            differ, 0,
+            "{name}: boxes over {shared_box_px} px shared: {differ} px differ"
+        );
+    }
     let (mut covered, mut certain, mut agree, mut worst_rel) = (0, 0, 0, 0.0f64);
     for y in 0..H {
         for x in 0..W {
@@ -518,4 +536,73 @@ fn from_orbit_compute_publish_equals_hardware() {
     let mut gpu = Gpu::new();
     let cam = ViewCamera::geo(5.0, 20.0, R + 20_000_000.0, 0.0, -90.0, 60.0, W, H);
     compare("africa orbit", &publish_both(&mut gpu, cam, 10));
+}
+
+/// `publish.resolve` hands the pixels whose root search runs long to `publish.resolve.tail`,
+/// which carries the search on with the same steps: the hit records are the same bits whether
+/// the hand-over comes after one step, two, or never. Over the Khumbu's rough ground seen at a
+/// grazing angle many searches take more than one step, so the tail has work to do. Before each
+/// compared frame every frame slot publishes uncorrected (chord points), so a pixel the tail
+/// failed to publish would keep such a record and differ.
+#[test]
+fn the_resolve_tail_publishes_the_same_hits() {
+    let mut gpu = Gpu::new();
+    let (lat, lon) = (27.90, 86.83);
+    let eye = R + earth_ground(lat, lon) + 2.0;
+    let cam = ViewCamera::geo(lat, lon, eye, 10.0, -5.0, 60.0, W, H);
+    let mut r = PlanetRenderer::new(
+        &gpu.ctx,
+        earth_source(),
+        test_renderer_options(&gpu.ctx),
+        gpu.exec.frames_in_flight(),
+    )
+    .unwrap();
+    for _ in 0..30 {
+        planet_frame(&mut gpu, &mut r, &cam);
+        if r.settled() {
+            break;
+        }
+    }
+    let base = r.publish_options();
+    let publish = |gpu: &mut Gpu, r: &mut PlanetRenderer, opts: PublishOptions| {
+        r.set_publish_options(&gpu.ctx, opts);
+        planet_frame(gpu, r, &cam).aov
+    };
+    let differ = |a: &[AovPixel], b: &[AovPixel]| {
+        a.iter()
+            .zip(b)
+            .filter(|(a, b)| bytemuck::bytes_of(*a) != bytemuck::bytes_of(*b))
+            .count()
+    };
+    let whole = PublishOptions {
+        tail_after: 0,
+        ..base
+    };
+    publish(&mut gpu, &mut r, whole);
+    let want = publish(&mut gpu, &mut r, whole);
+    let terrain = want.iter().filter(|p| p.is_terrain()).count();
+    // Pixels whose search took two steps or more after the chord point's walk.
+    let long = want.iter().filter(|p| p.walks >= 3.0).count();
+    println!("khumbu 2 m: {terrain} terrain px, {long} searched two steps or more");
+    assert!(terrain > want.len() / 2, "the view shows terrain");
+    assert!(long > 20, "some searches run long ({long})");
+    for tail_after in [1, 2] {
+        // One uncorrected frame per frame in flight: each slot's records are rewritten.
+        for _ in 0..gpu.exec.frames_in_flight() {
+            let chords = publish(
+                &mut gpu,
+                &mut r,
+                PublishOptions {
+                    no_correction: true,
+                    ..base
+                },
+            );
+            assert!(differ(&want, &chords) >= long, "uncorrected differs");
+        }
+        let got = publish(&mut gpu, &mut r, PublishOptions { tail_after, ..base });
+        let n = differ(&want, &got);
+        assert_eq!(n, 0, "hand-over after {tail_after} step(s): {n} px differ");
+    }
+    r.destroy(&gpu.ctx);
+    gpu.assert_clean();
 }

@@ -33,7 +33,7 @@ use crate::exposure::Exposure;
 use crate::frame_constants::{FrameConstantBuffers, FrameConstants};
 use crate::params::{LAST_STORED_LEVEL, MAX_LEVEL};
 use crate::planet::{Body, TileId};
-use crate::publish::{declare_publish, PublishMode};
+use crate::publish::{declare_publish, PublishMode, PublishOptions};
 use crate::shade::{declare_aov, declare_terrain, ClimateField, Skips};
 use crate::source::TileSource;
 use crate::stream::envelope::{FeedMeter, LocalFetch};
@@ -486,6 +486,21 @@ impl PlanetRenderer {
     /// drawn both ways.
     pub fn set_publish_mode(&mut self, ctx: &Context, mode: PublishMode) {
         self.opts.publish.mode = mode.resolve(&ctx.info);
+    }
+
+    /// The publish options the next declared frame uses.
+    pub fn publish_options(&self) -> PublishOptions {
+        self.opts.publish
+    }
+
+    /// Publish with `opts` from the next declared frame on (the mode resolved for `ctx`'s
+    /// device); the mesh and tiles are untouched, so a settled view can be published several
+    /// ways.
+    pub fn set_publish_options(&mut self, ctx: &Context, opts: PublishOptions) {
+        self.opts.publish = PublishOptions {
+            mode: opts.mode.resolve(&ctx.info),
+            ..opts
+        };
     }
 
     pub fn destroy(self, ctx: &Context) {
