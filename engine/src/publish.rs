@@ -12,7 +12,9 @@
 
 use crate::atlas::SurfaceBindings;
 use ash::vk;
-use framegraph::{BufferDesc, BufferRef, Graph, ImageDesc, ImageRef, LoadOp, RasterState};
+use framegraph::{
+    graph::ComputeNode, BufferDesc, BufferRef, Graph, ImageDesc, ImageRef, LoadOp, RasterState,
+};
 
 /// What the publish needs from the mesh.
 #[derive(Clone, Copy, Debug)]
@@ -299,11 +301,7 @@ pub fn declare_publish(
     } else {
         g.compute("publish.resolve", &shaders::PUBLISH_RESOLVE)
     };
-    let resolve = resolve
-        .read("frame", surface.frame)
-        .read("slots", surface.slots)
-        .read("tile_lookup", surface.lookup)
-        .read("tile_heights", surface.heights)
+    let resolve = read_surface(resolve, surface)
         .read("pool", mesh.pool)
         .read("vis", r.vis)
         .write("hits", &mut hits)
@@ -330,11 +328,8 @@ pub fn declare_publish(
             .dispatch_threads([w, h, 1]);
     }
     if tail_after > 0 {
-        g.compute("publish.resolve.tail", &shaders::PUBLISH_RESOLVE_TAIL)
-            .read("frame", surface.frame)
-            .read("slots", surface.slots)
-            .read("tile_lookup", surface.lookup)
-            .read("tile_heights", surface.heights)
+        let node = g.compute("publish.resolve.tail", &shaders::PUBLISH_RESOLVE_TAIL);
+        read_surface(node, surface)
             .read("tail", tail)
             .write("hits", &mut hits)
             .push(&push)
@@ -345,6 +340,17 @@ pub fn declare_publish(
         depth: r.depth,
         big: r.big,
     }
+}
+
+/// A resolve node's reads of the surface a ray point's walk needs.
+fn read_surface<'g, 'a>(
+    node: ComputeNode<'g, 'a>,
+    surface: SurfaceBindings,
+) -> ComputeNode<'g, 'a> {
+    node.read("frame", surface.frame)
+        .read("slots", surface.slots)
+        .read("tile_lookup", surface.lookup)
+        .read("tile_heights", surface.heights)
 }
 
 /// The visibility buffer the raster leaves (and its depth, see [`Published::depth`]).

@@ -144,6 +144,29 @@ pub fn test_renderer_options(ctx: &framegraph::Context) -> engine::renderer::Ren
     o
 }
 
+/// A planet renderer over Earth with the test options, run at `cam` until settled (at most
+/// `frames` frames).
+pub fn settled_planet(
+    gpu: &mut Gpu,
+    cam: &engine::camera::ViewCamera,
+    frames: u32,
+) -> engine::renderer::PlanetRenderer {
+    let mut r = engine::renderer::PlanetRenderer::new(
+        &gpu.ctx,
+        earth_source(),
+        test_renderer_options(&gpu.ctx),
+        gpu.exec.frames_in_flight(),
+    )
+    .unwrap();
+    for _ in 0..frames {
+        planet_frame(gpu, &mut r, cam);
+        if r.settled() {
+            break;
+        }
+    }
+    r
+}
+
 /// Tightly packed RGBA8 rows as a PNG (for looking at test renders).
 pub fn write_png(path: &std::path::Path, width: u32, height: u32, rgba: &[u8]) {
     let file = std::fs::File::create(path).expect("create png");

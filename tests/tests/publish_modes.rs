@@ -15,7 +15,9 @@ use engine::shade::AovPixel;
 use engine::source::TileSource;
 use framegraph::{BufferDesc, GpuBuffer, Graph};
 use glam::DVec3;
-use planetfall_tests::{earth_ground, earth_source, planet_frame, test_renderer_options, Gpu};
+use planetfall_tests::{
+    earth_ground, earth_source, planet_frame, settled_planet, test_renderer_options, Gpu,
+};
 
 const W: u32 = 96;
 const H: u32 = 64;
@@ -550,19 +552,7 @@ fn the_resolve_tail_publishes_the_same_hits() {
     let (lat, lon) = (27.90, 86.83);
     let eye = R + earth_ground(lat, lon) + 2.0;
     let cam = ViewCamera::geo(lat, lon, eye, 10.0, -5.0, 60.0, W, H);
-    let mut r = PlanetRenderer::new(
-        &gpu.ctx,
-        earth_source(),
-        test_renderer_options(&gpu.ctx),
-        gpu.exec.frames_in_flight(),
-    )
-    .unwrap();
-    for _ in 0..30 {
-        planet_frame(&mut gpu, &mut r, &cam);
-        if r.settled() {
-            break;
-        }
-    }
+    let mut r = settled_planet(&mut gpu, &cam, 30);
     let base = r.publish_options();
     let publish = |gpu: &mut Gpu, r: &mut PlanetRenderer, opts: PublishOptions| {
         r.set_publish_options(&gpu.ctx, opts);
