@@ -106,23 +106,19 @@ pub const RASTER_HIZ_TILE: u32 = 8;
 /// en masse) 0.04–0.12 ms.
 pub const RASTER_MAX_BOX_PX: u32 = 256;
 
-/// The box to turn it on with (`--raster-shared-box`): boxes over this many pixels (and at
-/// most [`RASTER_MAX_BOX_PX`]) are drawn by the whole `raster.compute` workgroup together, each thread taking every 64th pixel of the listed
-/// boxes, rather than by their own thread: a warp runs until its slowest lane is done, and one
-/// lane looping over a 256 px box while the others hold 2 px boxes made the warp take the big
-/// box's time. Smaller boxes stay with their thread, which walks only the rows' covered spans
-/// and keeps the triangle in registers.
-pub const RASTER_SHARED_BOX_PX: u32 = 16;
-
 /// The steps to turn it on with (`--resolve-tail-after`): root search steps `publish.resolve`
 /// takes for a pixel before it hands the search over to `publish.resolve.tail`
-/// (`shaders/common/resolve.glsl`). A warp runs until its slowest pixel is
-/// done, and the resolve's time followed the mean over warps of their slowest pixel's walks
-/// (docs/bench.md "The root search's walks and a warp's slowest pixel"): a few pixels whose
-/// search runs long, where relief is steep and seen at a grazing angle, kept whole warps of
-/// finished pixels waiting. Handed over, those searches carry on side by side in full warps,
-/// with the same operations, so every hit is the same bits.
-pub const RESOLVE_TAIL_AFTER: u32 = 2;
+/// (`shaders/common/resolve.glsl`). A warp runs until its slowest pixel is done, and the
+/// resolve's time followed the mean over warps of their slowest pixel's walks (docs/bench.md
+/// "The root search's walks and a warp's slowest pixel"): a few pixels whose search runs long,
+/// where relief is steep and seen at a grazing angle, kept whole warps of finished pixels
+/// waiting. Handed over, those searches carry on side by side in full warps, with the same
+/// operations, so every hit is the same bits. Off by default: on an H100 at 1080p (docs/bench.md
+/// "Shared raster boxes (reverted) and the resolve's tail") it takes 0.012–0.033 ms off the resolve where a warp's
+/// slowest pixel walks twice the mean (gibraltar-100m-p30, hawaii-1km-p30,
+/// grand-canyon-100m-p0) and adds 0.015–0.017 ms where it does not (khumbu-2m-p0,
+/// hawaii-2m-p30): the second pass's fixed cost.
+pub const RESOLVE_TAIL_AFTER: u32 = 1;
 
 /// Searches `publish.tail` holds at most, per pixel of the frame (a quarter), and in all;
 /// a pixel whose search does not fit finishes in `publish.resolve`.
@@ -138,11 +134,8 @@ pub struct PublishOptions {
     pub no_correction: bool,
     /// Who rasterises the handed-over leaves; resolved (never `Auto`) by the renderer.
     pub mode: PublishMode,
-    /// The largest pixel box `raster.compute` takes ([`RASTER_MAX_BOX_PX`]).
+    /// The largest pixel box one `raster.compute` thread takes ([`RASTER_MAX_BOX_PX`]).
     pub max_box_px: u32,
-    /// Boxes over this many pixels are drawn by `raster.compute`'s workgroup together
-    /// ([`RASTER_SHARED_BOX_PX`]; `u32::MAX`: every leaf by its own thread).
-    pub shared_box_px: u32,
     /// Root search steps `publish.resolve` takes before it hands a pixel's search to
     /// `publish.resolve.tail` ([`RESOLVE_TAIL_AFTER`]; 0: never, no tail pass).
     pub tail_after: u32,
@@ -227,8 +220,6 @@ impl Default for PublishOptions {
             no_correction: false,
             mode: PublishMode::default(),
             max_box_px: RASTER_MAX_BOX_PX,
-            // Both off until timed on a GPU (the same bits either way).
-            shared_box_px: u32::MAX,
             tail_after: 0,
             occlusion: false,
             march_samples: 0,
@@ -420,7 +411,6 @@ pub fn declare_raster(
         .dispatch([1, 1, 1]);
     let max_box = (opts.max_box_px as f32).to_bits();
     let shell_k = opts.shell_k.max(0.0).to_bits();
-    let shared_box = (opts.shared_box_px as f32).to_bits();
     match mesh.occlusion.filter(|_| opts.occlusion) {
         None => {
             g.compute("raster.compute", &shaders::RASTER_COMPUTE)
@@ -431,13 +421,13 @@ pub fn declare_raster(
                 .write("big", &mut big)
                 .write("vis", &mut vis)
                 .write("shell", &mut shell)
-                .push(&[compute as u32, max_box, 0, shell_k, shared_box])
+                .push(&[compute as u32, max_box, 0, shell_k])
                 .dispatch_indirect(dispatch, 0);
         }
         Some(o) => {
             // Two phases: last frame's visible leaves, the depth they leave per tile, then
             // the rest against it (`shaders/common/raster_small.glsl`).
-            let push = [compute as u32, max_box, o.frame_stamp, shell_k, shared_box];
+            let push = [compute as u32, max_box, o.frame_stamp, shell_k];
             g.compute("raster.compute.early", &shaders::RASTER_COMPUTE_EARLY)
                 .read("frame", frame)
                 .read("pool", mesh.pool)

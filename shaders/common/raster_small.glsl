@@ -1,5 +1,4 @@
-// The compute rasteriser's small-leaf path, one thread per drawn leaf (the larger boxes drawn by
-// the workgroup together), in three variants:
+// The compute rasteriser's small-leaf path, one thread per drawn leaf, in three variants:
 // raster.compute (every leaf), and with occlusion culling the two phases
 // raster.compute.early (RASTER_EARLY: the leaves that won a pixel in the last frame, as
 // publish.resolve stamped them) and raster.compute.late (RASTER_LATE: the others, each tested
@@ -36,23 +35,10 @@ layout(std430, set = 0, binding = 6) readonly buffer Hiz { uint far_bits[]; } hi
 layout(std430, set = 0, binding = 7) buffer Shell { uint64_t v[]; } shell;
 
 // mode 0: hand over to raster.hardware, 1: to raster.compute.big; max_box: the largest pixel
-// box this kernel rasterises (engine/src/publish.rs RASTER_MAX_BOX_PX); frame_stamp: this
+// box one thread rasterises (engine/src/publish.rs RASTER_MAX_BOX_PX); frame_stamp: this
 // frame's stamp (the early phase takes the leaves stamped one less); shell_k: the prisms'
-// raise over the largest residual (0: no shell); shared_box: boxes over this many pixels are
-// drawn by the whole workgroup together (RASTER_SHARED_BOX_PX).
-layout(push_constant) uniform Handover { uint mode; float max_box; uint frame_stamp; float shell_k; float shared_box; } handover;
-
-// The workgroup's shared leaves: a thread whose leaf's box is over `shared_box` pixels lists it
-// here, and the whole workgroup then walks the listed boxes' pixels together, each thread taking
-// every 64th pixel of their concatenation. A warp runs until its slowest lane is done, and one
-// thread looping over a 256 px box while its neighbours' boxes hold 2 px made the warp take the
-// box's time; shared, a box costs its pixels over 64 threads. The pixels are tested with the same
-// raster_covers and keyed with the same atomicMin, so the visibility buffer is the same bits.
-// count << 24 | pixels listed so far (a box is at most max_box px, the sum far under 2^24).
-shared uint s_listed;
-shared uint s_first[64];          // first pixel of listed leaf k in the concatenation
-shared vec4 s_tri[64 * 4];        // s0, s1 | s2, inv, z.x | z.yz, eps.xy | eps.z, lo, width
-shared uint s_leaf[64];
+// raise over the largest residual (0: no shell).
+layout(push_constant) uniform Handover { uint mode; float max_box; uint frame_stamp; float shell_k; } handover;
 
 #ifdef RASTER_LATE
 // Whether every RASTER_HIZ_TILE² tile of the pixel box [lo, hi] holds early-phase depths all
@@ -112,40 +98,8 @@ void draw_shell(uint leaf, vec3 p[3], vec2 vp) {
     big.leaves[uint(old >> 32)] = uvec2(leaf | SHELL_ENTRY, uint(old));
 }
 
-// Lists a set-up leaf for the workgroup's shared pass.
-void list_shared(RasterTri t, vec2 lo, vec2 hi, uint leaf) {
-    uint w = uint(hi.x - lo.x) + 1u;
-    uint n = w * (uint(hi.y - lo.y) + 1u);
-    uint old = atomicAdd(s_listed, (1u << 24) | n);
-    uint k = old >> 24;
-    s_first[k] = old & 0xffffffu;
-    s_tri[4u * k] = vec4(t.s0, t.s1);
-    s_tri[4u * k + 1u] = vec4(t.s2, t.inv, t.z.x);
-    s_tri[4u * k + 2u] = vec4(t.z.yz, t.eps.xy);
-    s_tri[4u * k + 3u] = vec4(t.eps.z, lo, uintBitsToFloat(w));
-    s_leaf[k] = leaf;
-}
-
-// The listed boxes' pixels, every 64th of their concatenation from this thread's.
-void draw_shared() {
-    uint listed = s_listed;
-    uint count = listed >> 24, total = listed & 0xffffffu;
-    uint W = uint(frame.viewport.x);
-    uint k = 0u;
-    for (uint j = gl_LocalInvocationIndex; j < total; j += gl_WorkGroupSize.x) {
-        while (k + 1u < count && s_first[k + 1u] <= j) ++k;
-        vec4 a = s_tri[4u * k], b = s_tri[4u * k + 1u], c = s_tri[4u * k + 2u], e = s_tri[4u * k + 3u];
-        RasterTri t = RasterTri(a.xy, a.zw, b.xy, b.z, vec3(b.w, c.xy), vec3(c.zw, e.x));
-        uint w = floatBitsToUint(e.w);
-        uint off = j - s_first[k];
-        uvec2 q = uvec2(e.yz) + uvec2(off % w, off / w);
-        float z;
-        if (raster_covers(t, vec2(q) + 0.5, z)) atomicMin(vis.v[q.y * W + q.x], raster_key(z, s_leaf[k]));
-    }
-}
-
-// The thread's leaf: drawn here, listed for the shared pass, or handed over.
-void draw_leaf(uint i) {
+void main() {
+    uint i = gl_GlobalInvocationID.x;
     if (i >= dispatch.args[3]) return;
     uint leaf = draw_list.leaves[i];
 #if defined(RASTER_EARLY)
@@ -179,9 +133,7 @@ void draw_leaf(uint i) {
             }
 #endif
             RasterTri t;
-            if (!raster_setup(s0, s1, s2, z, t)) return;
-            if (box.x * box.y > handover.shared_box) list_shared(t, lo, hi, leaf);
-            else draw_rows(t, lo, hi, leaf, false);
+            if (raster_setup(s0, s1, s2, z, t)) draw_rows(t, lo, hi, leaf, false);
             return;
         }
     }
@@ -197,14 +149,6 @@ void draw_leaf(uint i) {
     uvec2 n = raster_tiles(r.lo, r.hi);
     uint64_t old = atomicAdd(big.tally, (uint64_t(1u) << 32) | uint64_t(n.x * n.y));
     big.leaves[uint(old >> 32)] = uvec2(leaf, uint(old));
-}
-
-void main() {
-    if (gl_LocalInvocationIndex == 0u) s_listed = 0u;
-    barrier();
-    draw_leaf(gl_GlobalInvocationID.x);
-    barrier();
-    draw_shared();
 }
 
 #endif

@@ -188,24 +188,6 @@ fn check(gpu: &mut Gpu, name: &str, tris: &[[DVec3; 3]]) -> usize {
         differ, 0,
         "{name}: one thread per leaf vs all tiled: {differ} px differ"
     );
-    // Boxes drawn by the workgroup together or by their own thread: the same coverage test per
-    // pixel, so the same bits whichever way a box is split.
-    for shared_box_px in [0, engine::publish::RASTER_SHARED_BOX_PX] {
-        let v = rasterise(
-            gpu,
-            &cam,
-            tris,
-            PublishOptions {
-                shared_box_px,
-                ..mode(PublishMode::Compute)
-            },
-        );
-        let differ = (0..cs.len()).filter(|&i| cs[i] != v[i]).count();
-        assert_eq!(
-            differ, 0,
-            "{name}: boxes over {shared_box_px} px shared: {differ} px differ"
-        );
-    }
     let (mut covered, mut certain, mut agree, mut worst_rel) = (0, 0, 0, 0.0f64);
     for y in 0..H {
         for x in 0..W {

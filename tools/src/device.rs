@@ -38,12 +38,6 @@ pub struct GpuArgs {
     /// hits are the same bits either way) [default: 0].
     #[arg(long, env = "PLANETFALL_RESOLVE_TAIL_AFTER")]
     pub resolve_tail_after: Option<u32>,
-    /// Pixel boxes over this size are drawn by `raster.compute`'s whole workgroup together,
-    /// smaller ones by their leaf's thread (a tuning knob: a huge value draws every leaf by its
-    /// own thread; engine::publish::RASTER_SHARED_BOX_PX turns it on; the visibility buffer is
-    /// the same bits either way) [default: every leaf by its own thread].
-    #[arg(long, env = "PLANETFALL_RASTER_SHARED_BOX")]
-    pub raster_shared_box: Option<u32>,
     /// Display value per unit of luminance before the tonemap: `auto` adapts it to the image
     /// (the geometric mean luminance at the key, within ±2 stops of 5; `engine::exposure`), or
     /// a fixed number (5 is the default scale).
@@ -138,7 +132,7 @@ pub fn frame_options(ctx: &Context, o: &mut engine::renderer::RendererOptions) {
 }
 
 /// Sets the options' publish mode from `--publish`, the compute raster's hand-over box
-/// from `--raster-max-box` and its shared boxes from `--raster-shared-box` (for frames that make no GPU tiles), occlusion culling from
+/// from `--raster-max-box` (for frames that make no GPU tiles), occlusion culling from
 /// `--occlusion`, the exposure from `--exposure`, the march from `--resolve-march`, the
 /// outline search from `--resolve-outline` and `--resolve-bisect`, the resolve's hand-over
 /// from `--resolve-tail-after`, the shell from
@@ -158,9 +152,6 @@ pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     }
     if let Some(n) = a.resolve_tail_after {
         o.publish.tail_after = n;
-    }
-    if let Some(px) = a.raster_shared_box {
-        o.publish.shared_box_px = px;
     }
     if let Some(n) = a.resolve_march {
         o.publish.march_samples = n;
