@@ -392,11 +392,15 @@ pub fn declare_raster(
         "publish.tail",
         BufferDesc::gpu(16 + 4 * TAIL_WORDS * tail_cap),
     );
-    // Header: publish.resolve.tail's groups, 1, 1, and the searches handed over.
-    g.transfer("publish.clear")
+    let clear = g
+        .transfer("publish.clear")
         .fill(&mut vis, 0, vk::WHOLE_SIZE, u32::MAX)
-        .fill(&mut shell, 0, vk::WHOLE_SIZE, u32::MAX)
-        .update(&mut tail, 0, bytemuck::cast_slice(&[0u32, 1, 1, 0]));
+        .fill(&mut shell, 0, vk::WHOLE_SIZE, u32::MAX);
+    // Header: publish.resolve.tail's groups, 1, 1, and the searches handed over (a resolve
+    // that hands none over never reads it).
+    if tail_cap > 0 {
+        clear.update(&mut tail, 0, bytemuck::cast_slice(&[0u32, 1, 1, 0]));
+    }
     // Compute rasteriser first; what it cannot take (near-plane crossers, big footprints) goes
     // through `raster.big` (`shaders/common/raster_big.glsl`: a 32-byte header, then a
     // (leaf, first tile) pair per leaf) to the hardware raster or to `raster.compute.big`.
