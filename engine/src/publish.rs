@@ -120,6 +120,13 @@ pub const RASTER_MAX_BOX_PX: u32 = 256;
 /// hawaii-2m-p30): the second pass's fixed cost.
 pub const RESOLVE_TAIL_AFTER: u32 = 1;
 
+/// Lanes of a subgroup still searching at most for a search to be handed over (with
+/// [`RESOLVE_TAIL_AFTER`]): a warp most of whose pixels are done stops waiting on its few
+/// long searches, and one whose pixels mostly still search keeps them, where handing them all
+/// over only moves the work into the tail pass and adds its fixed cost. A quarter of a
+/// 32-lane subgroup.
+pub const RESOLVE_TAIL_LANES: u32 = 8;
+
 /// Searches `publish.tail` holds at most, per pixel of the frame (a quarter), and in all;
 /// a pixel whose search does not fit finishes in `publish.resolve`.
 const TAIL_SHARE: u64 = 4;
@@ -139,6 +146,9 @@ pub struct PublishOptions {
     /// Root search steps `publish.resolve` takes before it hands a pixel's search to
     /// `publish.resolve.tail` ([`RESOLVE_TAIL_AFTER`]; 0: never, no tail pass).
     pub tail_after: u32,
+    /// A search is handed over only while at most this many lanes of its subgroup still
+    /// search ([`RESOLVE_TAIL_LANES`]; 0: whatever the count).
+    pub tail_lanes: u32,
     /// Occlusion culling in two phases when the mesh keeps stamps ([`OcclusionBindings`]);
     /// false draws every leaf in one pass (the visibility buffer is the same bits either way).
     /// Off by default: on the H200 the second pass and `raster.hiz` cost more than the leaves
@@ -221,6 +231,7 @@ impl Default for PublishOptions {
             mode: PublishMode::default(),
             max_box_px: RASTER_MAX_BOX_PX,
             tail_after: 0,
+            tail_lanes: 0,
             occlusion: false,
             march_samples: 0,
             outline_samples: 0,
@@ -309,6 +320,7 @@ pub fn declare_publish(
         if opts.shell_k > 0.0 { SHELL_PIECES } else { 0 },
         tail_after,
         r.tail_cap,
+        opts.tail_lanes,
     ];
     if opts.searches() {
         resolve.push(&push).dispatch_threads([w, h, 1]);

@@ -43,9 +43,10 @@ layout(set = 0, binding = 2, rgba32ui) uniform writeonly uimage2D hits;
 // the first-crossing search at most (0: none); frame_stamp: this
 // frame's stamp for `seen` (0: none); outline: samples of the outline search at most (0: none).
 // shell: pieces of the search from the conservative shell at most (0: none). tail_after: root
-// search steps after which a pixel's search is handed to publish.resolve.tail (0: never);
-// tail_cap: the searches publish.tail holds.
-layout(push_constant) uniform Push { uint flags; uint frame_stamp; uint outline; uint shell; uint tail_after; uint tail_cap; } pc;
+// search steps after which a pixel's search may be handed to publish.resolve.tail (0: never);
+// tail_cap: the searches publish.tail holds; tail_lanes: a search is handed over only while at
+// most this many lanes of its subgroup still search (0: whatever the count).
+layout(push_constant) uniform Push { uint flags; uint frame_stamp; uint outline; uint shell; uint tail_after; uint tail_cap; uint tail_lanes; } pc;
 #ifdef RESOLVE_TAIL
 // The root searches publish.resolve hands over: a header that is publish.resolve.tail's
 // dispatch (groups of 64, 1, 1) and the count, then TAIL_WORDS words per search, word-major.
@@ -458,9 +459,18 @@ bool resolve_terrain(uvec2 px, vec3 d, float t_ocean, uint64_t key, uint64_t ske
 #ifdef RESOLVE_TAIL
     if (need_root) {
         RootSearch s = root_begin(d, chord_n, p);
-        while (root_more(s, false) && s.k < int(pc.tail_after)) root_step(d, start, trigger, false, s);
-        if (pc.tail_after > 0u && root_more(s, false) && tail_push(px, start, trigger, p.t, s)) return true;
-        while (root_more(s, false)) root_step(d, start, trigger, false, s);
+        bool may_hand = pc.tail_after > 0u;
+        while (root_more(s, false)) {
+            // Every lane in this loop is still searching, and all took the same steps. A
+            // hand-over costs the tail pass a state stored and loaded and the best point walked
+            // again: worth it only where most of the warp is done and waits on a few lanes.
+            if (may_hand && s.k >= int(pc.tail_after)
+                && (pc.tail_lanes == 0u || subgroupAdd(1u) <= pc.tail_lanes)) {
+                if (tail_push(px, start, trigger, p.t, s)) return true;
+                may_hand = false;
+            }
+            root_step(d, start, trigger, false, s);
+        }
         if (root_accepted(s, trigger, false)) {
             p = s.best;
             flags |= HIT_CORRECTED;

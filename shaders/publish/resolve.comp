@@ -1,4 +1,5 @@
 #version 460
+#extension GL_KHR_shader_subgroup_arithmetic : require
 // publish.resolve: the chord's hit moved onto the surface along the ray (common/resolve.glsl),
 // without the searches for crossings the chord's root misses (publish.resolve.search): the
 // default frame's resolve, a smaller shader than with them (fewer registers, and on lavapipe

@@ -558,7 +558,9 @@ fn the_resolve_tail_publishes_the_same_hits() {
     println!("khumbu 2 m: {terrain} terrain px, {long} searched two steps or more");
     assert!(terrain > want.len() / 2, "the view shows terrain");
     assert!(long > 20, "some searches run long ({long})");
-    for tail_after in [1, 2] {
+    // After 1 or 2 steps whatever the count, and after 1 only while at most 2 lanes of the
+    // subgroup still search (the rule decides which searches move, never their bits).
+    for (tail_after, tail_lanes) in [(1, 0), (2, 0), (1, 2)] {
         // One uncorrected frame per frame in flight: each slot's records are rewritten.
         for _ in 0..gpu.exec.frames_in_flight() {
             let chords = publish(
@@ -571,9 +573,20 @@ fn the_resolve_tail_publishes_the_same_hits() {
             );
             assert!(differ(&want, &chords) >= long, "uncorrected differs");
         }
-        let got = publish(&mut gpu, &mut r, PublishOptions { tail_after, ..base });
+        let got = publish(
+            &mut gpu,
+            &mut r,
+            PublishOptions {
+                tail_after,
+                tail_lanes,
+                ..base
+            },
+        );
         let n = differ(&want, &got);
-        assert_eq!(n, 0, "hand-over after {tail_after} step(s): {n} px differ");
+        assert_eq!(
+            n, 0,
+            "hand-over after {tail_after} step(s), {tail_lanes} lanes: {n} px differ"
+        );
     }
     r.destroy(&gpu.ctx);
     gpu.assert_clean();

@@ -38,6 +38,10 @@ pub struct GpuArgs {
     /// hits are the same bits either way) [default: 0].
     #[arg(long, env = "PLANETFALL_RESOLVE_TAIL_AFTER")]
     pub resolve_tail_after: Option<u32>,
+    /// With `--resolve-tail-after`: a search is handed over only while at most this many lanes
+    /// of its subgroup still search (0: whatever the count) [default: 0].
+    #[arg(long, env = "PLANETFALL_RESOLVE_TAIL_LANES")]
+    pub resolve_tail_lanes: Option<u32>,
     /// Display value per unit of luminance before the tonemap: `auto` adapts it to the image
     /// (the geometric mean luminance at the key, within ±2 stops of 5; `engine::exposure`), or
     /// a fixed number (5 is the default scale).
@@ -152,6 +156,9 @@ pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     }
     if let Some(n) = a.resolve_tail_after {
         o.publish.tail_after = n;
+    }
+    if let Some(n) = a.resolve_tail_lanes {
+        o.publish.tail_lanes = n;
     }
     if let Some(n) = a.resolve_march {
         o.publish.march_samples = n;
