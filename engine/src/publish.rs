@@ -155,6 +155,11 @@ pub struct PublishOptions {
     /// A search is handed over only while at most this many lanes of its subgroup still
     /// search ([`RESOLVE_TAIL_LANES`]; 0: whatever the count).
     pub tail_lanes: u32,
+    /// From this root search step on (0: never), a point within `late_scale` times the
+    /// correction's trigger is close enough: the long searches stop sooner, at a looser bound.
+    pub late_after: u32,
+    /// See `late_after`.
+    pub late_scale: f32,
     /// Occlusion culling in two phases when the mesh keeps stamps ([`OcclusionBindings`]);
     /// false draws every leaf in one pass (the visibility buffer is the same bits either way).
     /// Off by default: on the H200 the second pass and `raster.hiz` cost more than the leaves
@@ -240,6 +245,8 @@ impl Default for PublishOptions {
             test_first: false,
             tail_after: 0,
             tail_lanes: 0,
+            late_after: 0,
+            late_scale: 1.0,
             occlusion: false,
             march_samples: 0,
             outline_samples: 0,
@@ -329,6 +336,8 @@ pub fn declare_publish(
         tail_after,
         r.tail_cap,
         opts.tail_lanes,
+        opts.late_after,
+        opts.late_scale.max(1.0).to_bits(),
     ];
     if opts.searches() {
         resolve.push(&push).dispatch_threads([w, h, 1]);

@@ -45,8 +45,10 @@ layout(set = 0, binding = 2, rgba32ui) uniform writeonly uimage2D hits;
 // shell: pieces of the search from the conservative shell at most (0: none). tail_after: root
 // search steps after which a pixel's search may be handed to publish.resolve.tail (0: never);
 // tail_cap: the searches publish.tail holds; tail_lanes: a search is handed over only while at
-// most this many lanes of its subgroup still search (0: whatever the count).
-layout(push_constant) uniform Push { uint flags; uint frame_stamp; uint outline; uint shell; uint tail_after; uint tail_cap; uint tail_lanes; } pc;
+// most this many lanes of its subgroup still search (0: whatever the count). late_after: from
+// this root search step on (0: never), a point within late_scale times the trigger is close
+// enough.
+layout(push_constant) uniform Push { uint flags; uint frame_stamp; uint outline; uint shell; uint tail_after; uint tail_cap; uint tail_lanes; uint late_after; float late_scale; } pc;
 #ifdef RESOLVE_TAIL
 // The root searches publish.resolve hands over: a header that is publish.resolve.tail's
 // dispatch (groups of 64, 1, 1) and the count, then TAIL_WORDS words per search, word-major.
@@ -249,8 +251,17 @@ bool root_more(RootSearch s, bool bisect) {
     return !s.done && s.k < (bisect && s.bracketed ? CORRECT_BRACKETED_STEPS : 6);
 }
 
-void root_step(vec3 d, uint start, float trigger, bool bisect, inout RootSearch s) {
+// The trigger a search that has taken k steps stops within: the trigger itself, or from
+// late_after steps on late_scale times it. The steps past the first few are regula falsi
+// narrowing a bracket across the surface's kinks (texel edges, rocks' facets), a few pixels
+// scattered over rough near ground, one in most warps, each warp waiting on it.
+float root_trigger(float trigger, int k) {
+    return pc.late_after > 0u && k >= int(pc.late_after) ? trigger * pc.late_scale : trigger;
+}
+
+void root_step(vec3 d, uint start, float trigger_first, bool bisect, inout RootSearch s) {
     s.k++;
+    float trigger = root_trigger(trigger_first, s.k);
     RayPoint c = ray_point(d, s.tc, start);
     float fc = c.f;
     if (abs(fc) < abs(s.best.f)) s.best = c;
@@ -299,7 +310,8 @@ void root_step(vec3 d, uint start, float trigger, bool bisect, inout RootSearch 
 // as that tolerance along the ray, where f steps (a cliff's edge, a seam) and no point meets
 // the threshold. A wider bracket alone is not taken: its sign change may be a seam of the
 // blend rather than a root.
-bool root_accepted(RootSearch s, float trigger, bool bisect) {
+bool root_accepted(RootSearch s, float trigger_first, bool bisect) {
+    float trigger = root_trigger(trigger_first, s.k);
     float tol = 1e-3 * max(1.0, 1e-4 * s.best.t);
     return (abs(s.best.f) < max(trigger, tol) || (bisect && s.bracketed && abs(s.t_b - s.t_a) < tol))
         && s.best.t > 0.0;

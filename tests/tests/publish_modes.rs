@@ -566,48 +566,68 @@ fn the_resolve_tail_publishes_the_same_hits() {
             .filter(|(a, b)| bytemuck::bytes_of(*a) != bytemuck::bytes_of(*b))
             .count()
     };
-    let whole = PublishOptions {
-        tail_after: 0,
-        ..base
-    };
-    publish(&mut gpu, &mut r, whole);
-    let want = publish(&mut gpu, &mut r, whole);
-    let terrain = want.iter().filter(|p| p.is_terrain()).count();
-    // Pixels whose search took two steps or more after the chord point's walk.
-    let long = want.iter().filter(|p| p.walks >= 3.0).count();
-    println!("khumbu 2 m: {terrain} terrain px, {long} searched two steps or more");
-    assert!(terrain > want.len() / 2, "the view shows terrain");
-    assert!(long > 20, "some searches run long ({long})");
-    // After 1 or 2 steps whatever the count, and after 1 only while at most 2 lanes of the
-    // subgroup still search (the rule decides which searches move, never their bits).
-    for (tail_after, tail_lanes) in [(1, 0), (2, 0), (1, 2)] {
-        // One uncorrected frame per frame in flight: each slot's records are rewritten.
-        for _ in 0..gpu.exec.frames_in_flight() {
-            let chords = publish(
+    let mut walks_by_late = Vec::new();
+    // Without and with the late steps' looser trigger (from step 2, four times it): the tail
+    // carries the step count and the trigger over, so it stops where the whole search would.
+    for (late_after, late_scale) in [(0, 1.0), (2, 4.0)] {
+        let whole = PublishOptions {
+            tail_after: 0,
+            late_after,
+            late_scale,
+            ..base
+        };
+        publish(&mut gpu, &mut r, whole);
+        let want = publish(&mut gpu, &mut r, whole);
+        let terrain = want.iter().filter(|p| p.is_terrain()).count();
+        // Pixels whose search took two steps or more after the chord point's walk.
+        let long = want.iter().filter(|p| p.walks >= 3.0).count();
+        let walks: f64 = want.iter().map(|p| p.walks as f64).sum();
+        println!(
+            "khumbu 2 m, late steps from {late_after} at {late_scale}x: {terrain} terrain px, \
+             {long} searched two steps or more, {walks} walks"
+        );
+        walks_by_late.push(walks);
+        assert!(terrain > want.len() / 2, "the view shows terrain");
+        assert!(long > 20, "some searches run long ({long})");
+        // After 1 or 2 steps whatever the count, and after 1 only while at most 2 lanes of
+        // the subgroup still search (the rule decides which searches move, never their bits).
+        for (tail_after, tail_lanes) in [(1, 0), (2, 0), (1, 2)] {
+            // One uncorrected frame per frame in flight: each slot's records are rewritten.
+            for _ in 0..gpu.exec.frames_in_flight() {
+                let chords = publish(
+                    &mut gpu,
+                    &mut r,
+                    PublishOptions {
+                        no_correction: true,
+                        ..base
+                    },
+                );
+                assert!(differ(&want, &chords) >= long, "uncorrected differs");
+            }
+            let got = publish(
                 &mut gpu,
                 &mut r,
                 PublishOptions {
-                    no_correction: true,
-                    ..base
+                    tail_after,
+                    tail_lanes,
+                    ..whole
                 },
             );
-            assert!(differ(&want, &chords) >= long, "uncorrected differs");
+            let n = differ(&want, &got);
+            assert_eq!(
+                n, 0,
+                "late steps from {late_after}, hand-over after {tail_after} step(s), \
+                 {tail_lanes} lanes: {n} px differ"
+            );
         }
-        let got = publish(
-            &mut gpu,
-            &mut r,
-            PublishOptions {
-                tail_after,
-                tail_lanes,
-                ..base
-            },
-        );
-        let n = differ(&want, &got);
-        assert_eq!(
-            n, 0,
-            "hand-over after {tail_after} step(s), {tail_lanes} lanes: {n} px differ"
-        );
     }
+    // The looser trigger ends some long searches sooner.
+    assert!(
+        walks_by_late[1] < walks_by_late[0],
+        "walks with the late trigger {} against {}",
+        walks_by_late[1],
+        walks_by_late[0]
+    );
     r.destroy(&gpu.ctx);
     gpu.assert_clean();
 }

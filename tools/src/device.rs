@@ -50,6 +50,13 @@ pub struct GpuArgs {
     /// of its subgroup still search (0: whatever the count) [default: 0].
     #[arg(long, env = "PLANETFALL_RESOLVE_TAIL_LANES")]
     pub resolve_tail_lanes: Option<u32>,
+    /// From this root search step on, a point within --resolve-late-scale times the
+    /// correction's trigger is close enough (0: never) [default: 0].
+    #[arg(long, env = "PLANETFALL_RESOLVE_LATE_AFTER")]
+    pub resolve_late_after: Option<u32>,
+    /// See --resolve-late-after (≥ 1) [default: 1].
+    #[arg(long, env = "PLANETFALL_RESOLVE_LATE_SCALE")]
+    pub resolve_late_scale: Option<f32>,
     /// Display value per unit of luminance before the tonemap: `auto` adapts it to the image
     /// (the geometric mean luminance at the key, within ±2 stops of 5; `engine::exposure`), or
     /// a fixed number (5 is the default scale).
@@ -172,6 +179,12 @@ pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     if let Some(n) = a.resolve_tail_lanes {
         o.publish.tail_lanes = n;
     }
+    if let Some(n) = a.resolve_late_after {
+        o.publish.late_after = n;
+    }
+    if let Some(x) = a.resolve_late_scale {
+        o.publish.late_scale = x;
+    }
     if let Some(n) = a.resolve_march {
         o.publish.march_samples = n;
     }
@@ -221,6 +234,11 @@ impl GpuArgs {
         if let Some(px) = self.split_min_px {
             if !(px.is_finite() && px >= 0.0) {
                 anyhow::bail!("--split-min-px must be a number of pixels ≥ 0 (got {px})");
+            }
+        }
+        if let Some(x) = self.resolve_late_scale {
+            if !(x >= 1.0 && x.is_finite()) {
+                anyhow::bail!("--resolve-late-scale must be a number ≥ 1 (got {x})");
             }
         }
         if let Some(c) = self.silhouette_cos {
