@@ -143,12 +143,6 @@ pub struct PublishOptions {
     pub mode: PublishMode,
     /// The largest pixel box one `raster.compute` thread takes ([`RASTER_MAX_BOX_PX`]).
     pub max_box_px: u32,
-    /// Boxes over this many pixels (and within `max_box_px`) are drawn by the whole subgroup
-    /// together, not by their leaf's thread alone (0: none).
-    pub coop_box_px: u32,
-    /// `raster.compute` reads a pixel's key before its atomic and skips the atomic where a
-    /// nearer depth is there already.
-    pub test_first: bool,
     /// Root search steps `publish.resolve` takes before it hands a pixel's search to
     /// `publish.resolve.tail` ([`RESOLVE_TAIL_AFTER`]; 0: never, no tail pass).
     pub tail_after: u32,
@@ -241,8 +235,6 @@ impl Default for PublishOptions {
             no_correction: false,
             mode: PublishMode::default(),
             max_box_px: RASTER_MAX_BOX_PX,
-            coop_box_px: 0,
-            test_first: false,
             tail_after: 0,
             tail_lanes: 0,
             late_after: 0,
@@ -444,13 +436,6 @@ pub fn declare_raster(
         .dispatch([1, 1, 1]);
     let max_box = (opts.max_box_px as f32).to_bits();
     let shell_k = opts.shell_k.max(0.0).to_bits();
-    let coop_box = if opts.coop_box_px == 0 {
-        f32::MAX
-    } else {
-        opts.coop_box_px as f32
-    }
-    .to_bits();
-    let mode = compute as u32 | (opts.test_first as u32) << 1;
     match mesh.occlusion.filter(|_| opts.occlusion) {
         None => {
             g.compute("raster.compute", &shaders::RASTER_COMPUTE)
@@ -461,13 +446,13 @@ pub fn declare_raster(
                 .write("big", &mut big)
                 .write("vis", &mut vis)
                 .write("shell", &mut shell)
-                .push(&[mode, max_box, 0, shell_k, coop_box])
+                .push(&[compute as u32, max_box, 0, shell_k])
                 .dispatch_indirect(dispatch, 0);
         }
         Some(o) => {
             // Two phases: last frame's visible leaves, the depth they leave per tile, then
             // the rest against it (`shaders/common/raster_small.glsl`).
-            let push = [mode, max_box, o.frame_stamp, shell_k, coop_box];
+            let push = [compute as u32, max_box, o.frame_stamp, shell_k];
             g.compute("raster.compute.early", &shaders::RASTER_COMPUTE_EARLY)
                 .read("frame", frame)
                 .read("pool", mesh.pool)

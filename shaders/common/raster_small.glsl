@@ -12,9 +12,6 @@
 #define RASTER_SMALL_GLSL
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_shader_atomic_int64 : require
-#extension GL_KHR_shader_subgroup_ballot : require
-#extension GL_KHR_shader_subgroup_shuffle : require
-#extension GL_KHR_shader_subgroup_vote : require
 layout(local_size_x = 64) in;
 #include "common/bisector.glsl"
 #include "common/frame.glsl"
@@ -37,21 +34,11 @@ layout(std430, set = 0, binding = 6) readonly buffer Hiz { uint far_bits[]; } hi
 // The prisms' nearest faces (common/raster_shell.glsl), keyed as the visibility buffer.
 layout(std430, set = 0, binding = 7) buffer Shell { uint64_t v[]; } shell;
 
-// mode bit 0: hand over to raster.compute.big (else to raster.hardware); bit 1: read a pixel's
-// key before its atomic, and skip the atomic where a nearer depth is there already. max_box:
-// the largest pixel box one thread rasterises (engine/src/publish.rs RASTER_MAX_BOX_PX);
-// frame_stamp: this frame's stamp (the early phase takes the leaves stamped one less); shell_k:
-// the prisms' raise over the largest residual (0: no shell); coop_box: boxes over this many
-// pixels (and within max_box) are drawn by the whole subgroup together.
-layout(push_constant) uniform Handover { uint mode; float max_box; uint frame_stamp; float shell_k; float coop_box; } handover;
-
-// The pixel's key into the visibility buffer. Keys only fall during the pass, so a depth word
-// already nearer than this one (read without the atomic, even torn: its high word never rises)
-// means the atomic would change nothing.
-void vis_min(uint i, uint64_t key) {
-    if ((handover.mode & 2u) != 0u && uint(vis.v[i] >> 32) < uint(key >> 32)) return;
-    atomicMin(vis.v[i], key);
-}
+// mode 0: hand over to raster.hardware, 1: to raster.compute.big; max_box: the largest pixel
+// box one thread rasterises (engine/src/publish.rs RASTER_MAX_BOX_PX); frame_stamp: this
+// frame's stamp (the early phase takes the leaves stamped one less); shell_k: the prisms'
+// raise over the largest residual (0: no shell).
+layout(push_constant) uniform Handover { uint mode; float max_box; uint frame_stamp; float shell_k; } handover;
 
 #ifdef RASTER_LATE
 // Whether every RASTER_HIZ_TILE² tile of the pixel box [lo, hi] holds early-phase depths all
@@ -83,7 +70,7 @@ void draw_rows(RasterTri t, vec2 lo, vec2 hi, uint leaf, bool into_shell) {
             if (!raster_covers(t, vec2(x, y) + 0.5, z)) continue;
             uint i = uint(y) * W + uint(x);
             if (into_shell) atomicMin(shell.v[i], raster_key(z, leaf));
-            else vis_min(i, raster_key(z, leaf));
+            else atomicMin(vis.v[i], raster_key(z, leaf));
         }
     }
 }
@@ -105,57 +92,21 @@ void draw_shell(uint leaf, vec3 p[3], vec2 vp) {
         }
         return;
     }
-    if ((handover.mode & 1u) == 0u) return;
+    if (handover.mode == 0u) return;
     uvec2 n = raster_tiles(lo, hi);
     uint64_t old = atomicAdd(big.tally, (uint64_t(1u) << 32) | uint64_t(n.x * n.y));
     big.leaves[uint(old >> 32)] = uvec2(leaf | SHELL_ENTRY, uint(old));
 }
 
-// The boxes the lanes left pending, one at a time, each drawn by every active lane of the
-// subgroup over its pixels in box order: a warp runs until its slowest lane is done, and one
-// lane's box of a few hundred pixels kept 31 lanes of one-pixel leaves waiting. The same
-// coverage test and key per pixel as draw_rows (which only skips pixels its spans rule out), so
-// the visibility buffer is the same bits.
-void draw_pending(bool pending, RasterTri t, vec2 lo, vec2 hi, uint leaf) {
-    uvec4 lanes = subgroupBallot(true);
-    uint rank = subgroupBallotExclusiveBitCount(lanes);
-    uint count = subgroupBallotBitCount(lanes);
-    uint W = uint(frame.viewport.x);
-    while (subgroupAny(pending)) {
-        uint owner = subgroupBallotFindLSB(subgroupBallot(pending));
-        if (gl_SubgroupInvocationID == owner) pending = false;
-        RasterTri u;
-        u.s0 = subgroupShuffle(t.s0, owner);
-        u.s1 = subgroupShuffle(t.s1, owner);
-        u.s2 = subgroupShuffle(t.s2, owner);
-        u.inv = subgroupShuffle(t.inv, owner);
-        u.z = subgroupShuffle(t.z, owner);
-        u.eps = subgroupShuffle(t.eps, owner);
-        vec2 blo = subgroupShuffle(lo, owner), bhi = subgroupShuffle(hi, owner);
-        uint bleaf = subgroupShuffle(leaf, owner);
-        uint bw = uint(bhi.x - blo.x) + 1u;
-        uint n = bw * (uint(bhi.y - blo.y) + 1u);
-        for (uint j = rank; j < n; j += count) {
-            vec2 q = blo + vec2(float(j % bw), float(j / bw));
-            float z;
-            if (raster_covers(u, q + 0.5, z)) vis_min(uint(q.y) * W + uint(q.x), raster_key(z, bleaf));
-        }
-    }
-}
-
-// One leaf: drawn here, left pending for the subgroup (a box over coop_box), or handed over.
-// Returns whether it is pending, with its triangle and box.
-bool draw_leaf(uint i, out RasterTri t, out vec2 lo, out vec2 hi, out uint leaf) {
-    t = RasterTri(vec2(0.0), vec2(0.0), vec2(0.0), 0.0, vec3(0.0), vec3(0.0));
-    lo = hi = vec2(0.0);
-    leaf = 0u;
-    if (i >= dispatch.args[3]) return false;
-    leaf = draw_list.leaves[i];
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i >= dispatch.args[3]) return;
+    uint leaf = draw_list.leaves[i];
 #if defined(RASTER_EARLY)
-    if (seen.frame[leaf] + 1u != handover.frame_stamp) return false;
+    if (seen.frame[leaf] + 1u != handover.frame_stamp) return;
     atomicAdd(big.early, 1u);
 #elif defined(RASTER_LATE)
-    if (seen.frame[leaf] + 1u == handover.frame_stamp) return false;
+    if (seen.frame[leaf] + 1u == handover.frame_stamp) return;
 #endif
     vec4 c[3];
     vec3 p[3];
@@ -170,44 +121,34 @@ bool draw_leaf(uint i, out RasterTri t, out vec2 lo, out vec2 hi, out uint leaf)
     if (handover.shell_k > 0.0) draw_shell(leaf, p, vp);
     if (!near_plane) {
         vec2 s0 = raster_screen(c[0], vp), s1 = raster_screen(c[1], vp), s2 = raster_screen(c[2], vp);
-        if (!raster_box(min(min(s0, s1), s2), max(max(s0, s1), s2), vp, lo, hi)) return false; // off screen
+        vec2 lo, hi;
+        if (!raster_box(min(min(s0, s1), s2), max(max(s0, s1), s2), vp, lo, hi)) return; // off screen
         vec2 box = hi - lo + 1.0;
         if (box.x * box.y <= handover.max_box) {
             vec3 z = vec3(c[0].z / c[0].w, c[1].z / c[1].w, c[2].z / c[2].w);
 #ifdef RASTER_LATE
             if (occluded(lo, hi, max(max(z.x, z.y), z.z))) {
                 atomicAdd(big.occluded, 1u);
-                return false;
+                return;
             }
 #endif
-            if (!raster_setup(s0, s1, s2, z, t)) return false;
-            if (box.x * box.y > handover.coop_box) return true;
-            draw_rows(t, lo, hi, leaf, false);
-            return false;
+            RasterTri t;
+            if (raster_setup(s0, s1, s2, z, t)) draw_rows(t, lo, hi, leaf, false);
+            return;
         }
     }
-    if ((handover.mode & 1u) == 0u) {
+    if (handover.mode == 0u) {
         uint slot = atomicAdd(big.draw_args[0], 3u) / 3u;
         big.leaves[slot] = uvec2(leaf, 0u);
-        return false;
+        return;
     }
     // Tiled compute path: reserve this leaf's slot and its run of tiles in one 64-bit add, so
     // first tiles grow with the slot (raster.compute.big finds a tile's leaf by searching them).
     RasterPoly r;
-    if (!raster_poly(c, vp, r)) return false; // behind the near plane or off screen
+    if (!raster_poly(c, vp, r)) return; // behind the near plane or off screen
     uvec2 n = raster_tiles(r.lo, r.hi);
     uint64_t old = atomicAdd(big.tally, (uint64_t(1u) << 32) | uint64_t(n.x * n.y));
     big.leaves[uint(old >> 32)] = uvec2(leaf, uint(old));
-    return false;
-}
-
-void main() {
-    RasterTri t;
-    vec2 lo, hi;
-    uint leaf;
-    // No lane returns before draw_pending: every lane of the subgroup draws its share.
-    bool pending = draw_leaf(gl_GlobalInvocationID.x, t, lo, hi, leaf);
-    draw_pending(pending, t, lo, hi, leaf);
 }
 
 #endif

@@ -188,26 +188,6 @@ fn check(gpu: &mut Gpu, name: &str, tris: &[[DVec3; 3]]) -> usize {
         differ, 0,
         "{name}: one thread per leaf vs all tiled: {differ} px differ"
     );
-    // Boxes drawn by the whole subgroup (over 1 px: nearly all; over 16 px: the big ones among
-    // one-pixel leaves), and the key read before each atomic: the same coverage and keys.
-    for (coop_box_px, test_first) in [(1, false), (16, false), (0, true), (16, true)] {
-        let got = rasterise(
-            gpu,
-            &cam,
-            tris,
-            PublishOptions {
-                coop_box_px,
-                test_first,
-                ..mode(PublishMode::Compute)
-            },
-        );
-        let differ = (0..cs.len()).filter(|&i| cs[i] != got[i]).count();
-        assert_eq!(
-            differ, 0,
-            "{name}: boxes over {coop_box_px} px by the subgroup, test first {test_first}: \
-             {differ} px differ"
-        );
-    }
     let (mut covered, mut certain, mut agree, mut worst_rel) = (0, 0, 0, 0.0f64);
     for y in 0..H {
         for x in 0..W {

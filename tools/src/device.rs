@@ -33,14 +33,6 @@ pub struct GpuArgs {
     /// over (a tuning knob: 0 hands every leaf over) [default: engine::publish::RASTER_MAX_BOX_PX].
     #[arg(long, env = "PLANETFALL_RASTER_MAX_BOX")]
     pub raster_max_box: Option<u32>,
-    /// Boxes over this many pixels (within the thread's largest) are drawn by the whole
-    /// subgroup together (0: none; the image is the same bits) [default: 0].
-    #[arg(long, env = "PLANETFALL_RASTER_COOP_BOX")]
-    pub raster_coop_box: Option<u32>,
-    /// `raster.compute` reads a pixel's key before its atomic and skips it where a nearer
-    /// depth is there already (the image is the same bits).
-    #[arg(long, env = "PLANETFALL_RASTER_TEST_FIRST", default_value = "off", value_parser = parse_on_off, action = clap::ArgAction::Set)]
-    pub raster_test_first: bool,
     /// Root search steps `publish.resolve` takes before it hands a pixel's search to
     /// `publish.resolve.tail` (0: never; engine::publish::RESOLVE_TAIL_AFTER turns it on; the
     /// hits are the same bits either way) [default: 0].
@@ -169,10 +161,6 @@ pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     if let Some(px) = a.raster_max_box {
         o.publish.max_box_px = px;
     }
-    if let Some(px) = a.raster_coop_box {
-        o.publish.coop_box_px = px;
-    }
-    o.publish.test_first = a.raster_test_first;
     if let Some(n) = a.resolve_tail_after {
         o.publish.tail_after = n;
     }
