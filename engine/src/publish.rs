@@ -127,6 +127,21 @@ pub const RESOLVE_TAIL_AFTER: u32 = 1;
 /// 32-lane subgroup.
 pub const RESOLVE_TAIL_LANES: u32 = 8;
 
+/// The root search step from which a point within [`RESOLVE_LATE_SCALE`] times the
+/// correction's trigger is close enough. A pixel left uncorrected keeps |f| under the trigger
+/// (0.1 px at 1080p and 60°); a search that has not met it after its first step is mostly regula
+/// falsi narrowing a bracket across the surface's kinks (texel edges, rocks' facets), a few
+/// scattered pixels over rough near ground, one in most warps, and each warp waits on its
+/// slowest pixel. Those stop within 0.4 px instead. On the H200 at 1080p (docs/bench.md "A
+/// looser trigger for the root search's late steps"): `publish.resolve` −0.066 ms at
+/// gibraltar-100m-p30 (warp walks 4.41 → 3.52), −0.037 at grand-canyon-100m-p0, −0.024 at
+/// hawaii-1km-p30; see-through, silhouettes and the descent's pops unchanged, the lateral
+/// flight's worst pop 4.79 → 1.77 px; depth rel p95 at gibraltar-100m-p30 (lavapipe, 480×270)
+/// 4.2e-4 → 6.4e-4.
+pub const RESOLVE_LATE_AFTER: u32 = 2;
+/// See [`RESOLVE_LATE_AFTER`].
+pub const RESOLVE_LATE_SCALE: f32 = 4.0;
+
 /// Searches `publish.tail` holds at most, per pixel of the frame (a quarter), and in all;
 /// a pixel whose search does not fit finishes in `publish.resolve`.
 const TAIL_SHARE: u64 = 4;
@@ -150,7 +165,8 @@ pub struct PublishOptions {
     /// search ([`RESOLVE_TAIL_LANES`]; 0: whatever the count).
     pub tail_lanes: u32,
     /// From this root search step on (0: never), a point within `late_scale` times the
-    /// correction's trigger is close enough: the long searches stop sooner, at a looser bound.
+    /// correction's trigger is close enough: the long searches stop sooner, at a looser bound
+    /// ([`RESOLVE_LATE_AFTER`], [`RESOLVE_LATE_SCALE`]).
     pub late_after: u32,
     /// See `late_after`.
     pub late_scale: f32,
@@ -237,8 +253,8 @@ impl Default for PublishOptions {
             max_box_px: RASTER_MAX_BOX_PX,
             tail_after: 0,
             tail_lanes: 0,
-            late_after: 0,
-            late_scale: 1.0,
+            late_after: RESOLVE_LATE_AFTER,
+            late_scale: RESOLVE_LATE_SCALE,
             occlusion: false,
             march_samples: 0,
             outline_samples: 0,

@@ -43,10 +43,10 @@ pub struct GpuArgs {
     #[arg(long, env = "PLANETFALL_RESOLVE_TAIL_LANES")]
     pub resolve_tail_lanes: Option<u32>,
     /// From this root search step on, a point within --resolve-late-scale times the
-    /// correction's trigger is close enough (0: never) [default: 0].
+    /// correction's trigger is close enough (0: never) [default: engine::publish::RESOLVE_LATE_AFTER].
     #[arg(long, env = "PLANETFALL_RESOLVE_LATE_AFTER")]
     pub resolve_late_after: Option<u32>,
-    /// See --resolve-late-after (≥ 1) [default: 1].
+    /// See --resolve-late-after (≥ 1) [default: engine::publish::RESOLVE_LATE_SCALE].
     #[arg(long, env = "PLANETFALL_RESOLVE_LATE_SCALE")]
     pub resolve_late_scale: Option<f32>,
     /// Display value per unit of luminance before the tonemap: `auto` adapts it to the image
