@@ -124,7 +124,9 @@ pub const RESOLVE_TAIL_AFTER: u32 = 1;
 /// [`RESOLVE_TAIL_AFTER`]): a warp most of whose pixels are done stops waiting on its few
 /// long searches, and one whose pixels mostly still search keeps them, where handing them all
 /// over only moves the work into the tail pass and adds its fixed cost. A quarter of a
-/// 32-lane subgroup.
+/// 32-lane subgroup. Measured on the H200 with the tail after 1 step (docs/bench.md "A looser
+/// trigger for the root search's late steps"), it still cost +0.012–0.014 ms where searches
+/// are short (hawaii-2m-p30, khumbu-2m-p0), so the tail stays off.
 pub const RESOLVE_TAIL_LANES: u32 = 8;
 
 /// The root search step from which a point within [`RESOLVE_LATE_SCALE`] times the

@@ -270,7 +270,8 @@ void root_step(vec3 d, uint start, float trigger_first, bool bisect, inout RootS
     // by at most |f|/(t·pixel angle) pixels whatever the slope (on a face turned to the
     // camera the error along the ray is smaller than f), 0.1 px for the trigger at 1080p
     // and 60°; and never finer than float distances resolve. (A quarter of it took about
-    // half a walk more per pixel over rough ground, for 0.08 px less.)
+    // half a walk more per pixel over rough ground, for 0.08 px less.) From late_after steps
+    // on, within late_scale times it (root_trigger): 0.4 px by default.
     if (abs(fc) < max(trigger, 1e-3 * max(1.0, 1e-4 * s.tc))) {
         s.done = true;
         return;
