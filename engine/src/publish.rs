@@ -168,7 +168,8 @@ pub struct PublishOptions {
     pub tail_lanes: u32,
     /// From this root search step on (0: never), a point within `late_scale` times the
     /// correction's trigger is close enough: the long searches stop sooner, at a looser bound
-    /// ([`RESOLVE_LATE_AFTER`], [`RESOLVE_LATE_SCALE`]).
+    /// ([`RESOLVE_LATE_AFTER`], [`RESOLVE_LATE_SCALE`]). Not with `root_bisect`, which is there
+    /// to reach the roots at step edges.
     pub late_after: u32,
     /// See `late_after`.
     pub late_scale: f32,

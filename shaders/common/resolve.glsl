@@ -254,14 +254,15 @@ bool root_more(RootSearch s, bool bisect) {
 // The trigger a search that has taken k steps stops within: the trigger itself, or from
 // late_after steps on late_scale times it. The steps past the first few are regula falsi
 // narrowing a bracket across the surface's kinks (texel edges, rocks' facets), a few pixels
-// scattered over rough near ground, one in most warps, each warp waiting on it.
-float root_trigger(float trigger, int k) {
-    return pc.late_after > 0u && k >= int(pc.late_after) ? trigger * pc.late_scale : trigger;
+// scattered over rough near ground, one in most warps, each warp waiting on it. Not where the
+// search bisects (off by default): that mode is there to reach the roots at step edges.
+float root_trigger(float trigger, int k, bool bisect) {
+    return !bisect && pc.late_after > 0u && k >= int(pc.late_after) ? trigger * pc.late_scale : trigger;
 }
 
 void root_step(vec3 d, uint start, float trigger_first, bool bisect, inout RootSearch s) {
     s.k++;
-    float trigger = root_trigger(trigger_first, s.k);
+    float trigger = root_trigger(trigger_first, s.k, bisect);
     RayPoint c = ray_point(d, s.tc, start);
     float fc = c.f;
     if (abs(fc) < abs(s.best.f)) s.best = c;
@@ -312,7 +313,7 @@ void root_step(vec3 d, uint start, float trigger_first, bool bisect, inout RootS
 // the threshold. A wider bracket alone is not taken: its sign change may be a seam of the
 // blend rather than a root.
 bool root_accepted(RootSearch s, float trigger_first, bool bisect) {
-    float trigger = root_trigger(trigger_first, s.k);
+    float trigger = root_trigger(trigger_first, s.k, bisect);
     float tol = 1e-3 * max(1.0, 1e-4 * s.best.t);
     return (abs(s.best.f) < max(trigger, tol) || (bisect && s.bracketed && abs(s.t_b - s.t_a) < tol))
         && s.best.t > 0.0;
