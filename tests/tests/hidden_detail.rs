@@ -176,18 +176,18 @@ fn a_ray_over_a_sagging_crest_meets_the_crest() {
         n > (W * H / 3) as usize,
         "the view is mostly near ground: {n} px"
     );
-    // The scene must show the fault, or this test proves nothing: 1,142 of 9,848 px.
+    // The scene must show the fault, or this test proves nothing: 1,083 of 9,848 px.
     assert!(
         past0 * 100 > n0,
         "the chords sag under the crests: {past0} of {n0} px"
     );
     // The root search beside the chord reaches the roots at the steps' edges where it bisects:
-    // 193 px.
+    // 340 px.
     assert!(
         past1 * 3 < past0,
         "roots at the edges: {past1} vs {past0} px drawn past them"
     );
-    // The outline search meets the crests the chords pass under: 20 px, none beyond the
+    // The outline search meets the crests the chords pass under: 101 px, none beyond the
     // search's reach (155 without it).
     assert!(
         past * 3 < past1,
