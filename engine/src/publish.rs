@@ -120,8 +120,9 @@ pub const RASTER_MAX_BOX_PX: u32 = 256;
 /// hawaii-2m-p30): the second pass's fixed cost.
 pub const RESOLVE_TAIL_AFTER: u32 = 1;
 
-/// Lanes of a subgroup still searching at most for a search to be handed over (with
-/// [`RESOLVE_TAIL_AFTER`]): a warp most of whose pixels are done stops waiting on its few
+/// The lanes to turn the tail's subgroup rule on with (`--resolve-tail-lanes`, beside
+/// [`RESOLVE_TAIL_AFTER`]): a search is handed over only while at most this many lanes of its
+/// subgroup still search. A warp most of whose pixels are done stops waiting on its few
 /// long searches, and one whose pixels mostly still search keeps them, where handing them all
 /// over only moves the work into the tail pass and adds its fixed cost. A quarter of a
 /// 32-lane subgroup. Measured on the H200 with the tail after 1 step (docs/bench.md "A looser

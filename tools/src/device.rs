@@ -39,7 +39,8 @@ pub struct GpuArgs {
     #[arg(long, env = "PLANETFALL_RESOLVE_TAIL_AFTER")]
     pub resolve_tail_after: Option<u32>,
     /// With `--resolve-tail-after`: a search is handed over only while at most this many lanes
-    /// of its subgroup still search (0: whatever the count) [default: 0].
+    /// of its subgroup still search (0: whatever the count; engine::publish::RESOLVE_TAIL_LANES
+    /// is the measured setting) [default: 0].
     #[arg(long, env = "PLANETFALL_RESOLVE_TAIL_LANES")]
     pub resolve_tail_lanes: Option<u32>,
     /// From this root search step on, a point within --resolve-late-scale times the
