@@ -22,10 +22,29 @@ pub fn pixel_ray(cam: &ViewCamera, x: f64, y: f64) -> DVec3 {
     (cam.forward + cam.right * (nx * t * aspect) - cam.up * (ny * t)).normalize()
 }
 
-/// Height of the blended surface under planet-centred point `p` for ray distance `t`, and p's
-/// own height above the datum.
-fn clearance(res: &Residency, lod: &LodParams, body: Body, p: DVec3, t: f64) -> f64 {
-    let (h, _) = height_at_point(res, lod, p, t);
+/// Where the level selection measures its distance from: the ray's own eye, as the renderer
+/// does, or a fixed point, which makes the surface the same for every eye (the pop metric's
+/// floor: what two frames differ by when the surface does not move).
+#[derive(Clone, Copy, Debug, Default)]
+pub enum LodEye {
+    #[default]
+    Ray,
+    Fixed(DVec3),
+}
+
+impl LodEye {
+    fn distance(self, p: DVec3, t: f64) -> f64 {
+        match self {
+            LodEye::Ray => t,
+            LodEye::Fixed(e) => (p - e).length(),
+        }
+    }
+}
+
+/// Height of the blended surface under planet-centred point `p` at ray distance `t` (levels
+/// chosen from `at`'s distance), less p's own height above the datum.
+fn clearance(res: &Residency, lod: &LodParams, body: Body, at: LodEye, p: DVec3, t: f64) -> f64 {
+    let (h, _) = height_at_point(res, lod, p, at.distance(p, t));
     p.length() - body.radius - h
 }
 
@@ -54,12 +73,26 @@ pub fn cast(
     d: DVec3,
     max_relief: f64,
 ) -> RefPixel {
+    cast_from(res, lod, body, LodEye::Ray, eye, d, max_relief)
+}
+
+/// [`cast`] with the level selection's distance measured from `at`.
+pub fn cast_from(
+    res: &Residency,
+    lod: &LodParams,
+    body: Body,
+    at: LodEye,
+    eye: DVec3,
+    d: DVec3,
+    max_relief: f64,
+) -> RefPixel {
     let t_ocean = datum_distance(eye, d, body.radius);
     match (
         march(
             res,
             lod,
             body,
+            at,
             eye,
             d,
             max_relief,
@@ -70,12 +103,12 @@ pub fn cast(
         (Some(t), _) => Some(t),
         (None, Some(to)) => {
             let p = eye + d * to;
-            if clearance(res, lod, body, p, to) > 0.0 && ocean_under(res, lod, p) {
+            if clearance(res, lod, body, at, p, to) > 0.0 && ocean_under(res, lod, p) {
                 // The sea floor under the datum here: the ocean surface.
                 Some(to)
             } else {
                 // Land at the datum crossing: the terrain continues past it.
-                march(res, lod, body, eye, d, max_relief, f64::INFINITY)
+                march(res, lod, body, at, eye, d, max_relief, f64::INFINITY)
             }
         }
         (None, None) => None,
@@ -93,10 +126,12 @@ fn datum_distance(eye: DVec3, d: DVec3, radius: f64) -> Option<f64> {
 
 /// March one ray up to `t_max`: steps bounded by the clearance over a slope bound, then
 /// bisection to 1 mm (or 1e-7 of the distance) once the ray is below the surface.
+#[allow(clippy::too_many_arguments)]
 fn march(
     res: &Residency,
     lod: &LodParams,
     body: Body,
+    at: LodEye,
     eye: DVec3,
     d: DVec3,
     max_relief: f64,
@@ -120,7 +155,7 @@ fn march(
         return None;
     }
     let mut prev_t = t;
-    let mut prev_c = clearance(res, lod, body, eye + d * t, t.max(1e-3));
+    let mut prev_c = clearance(res, lod, body, at, eye + d * t, t.max(1e-3));
     if prev_c <= 0.0 {
         return Some(t);
     }
@@ -131,13 +166,13 @@ fn march(
         steps += 1;
         let step = (prev_c / SLOPE).max(0.02 + 1e-5 * t);
         t += step;
-        let cl = clearance(res, lod, body, eye + d * t, t);
+        let cl = clearance(res, lod, body, at, eye + d * t, t);
         if cl <= 0.0 {
             // Bisection between prev_t (above) and t (below).
             let (mut lo, mut hi) = (prev_t, t);
             for _ in 0..60 {
                 let mid = 0.5 * (lo + hi);
-                if clearance(res, lod, body, eye + d * mid, mid) <= 0.0 {
+                if clearance(res, lod, body, at, eye + d * mid, mid) <= 0.0 {
                     hi = mid;
                 } else {
                     lo = mid;
@@ -162,6 +197,18 @@ pub fn render(
     cam: &ViewCamera,
     max_relief: f64,
 ) -> Vec<RefPixel> {
+    render_from(res, lod, body, LodEye::Ray, cam, max_relief)
+}
+
+/// [`render`] with the level selection's distance measured from `at`.
+pub fn render_from(
+    res: &Residency,
+    lod: &LodParams,
+    body: Body,
+    at: LodEye,
+    cam: &ViewCamera,
+    max_relief: f64,
+) -> Vec<RefPixel> {
     let (w, h) = (cam.width as usize, cam.height as usize);
     let mut out = vec![None; w * h];
     let threads = std::thread::available_parallelism()
@@ -175,7 +222,7 @@ pub fn render(
                 for (i, px) in chunk.iter_mut().enumerate() {
                     let (x, y) = (i % w, k * rows_per + i / w);
                     let d = pixel_ray(cam, x as f64 + 0.5, y as f64 + 0.5);
-                    *px = cast(res, lod, body, cam.eye, d, max_relief);
+                    *px = cast_from(res, lod, body, at, cam.eye, d, max_relief);
                 }
             });
         }

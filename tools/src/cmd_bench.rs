@@ -103,6 +103,12 @@ pub struct Args {
     /// reader in tools/scripts/device/pop_dump.py).
     #[arg(long, requires = "pop_maps")]
     pop_dump: bool,
+    /// At these flight frames (comma-separated), also measure the pop between the CPU
+    /// reference's pictures of the same two cameras over the frame's tiles: with the levels
+    /// blended by each eye's distance, and on a surface that does not move — the metric's floor
+    /// (slow: the reference casts every pixel).
+    #[arg(long, value_name = "FRAMES", value_delimiter = ',')]
+    pop_reference: Vec<usize>,
     #[command(flatten)]
     sun: crate::camera::SunArgs,
     /// Output directory.
@@ -201,6 +207,7 @@ fn options(a: &Args) -> Result<Options> {
         morph_updates: a.morph_updates,
         pop_maps: a.pop_maps.clone(),
         pop_dump: a.pop_dump,
+        pop_reference: a.pop_reference.clone(),
         prefetch: !a.no_prefetch,
         prefetch_flights: a.prefetch_flights,
         sun: {

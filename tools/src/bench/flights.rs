@@ -189,6 +189,7 @@ fn fly(
     o: &Options,
     feed: &Feed,
     supply: &mut Supply,
+    relief: f64,
 ) -> Result<Flown> {
     let Some((first, _)) = cams.first() else {
         return Ok(Flown {
@@ -201,12 +202,13 @@ fn fly(
     };
     settle_on_feed(gpu, r, first, o, false)?;
     r.set_frame_period(Some(FLIGHT_FRAME_PERIOD_S));
-    let res = fly_settled(gpu, r, name, cams, o, feed, supply);
+    let res = fly_settled(gpu, r, name, cams, o, feed, supply, relief);
     r.set_frame_period(None);
     supply.pause();
     res
 }
 
+#[allow(clippy::too_many_arguments)]
 fn fly_settled(
     gpu: &mut Gpu,
     r: &mut PlanetRenderer,
@@ -215,6 +217,7 @@ fn fly_settled(
     o: &Options,
     feed: &Feed,
     supply: &mut Supply,
+    relief: f64,
 ) -> Result<Flown> {
     let t = Instant::now();
     let mut out = Vec::new();
@@ -266,6 +269,9 @@ fn fly_settled(
         };
         let d = &prev.as_ref().expect("just set").1;
         let (c, map) = pop::change_map(&pcam, &pd, cam, d);
+        if o.pop_reference.contains(&k) {
+            pop_against_reference(r, name, k, &pcam, cam, &c, relief);
+        }
         if let (Some(before), Some(now)) = (before_aov, &prev_aov) {
             if worst_dump.as_ref().is_none_or(|w| w.max_px < c.max_px) {
                 worst_dump = Some(PopDump {
@@ -354,6 +360,40 @@ fn fly_settled(
         host_ms: host,
         tile_ms,
     })
+}
+
+/// `--pop-reference`: the same frame pair drawn by the CPU reference over this frame's tiles,
+/// once with the levels blended by each eye's own ray distance (the surface the renderer means
+/// to draw, which moves as distances change) and once with both blended by distance from the
+/// previous eye (a surface that does not move: what the metric reads when nothing changed).
+/// The renderer's pop less the first is what the mesh, the resolve and the tiles' arrivals add;
+/// the first less the second is the level blend's own motion.
+fn pop_against_reference(
+    r: &PlanetRenderer,
+    name: &str,
+    k: usize,
+    pcam: &ViewCamera,
+    cam: &ViewCamera,
+    gpu: &pop::Change,
+    relief: f64,
+) {
+    use engine::reference::{render_from, LodEye};
+    let t = Instant::now();
+    let (res, lod) = (r.residency(), r.lod_params(cam));
+    let before = render_from(res, &lod, r.body, LodEye::Ray, pcam, relief);
+    let moving = render_from(res, &lod, r.body, LodEye::Ray, cam, relief);
+    let fixed = render_from(res, &lod, r.body, LodEye::Fixed(pcam.eye), cam, relief);
+    let blend = pop::change(pcam, &before, cam, &moving);
+    let still = pop::change(pcam, &before, cam, &fixed);
+    let both = |c: &pop::Change| format!("{:.3} / {:.3}", c.max_px, c.p99_px);
+    println!(
+        "  {name} frame {k}: pop max / p99 px: renderer {}; reference {}; reference on a \
+         surface that does not move {} ({:.1} s)",
+        both(gpu),
+        both(&blend),
+        both(&still),
+        t.elapsed().as_secs_f64()
+    );
 }
 
 fn write_pop_map(
@@ -583,7 +623,8 @@ pub fn run(gpu: &mut Gpu, scene: &Scene, o: &Options) -> Result<Flights> {
             continue;
         }
         let mut r = flight_renderer(gpu, &feed, o.flight_wait, o)?;
-        let res = fly(gpu, &mut r, &name, &cams, o, &feed, &mut supply);
+        let relief = scene.source().max_relief();
+        let res = fly(gpu, &mut r, &name, &cams, o, &feed, &mut supply, relief);
         let cost = r.gpu_tile_cost_ms();
         r.destroy(&gpu.ctx);
         let f = res?;

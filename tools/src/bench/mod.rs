@@ -66,6 +66,9 @@ pub struct Options {
     pub pop_maps: Option<PathBuf>,
     /// With `pop_maps`: the worst frame's AOVs and cameras, raw (`flights::PopDump`).
     pub pop_dump: bool,
+    /// Flight frames whose pop is also measured on the CPU reference's pictures of the same
+    /// pair (`flights::pop_against_reference`).
+    pub pop_reference: Vec<usize>,
     /// Derive every tile the views want on all cores first.
     pub prefetch: bool,
     /// Derive the flights' tiles too, and fly on that store instead of a fresh, cold one.
