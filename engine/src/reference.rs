@@ -229,3 +229,42 @@ pub fn render_from(
     });
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cbt::gpu::scene::residency_around;
+    use crate::planet::cube::latlon_to_dir;
+    use crate::source::AnalyticSource;
+
+    /// The level selection measured from a fixed point: from the ray's own eye it is the
+    /// renderer's surface; from a point far away it is the coarse levels' surface, which over
+    /// rough ground meets the ray elsewhere.
+    #[test]
+    fn levels_chosen_from_a_fixed_point() {
+        let body = Body { radius: 1.0e6 };
+        let src = AnalyticSource::new(body, 6, 100.0, |d| {
+            100.0 * (d.x * 4000.0).sin() * (d.y * 3000.0 + d.z * 2000.0).cos()
+        });
+        let dir = latlon_to_dir(10.0, 20.0);
+        let res = residency_around(&src, dir, 6, 1);
+        let lod = LodParams {
+            texel0: body.texel0(),
+            pixel_angle: 1e-3,
+            lod_bias: 0.0,
+            max_level: 6,
+        };
+        let eye = dir * (body.radius + 2_000.0);
+        let east = DVec3::Z.cross(dir).normalize();
+        // 1 in 5 down: the ground about 10 km ahead.
+        let d = (east * 5.0 - dir).normalize();
+        let own = cast(&res, &lod, body, eye, d, 100.0).expect("the ground ahead");
+        let same = cast_from(&res, &lod, body, LodEye::Fixed(eye), eye, d, 100.0).expect("hit");
+        assert!((own - same).abs() < 1e-3, "{own} against {same}");
+        // From 3,000 km away every point takes L0's blend, whose 3 km texels smooth away the
+        // bumps 1.6 km across.
+        let far = LodEye::Fixed(eye + east * 3.0e6);
+        let coarse = cast_from(&res, &lod, body, far, eye, d, 100.0).expect("hit");
+        assert!((own - coarse).abs() > 1.0, "{own} against {coarse}");
+    }
+}
