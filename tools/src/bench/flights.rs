@@ -8,7 +8,9 @@
 use super::frame::Gpu;
 use super::pop;
 use super::readiness::{self, Feed, Supply};
-use super::report::{Flight, FlightReadiness, HostStats, PopFrame, Readiness, Settle};
+use super::report::{
+    Flight, FlightReadiness, HostStats, PopFrame, PopReference, Readiness, Settle,
+};
 use super::scene::Scene;
 use super::stats::median;
 use super::view::settle;
@@ -269,9 +271,10 @@ fn fly_settled(
         };
         let d = &prev.as_ref().expect("just set").1;
         let (c, map) = pop::change_map(&pcam, &pd, cam, d);
-        if o.pop_reference.contains(&k) {
-            pop_against_reference(r, name, k, &pcam, cam, &c, relief);
-        }
+        let reference = o
+            .pop_reference
+            .contains(&k)
+            .then(|| pop_against_reference(r, name, k, &pcam, cam, &c, relief));
         if let (Some(before), Some(now)) = (before_aov, &prev_aov) {
             if worst_dump.as_ref().is_none_or(|w| w.max_px < c.max_px) {
                 worst_dump = Some(PopDump {
@@ -296,6 +299,7 @@ fn fly_settled(
         }
         let rs = &r.stats.residency;
         out.push(PopFrame {
+            reference,
             agl_m: *agl,
             max_px: c.max_px,
             p99_px: c.p99_px,
@@ -376,7 +380,7 @@ fn pop_against_reference(
     cam: &ViewCamera,
     gpu: &pop::Change,
     relief: f64,
-) {
+) -> PopReference {
     use engine::reference::{render_from, LodEye};
     let t = Instant::now();
     let (res, lod) = (r.residency(), r.lod_params(cam));
@@ -394,6 +398,12 @@ fn pop_against_reference(
         both(&still),
         t.elapsed().as_secs_f64()
     );
+    PopReference {
+        max_px: blend.max_px,
+        p99_px: blend.p99_px,
+        floor_max_px: still.max_px,
+        floor_p99_px: still.p99_px,
+    }
 }
 
 fn write_pop_map(

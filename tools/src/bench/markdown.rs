@@ -324,6 +324,15 @@ pub fn render(r: &Report) -> String {
     }
     for f in &r.flights {
         let _ = writeln!(s, "\n- {}: {}", f.name, f.description);
+        for (k, p) in f.per_frame.iter().enumerate() {
+            if let Some(x) = &p.reference {
+                let _ = writeln!(
+                    s,
+                    "  - frame {}: pop max / p99 {:.3} / {:.3} px; the CPU reference's {:.3} / {:.3}, and on a surface that does not move (the metric's floor) {:.3} / {:.3}",
+                    k + 1, p.max_px, p.p99_px, x.max_px, x.p99_px, x.floor_max_px, x.floor_p99_px
+                );
+            }
+        }
     }
     if let Some(t) = &r.teleport {
         let _ = writeln!(

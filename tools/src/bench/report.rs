@@ -375,8 +375,23 @@ pub struct Flight {
     pub wall_s: f64,
 }
 
+/// `--pop-reference`: a frame pair's pop on the CPU reference's pictures (`flights.rs`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct PopReference {
+    /// Max and p99, px: the levels blended by each eye's own distance (the surface the
+    /// renderer means to draw).
+    pub max_px: f64,
+    pub p99_px: f64,
+    /// The same with one surface for both eyes: what the metric reads when nothing moved.
+    pub floor_max_px: f64,
+    pub floor_p99_px: f64,
+}
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct PopFrame {
+    /// Set where `--pop-reference` named this frame.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<PopReference>,
     pub agl_m: f64,
     pub max_px: f64,
     pub p99_px: f64,
