@@ -191,7 +191,6 @@ fn fly(
     o: &Options,
     feed: &Feed,
     supply: &mut Supply,
-    relief: f64,
 ) -> Result<Flown> {
     let Some((first, _)) = cams.first() else {
         return Ok(Flown {
@@ -204,13 +203,12 @@ fn fly(
     };
     settle_on_feed(gpu, r, first, o, false)?;
     r.set_frame_period(Some(FLIGHT_FRAME_PERIOD_S));
-    let res = fly_settled(gpu, r, name, cams, o, feed, supply, relief);
+    let res = fly_settled(gpu, r, name, cams, o, feed, supply);
     r.set_frame_period(None);
     supply.pause();
     res
 }
 
-#[allow(clippy::too_many_arguments)]
 fn fly_settled(
     gpu: &mut Gpu,
     r: &mut PlanetRenderer,
@@ -219,7 +217,6 @@ fn fly_settled(
     o: &Options,
     feed: &Feed,
     supply: &mut Supply,
-    relief: f64,
 ) -> Result<Flown> {
     let t = Instant::now();
     let mut out = Vec::new();
@@ -274,7 +271,7 @@ fn fly_settled(
         let reference = o
             .pop_reference
             .contains(&k)
-            .then(|| pop_against_reference(r, name, k, &pcam, cam, &c, relief));
+            .then(|| pop_against_reference(r, name, k, &pcam, cam, &c, feed.source.max_relief()));
         if let (Some(before), Some(now)) = (before_aov, &prev_aov) {
             if worst_dump.as_ref().is_none_or(|w| w.max_px < c.max_px) {
                 worst_dump = Some(PopDump {
@@ -633,8 +630,7 @@ pub fn run(gpu: &mut Gpu, scene: &Scene, o: &Options) -> Result<Flights> {
             continue;
         }
         let mut r = flight_renderer(gpu, &feed, o.flight_wait, o)?;
-        let relief = scene.source().max_relief();
-        let res = fly(gpu, &mut r, &name, &cams, o, &feed, &mut supply, relief);
+        let res = fly(gpu, &mut r, &name, &cams, o, &feed, &mut supply);
         let cost = r.gpu_tile_cost_ms();
         r.destroy(&gpu.ctx);
         let f = res?;
