@@ -174,6 +174,9 @@ fn options(a: &Args) -> Result<Options> {
                 );
             }
             p.descent_first_frame = a.descent_from_frame;
+            if a.pop_reference.contains(&0) {
+                bail!("--pop-reference: a flight's frame 0 has no frame before it to compare with (frames count from 1)");
+            }
             if let Some(h) = a.hold_max_s {
                 if !(h.is_finite() && h >= 0.0) {
                     bail!("--hold-max-s must be a number of seconds ≥ 0 (got {h})");
