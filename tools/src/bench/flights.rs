@@ -268,10 +268,17 @@ fn fly_settled(
         };
         let d = &prev.as_ref().expect("just set").1;
         let (c, map) = pop::change_map(&pcam, &pd, cam, d);
-        let reference = o
-            .pop_reference
-            .contains(&k)
-            .then(|| pop_against_reference(r, name, k, &pcam, cam, &c, feed.source.max_relief()));
+        let reference = o.pop_reference.contains(&k).then(|| {
+            let pair = FramePair {
+                prev_cam: &pcam,
+                prev: &pd,
+                cam,
+                cur: d,
+                map: &map,
+                change: &c,
+            };
+            pop_against_reference(r, name, k, &pair, feed.source.max_relief())
+        });
         if let (Some(before), Some(now)) = (before_aov, &prev_aov) {
             if worst_dump.as_ref().is_none_or(|w| w.max_px < c.max_px) {
                 worst_dump = Some(PopDump {
@@ -369,16 +376,28 @@ fn fly_settled(
 /// previous eye (a surface that does not move: what the metric reads when nothing changed).
 /// The renderer's pop less the first is what the mesh, the resolve and the tiles' arrivals add;
 /// the first less the second is the level blend's own motion.
+/// A flight frame and its predecessor as the renderer drew them, with their pop.
+struct FramePair<'a> {
+    prev_cam: &'a ViewCamera,
+    prev: &'a [Option<f64>],
+    cam: &'a ViewCamera,
+    cur: &'a [Option<f64>],
+    map: &'a [f32],
+    change: &'a pop::Change,
+}
+
+/// And where the renderer's worst point was: its distance in both frames against the
+/// reference's (at the previous pixel, and at the pixel nearest its reprojection), so that the
+/// frame whose surface is off shows.
 fn pop_against_reference(
     r: &PlanetRenderer,
     name: &str,
     k: usize,
-    pcam: &ViewCamera,
-    cam: &ViewCamera,
-    gpu: &pop::Change,
+    pair: &FramePair,
     relief: f64,
 ) -> PopReference {
     use engine::reference::{render_from, LodEye};
+    let (pcam, cam, gpu) = (pair.prev_cam, pair.cam, pair.change);
     let t = Instant::now();
     let (res, lod) = (r.residency(), r.lod_params(cam));
     let before = render_from(res, &lod, r.body, LodEye::Ray, pcam, relief);
@@ -395,6 +414,35 @@ fn pop_against_reference(
         both(&still),
         t.elapsed().as_secs_f64()
     );
+    let worst = pair
+        .map
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .filter(|(_, p)| **p > 0.0);
+    if let Some((i, p)) = worst {
+        let w = pcam.width as usize;
+        let m = |v: Option<f64>| v.map_or("sky".to_string(), |d| format!("{d:.3} m"));
+        let now = pair.prev[i].and_then(|d| pop::reprojected_pixel(pcam, i, d, cam));
+        let at = |v: &[Option<f64>]| now.map_or("off screen".to_string(), |j| m(v[j]));
+        let expected = pair.prev[i].map(|d| {
+            let ray =
+                engine::reference::pixel_ray(pcam, (i % w) as f64 + 0.5, (i / w) as f64 + 0.5);
+            (pcam.eye + ray * d - cam.eye).length()
+        });
+        println!(
+            "    worst point ({}, {}), {p:.3} px: before {} (reference {}), now {} expected, \
+             {} drawn (reference {}, on the unmoving surface {}) at the nearest pixel",
+            i % w,
+            i / w,
+            m(pair.prev[i]),
+            m(before[i]),
+            m(expected),
+            at(pair.cur),
+            at(&moving),
+            at(&fixed)
+        );
+    }
     PopReference {
         max_px: blend.max_px,
         p99_px: blend.p99_px,

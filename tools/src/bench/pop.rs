@@ -75,6 +75,18 @@ fn project(cam: &ViewCamera, v: DVec3) -> Option<(f64, f64)> {
     ))
 }
 
+/// The pixel nearest to where previous-frame pixel `i` (seen at distance `d`) lands in `cur`,
+/// or None off screen or behind.
+pub fn reprojected_pixel(prev: &ViewCamera, i: usize, d: f64, cur: &ViewCamera) -> Option<usize> {
+    let w = prev.width as usize;
+    let (px, py) = ((i % w) as f64 + 0.5, (i / w) as f64 + 0.5);
+    let p = prev.eye + engine::reference::pixel_ray(prev, px, py) * d;
+    let (qx, qy) = project(cur, p - cur.eye)?;
+    let (x, y) = (qx.round(), qy.round());
+    (x >= 0.0 && y >= 0.0 && x < cur.width as f64 && y < cur.height as f64)
+        .then(|| y as usize * cur.width as usize + x as usize)
+}
+
 /// Depth-edge mask: sky, a sky 4-neighbour, or a large second difference of 1/distance.
 pub fn edges(d: &[Option<f64>], w: usize, h: usize) -> Vec<bool> {
     let inv = |x: usize, y: usize| d[y * w + x].map(|v| 1.0 / v.max(1e-9));
