@@ -328,8 +328,8 @@ pub fn render(r: &Report) -> String {
             if let Some(x) = &p.reference {
                 let _ = writeln!(
                     s,
-                    "  - frame {}: pop max / p99 {:.3} / {:.3} px; the CPU reference's {:.3} / {:.3}, and on a surface that does not move (the metric's floor) {:.3} / {:.3}",
-                    k + 1, p.max_px, p.p99_px, x.max_px, x.p99_px, x.floor_max_px, x.floor_p99_px
+                    "  - frame {}: pop max / p99 {:.3} / {:.3} px; the CPU reference's {:.3} / {:.3}, and on a surface that does not move (the metric's floor) {:.3} / {:.3}; the renderer's over the floor point by point {:.3} / {:.3}",
+                    k + 1, p.max_px, p.p99_px, x.max_px, x.p99_px, x.floor_max_px, x.floor_p99_px, x.excess_max_px, x.excess_p99_px
                 );
             }
         }

@@ -385,6 +385,10 @@ pub struct PopReference {
     /// The same with one surface for both eyes: what the metric reads when nothing moved.
     pub floor_max_px: f64,
     pub floor_p99_px: f64,
+    /// Per previous-frame pixel compared in both, the renderer's pop less the floor's there
+    /// (0 where under it): max and p99, px.
+    pub excess_max_px: f64,
+    pub excess_p99_px: f64,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
