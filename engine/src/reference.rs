@@ -41,11 +41,22 @@ impl LodEye {
     }
 }
 
-/// Height of the blended surface under planet-centred point `p` at ray distance `t` (levels
-/// chosen from `at`'s distance), less p's own height above the datum.
-fn clearance(res: &Residency, lod: &LodParams, body: Body, at: LodEye, p: DVec3, t: f64) -> f64 {
-    let (h, _) = height_at_point(res, lod, p, at.distance(p, t));
-    p.length() - body.radius - h
+/// What a ray is cast against: the resident tiles, the level selection and where it measures
+/// its distance from.
+struct Target<'a> {
+    res: &'a Residency,
+    lod: &'a LodParams,
+    body: Body,
+    at: LodEye,
+}
+
+impl Target<'_> {
+    /// Height of planet-centred point `p` at ray distance `t` above the blended surface under
+    /// it (levels chosen from `at`'s distance).
+    fn clearance(&self, p: DVec3, t: f64) -> f64 {
+        let (h, _) = height_at_point(self.res, self.lod, p, self.at.distance(p, t));
+        p.length() - self.body.radius - h
+    }
 }
 
 /// Whether an ocean sample of the finest tile under `p` is among the four around it, as
@@ -86,29 +97,19 @@ pub fn cast_from(
     d: DVec3,
     max_relief: f64,
 ) -> RefPixel {
+    let target = Target { res, lod, body, at };
     let t_ocean = datum_distance(eye, d, body.radius);
-    match (
-        march(
-            res,
-            lod,
-            body,
-            at,
-            eye,
-            d,
-            max_relief,
-            t_ocean.unwrap_or(f64::INFINITY),
-        ),
-        t_ocean,
-    ) {
+    let ray = |t_max| march(&target, eye, d, max_relief, t_max);
+    match (ray(t_ocean.unwrap_or(f64::INFINITY)), t_ocean) {
         (Some(t), _) => Some(t),
         (None, Some(to)) => {
             let p = eye + d * to;
-            if clearance(res, lod, body, at, p, to) > 0.0 && ocean_under(res, lod, p) {
+            if target.clearance(p, to) > 0.0 && ocean_under(res, lod, p) {
                 // The sea floor under the datum here: the ocean surface.
                 Some(to)
             } else {
                 // Land at the datum crossing: the terrain continues past it.
-                march(res, lod, body, at, eye, d, max_relief, f64::INFINITY)
+                ray(f64::INFINITY)
             }
         }
         (None, None) => None,
@@ -126,19 +127,9 @@ fn datum_distance(eye: DVec3, d: DVec3, radius: f64) -> Option<f64> {
 
 /// March one ray up to `t_max`: steps bounded by the clearance over a slope bound, then
 /// bisection to 1 mm (or 1e-7 of the distance) once the ray is below the surface.
-#[allow(clippy::too_many_arguments)]
-fn march(
-    res: &Residency,
-    lod: &LodParams,
-    body: Body,
-    at: LodEye,
-    eye: DVec3,
-    d: DVec3,
-    max_relief: f64,
-    t_max: f64,
-) -> RefPixel {
+fn march(target: &Target, eye: DVec3, d: DVec3, max_relief: f64, t_max: f64) -> RefPixel {
     // Skip to the shell [R − relief, R + relief]; miss if the ray never enters it.
-    let top = body.radius + max_relief;
+    let top = target.body.radius + max_relief;
     let b = eye.dot(d);
     let c = eye.length_squared() - top * top;
     let disc = b * b - c;
@@ -155,7 +146,7 @@ fn march(
         return None;
     }
     let mut prev_t = t;
-    let mut prev_c = clearance(res, lod, body, at, eye + d * t, t.max(1e-3));
+    let mut prev_c = target.clearance(eye + d * t, t.max(1e-3));
     if prev_c <= 0.0 {
         return Some(t);
     }
@@ -166,13 +157,13 @@ fn march(
         steps += 1;
         let step = (prev_c / SLOPE).max(0.02 + 1e-5 * t);
         t += step;
-        let cl = clearance(res, lod, body, at, eye + d * t, t);
+        let cl = target.clearance(eye + d * t, t);
         if cl <= 0.0 {
             // Bisection between prev_t (above) and t (below).
             let (mut lo, mut hi) = (prev_t, t);
             for _ in 0..60 {
                 let mid = 0.5 * (lo + hi);
-                if clearance(res, lod, body, at, eye + d * mid, mid) <= 0.0 {
+                if target.clearance(eye + d * mid, mid) <= 0.0 {
                     hi = mid;
                 } else {
                     lo = mid;
