@@ -453,6 +453,25 @@ fn pop_against_reference(
             at(&moving),
             at(&fixed)
         );
+        // The 3×3 pixels around the reprojection, drawn / reference (m): where the renderer's
+        // surface differs from the reference's near the point, an outline a row off shows.
+        if let Some(j) = now {
+            let (x, y) = ((j % w) as i64, (j / w) as i64);
+            for dy in -1..=1 {
+                let row: Vec<String> = (-1..=1)
+                    .map(|dx| {
+                        let (u, v) = (x + dx, y + dy);
+                        if u < 0 || v < 0 || u >= w as i64 || v >= cam.height as i64 {
+                            return "-".to_string();
+                        }
+                        let q = v as usize * w + u as usize;
+                        let f = |d: Option<f64>| d.map_or("sky".to_string(), |d| format!("{d:.3}"));
+                        format!("{}/{}", f(pair.cur[q]), f(moving[q]))
+                    })
+                    .collect();
+                println!("      {}", row.join("  "));
+            }
+        }
     }
     PopReference {
         max_px: blend.max_px,
