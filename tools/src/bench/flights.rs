@@ -370,12 +370,6 @@ fn fly_settled(
     })
 }
 
-/// `--pop-reference`: the same frame pair drawn by the CPU reference over this frame's tiles,
-/// once with the levels blended by each eye's own ray distance (the surface the renderer means
-/// to draw, which moves as distances change) and once with both blended by distance from the
-/// previous eye (a surface that does not move: what the metric reads when nothing changed).
-/// The renderer's pop less the first is what the mesh, the resolve and the tiles' arrivals add;
-/// the first less the second is the level blend's own motion.
 /// A flight frame and its predecessor as the renderer drew them, with their pop.
 struct FramePair<'a> {
     prev_cam: &'a ViewCamera,
@@ -386,9 +380,12 @@ struct FramePair<'a> {
     change: &'a pop::Change,
 }
 
-/// And where the renderer's worst point was: its distance in both frames against the
-/// reference's (at the previous pixel, and at the pixel nearest its reprojection), so that the
-/// frame whose surface is off shows.
+/// `--pop-reference`: the same frame pair drawn by the CPU reference over this frame's tiles,
+/// once with the levels blended by each eye's own ray distance (the surface the renderer means
+/// to draw, which moves as distances change) and once with both blended by distance from the
+/// previous eye (a surface that does not move: what the metric reads when nothing changed).
+/// The renderer's pop less the first is what the mesh, the resolve and the tiles' arrivals add;
+/// the first less the second is the level blend's own motion.
 fn pop_against_reference(
     r: &PlanetRenderer,
     name: &str,
@@ -425,6 +422,27 @@ fn pop_against_reference(
         both(&still),
         t.elapsed().as_secs_f64()
     );
+    print_worst_point(pair, &before, &moving, &fixed);
+    PopReference {
+        max_px: blend.max_px,
+        p99_px: blend.p99_px,
+        floor_max_px: still.max_px,
+        floor_p99_px: still.p99_px,
+        excess_max_px: excess_max,
+        excess_p99_px: excess_p99,
+    }
+}
+
+/// Where the renderer's worst point was: its distance in both frames against the reference's
+/// (at the previous pixel, and around the pixel nearest its reprojection), so that the frame
+/// whose surface is off shows.
+fn print_worst_point(
+    pair: &FramePair,
+    before: &[Option<f64>],
+    moving: &[Option<f64>],
+    fixed: &[Option<f64>],
+) {
+    let (pcam, cam) = (pair.prev_cam, pair.cam);
     let worst = pair
         .map
         .iter()
@@ -450,8 +468,8 @@ fn pop_against_reference(
             m(before[i]),
             m(expected),
             at(pair.cur),
-            at(&moving),
-            at(&fixed)
+            at(moving),
+            at(fixed)
         );
         // The 3×3 pixels around the reprojection, drawn / reference (m): where the renderer's
         // surface differs from the reference's near the point, an outline a row off shows.
@@ -472,14 +490,6 @@ fn pop_against_reference(
                 println!("      {}", row.join("  "));
             }
         }
-    }
-    PopReference {
-        max_px: blend.max_px,
-        p99_px: blend.p99_px,
-        floor_max_px: still.max_px,
-        floor_p99_px: still.p99_px,
-        excess_max_px: excess_max,
-        excess_p99_px: excess_p99,
     }
 }
 

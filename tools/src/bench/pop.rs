@@ -691,4 +691,28 @@ mod tests {
         assert_eq!(map[12 * 48 + 22], MAP_COVERAGE);
         assert!(!edges(&s, 48, 32)[12 * 48 + 30] && edges(&holed, 48, 32)[12 * 48 + 24]);
     }
+
+    /// A pixel's point found again: on itself from the same camera, further left from a camera
+    /// moved right.
+    #[test]
+    fn a_reprojected_pixel_is_where_its_point_is_seen() {
+        let r = 6_371_000.0;
+        let a = ViewCamera::geo(0.0, 0.0, r + 5000.0, 0.0, -60.0, 60.0, 48, 32);
+        let d = sphere(&a, r);
+        let i = 20 * 48 + 30;
+        assert_eq!(reprojected_pixel(&a, i, d[i].unwrap(), &a), Some(i));
+        let b = ViewCamera {
+            eye: a.eye + a.right * 1000.0,
+            ..a
+        };
+        let j = reprojected_pixel(&a, i, d[i].unwrap(), &b).expect("on screen");
+        // 5.8 km away (5 km up, 60° down), 1 km to the side: 0.17 rad, about 5 px.
+        assert!(j / 48 == 20 && (24..=26).contains(&(j % 48)), "{j}");
+        // Behind the moved camera: none.
+        let c = ViewCamera {
+            eye: a.eye + a.forward * 20_000.0,
+            ..a
+        };
+        assert_eq!(reprojected_pixel(&a, i, d[i].unwrap(), &c), None);
+    }
 }
