@@ -7,10 +7,9 @@
 
 use super::frame::Gpu;
 use super::pop;
+use super::pop_reference;
 use super::readiness::{self, Feed, Supply};
-use super::report::{
-    Flight, FlightReadiness, HostStats, PopFrame, PopReference, Readiness, Settle,
-};
+use super::report::{Flight, FlightReadiness, HostStats, PopFrame, Readiness, Settle};
 use super::scene::Scene;
 use super::stats::median;
 use super::view::settle;
@@ -269,7 +268,7 @@ fn fly_settled(
         let d = &prev.as_ref().expect("just set").1;
         let (c, map) = pop::change_map(&pcam, &pd, cam, d);
         let reference = o.pop_reference.contains(&k).then(|| {
-            let pair = FramePair {
+            let pair = pop_reference::FramePair {
                 prev_cam: &pcam,
                 prev: &pd,
                 cam,
@@ -277,7 +276,7 @@ fn fly_settled(
                 map: &map,
                 change: &c,
             };
-            pop_against_reference(r, name, k, &pair, feed.source.max_relief())
+            pop_reference::measure(r, name, k, &pair, feed.source.max_relief())
         });
         if let (Some(before), Some(now)) = (before_aov, &prev_aov) {
             if worst_dump.as_ref().is_none_or(|w| w.max_px < c.max_px) {
@@ -368,129 +367,6 @@ fn fly_settled(
         host_ms: host,
         tile_ms,
     })
-}
-
-/// A flight frame and its predecessor as the renderer drew them, with their pop.
-struct FramePair<'a> {
-    prev_cam: &'a ViewCamera,
-    prev: &'a [Option<f64>],
-    cam: &'a ViewCamera,
-    cur: &'a [Option<f64>],
-    map: &'a [f32],
-    change: &'a pop::Change,
-}
-
-/// `--pop-reference`: the same frame pair drawn by the CPU reference over this frame's tiles,
-/// once with the levels blended by each eye's own ray distance (the surface the renderer means
-/// to draw, which moves as distances change) and once with both blended by distance from the
-/// previous eye (a surface that does not move: what the metric reads when nothing changed).
-/// The renderer's pop less the first is what the mesh, the resolve and the tiles' arrivals add;
-/// the first less the second is the level blend's own motion.
-fn pop_against_reference(
-    r: &PlanetRenderer,
-    name: &str,
-    k: usize,
-    pair: &FramePair,
-    relief: f64,
-) -> PopReference {
-    use engine::reference::{render_from, LodEye};
-    let (pcam, cam, gpu) = (pair.prev_cam, pair.cam, pair.change);
-    let t = Instant::now();
-    let (res, lod) = (r.residency(), r.lod_params(cam));
-    let before = render_from(res, &lod, r.body, LodEye::Ray, pcam, relief);
-    let moving = render_from(res, &lod, r.body, LodEye::Ray, cam, relief);
-    let fixed = render_from(res, &lod, r.body, LodEye::Fixed(pcam.eye), cam, relief);
-    let blend = pop::change(pcam, &before, cam, &moving);
-    let (still, still_map) = pop::change_map(pcam, &before, cam, &fixed);
-    // Per previous pixel compared in both, the renderer's pop over the floor's there.
-    let excess: Vec<f64> = pair
-        .map
-        .iter()
-        .zip(&still_map)
-        .filter(|(g, f)| **g >= 0.0 && **f >= 0.0)
-        .map(|(g, f)| (*g - *f).max(0.0) as f64)
-        .collect();
-    let excess_max = excess.iter().copied().fold(0.0, f64::max);
-    let excess_p99 = super::stats::quantile(&excess, 0.99);
-    let both = |c: &pop::Change| format!("{:.3} / {:.3}", c.max_px, c.p99_px);
-    println!(
-        "  {name} frame {k}: pop max / p99 px: renderer {}; reference {}; reference on a \
-         surface that does not move {}; the renderer's over that, point by point, \
-         {excess_max:.3} / {excess_p99:.3} ({:.1} s)",
-        both(gpu),
-        both(&blend),
-        both(&still),
-        t.elapsed().as_secs_f64()
-    );
-    print_worst_point(pair, &before, &moving, &fixed);
-    PopReference {
-        max_px: blend.max_px,
-        p99_px: blend.p99_px,
-        floor_max_px: still.max_px,
-        floor_p99_px: still.p99_px,
-        excess_max_px: excess_max,
-        excess_p99_px: excess_p99,
-    }
-}
-
-/// Where the renderer's worst point was: its distance in both frames against the reference's
-/// (at the previous pixel, and around the pixel nearest its reprojection), so that the frame
-/// whose surface is off shows.
-fn print_worst_point(
-    pair: &FramePair,
-    before: &[Option<f64>],
-    moving: &[Option<f64>],
-    fixed: &[Option<f64>],
-) {
-    let (pcam, cam) = (pair.prev_cam, pair.cam);
-    let worst = pair
-        .map
-        .iter()
-        .enumerate()
-        .max_by(|a, b| a.1.total_cmp(b.1))
-        .filter(|(_, p)| **p > 0.0);
-    if let Some((i, p)) = worst {
-        let w = pcam.width as usize;
-        let m = |v: Option<f64>| v.map_or("sky".to_string(), |d| format!("{d:.3} m"));
-        let now = pair.prev[i].and_then(|d| pop::reprojected_pixel(pcam, i, d, cam));
-        let at = |v: &[Option<f64>]| now.map_or("off screen".to_string(), |j| m(v[j]));
-        let expected = pair.prev[i].map(|d| {
-            let ray =
-                engine::reference::pixel_ray(pcam, (i % w) as f64 + 0.5, (i / w) as f64 + 0.5);
-            (pcam.eye + ray * d - cam.eye).length()
-        });
-        println!(
-            "    worst point ({}, {}), {p:.3} px: before {} (reference {}), now {} expected, \
-             {} drawn (reference {}, on the unmoving surface {}) at the nearest pixel",
-            i % w,
-            i / w,
-            m(pair.prev[i]),
-            m(before[i]),
-            m(expected),
-            at(pair.cur),
-            at(moving),
-            at(fixed)
-        );
-        // The 3×3 pixels around the reprojection, drawn / reference (m): where the renderer's
-        // surface differs from the reference's near the point, an outline a row off shows.
-        if let Some(j) = now {
-            let (x, y) = ((j % w) as i64, (j / w) as i64);
-            for dy in -1..=1 {
-                let row: Vec<String> = (-1..=1)
-                    .map(|dx| {
-                        let (u, v) = (x + dx, y + dy);
-                        if u < 0 || v < 0 || u >= w as i64 || v >= cam.height as i64 {
-                            return "-".to_string();
-                        }
-                        let q = v as usize * w + u as usize;
-                        let f = |d: Option<f64>| d.map_or("sky".to_string(), |d| format!("{d:.3}"));
-                        format!("{}/{}", f(pair.cur[q]), f(moving[q]))
-                    })
-                    .collect();
-                println!("      {}", row.join("  "));
-            }
-        }
-    }
 }
 
 fn write_pop_map(

@@ -12,6 +12,7 @@ pub mod frame;
 pub mod limits;
 pub mod markdown;
 pub mod pop;
+pub mod pop_reference;
 pub mod prefetch;
 pub mod readiness;
 pub mod report;
@@ -67,7 +68,7 @@ pub struct Options {
     /// With `pop_maps`: the worst frame's AOVs and cameras, raw (`flights::PopDump`).
     pub pop_dump: bool,
     /// Flight frames whose pop is also measured on the CPU reference's pictures of the same
-    /// pair (`flights::pop_against_reference`).
+    /// pair (`pop_reference::measure`).
     pub pop_reference: Vec<usize>,
     /// Derive every tile the views want on all cores first.
     pub prefetch: bool,
