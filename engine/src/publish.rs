@@ -145,6 +145,15 @@ pub const RESOLVE_LATE_AFTER: u32 = 2;
 /// See [`RESOLVE_LATE_AFTER`].
 pub const RESOLVE_LATE_SCALE: f32 = 4.0;
 
+/// Steps in all a root search still unaccepted after its sixth takes while its root is
+/// bracketed, bisecting where a step does not halve the bracket (`root_rescuing` in
+/// `shaders/common/resolve.glsl`; 6 or less: none). Such a search used to leave the chord,
+/// centimetres off the surface at walking height, where the next frame's search from another
+/// chord reached the root: on lavapipe the descent's low end (480×270, from 2.6 m) popped
+/// 2.56 px at one such point, the search bracketed with its best point 0.4 px off
+/// (docs/bench.md "Searches that give up bracketed").
+pub const RESOLVE_RESCUE_STEPS: u32 = 14;
+
 /// Searches `publish.tail` holds at most, per pixel of the frame (a quarter), and in all;
 /// a pixel whose search does not fit finishes in `publish.resolve`.
 const TAIL_SHARE: u64 = 4;
@@ -174,6 +183,9 @@ pub struct PublishOptions {
     pub late_after: u32,
     /// See `late_after`.
     pub late_scale: f32,
+    /// Steps in all a search unaccepted after its sixth takes while bracketed
+    /// ([`RESOLVE_RESCUE_STEPS`]; 6 or less: none).
+    pub rescue_steps: u32,
     /// Occlusion culling in two phases when the mesh keeps stamps ([`OcclusionBindings`]);
     /// false draws every leaf in one pass (the visibility buffer is the same bits either way).
     /// Off by default: on the H200 the second pass and `raster.hiz` cost more than the leaves
@@ -259,6 +271,7 @@ impl Default for PublishOptions {
             tail_lanes: 0,
             late_after: RESOLVE_LATE_AFTER,
             late_scale: RESOLVE_LATE_SCALE,
+            rescue_steps: RESOLVE_RESCUE_STEPS,
             occlusion: false,
             march_samples: 0,
             outline_samples: 0,
@@ -350,6 +363,7 @@ pub fn declare_publish(
         opts.tail_lanes,
         opts.late_after,
         opts.late_scale.max(1.0).to_bits(),
+        opts.rescue_steps.min(64),
     ];
     if opts.searches() {
         resolve.push(&push).dispatch_threads([w, h, 1]);

@@ -116,6 +116,32 @@ pub fn cast_from(
     }
 }
 
+/// The least clearance of the ray over [t0, t1], sampled every `step` m, and where: below
+/// zero where the ray passes under the surface there. [`cast`]'s march steps at least 2 cm,
+/// so a crest the ray enters for less than that can be stepped over; this tells such a miss
+/// from a renderer's point off the surface.
+#[allow(clippy::too_many_arguments)]
+pub fn least_clearance(
+    res: &Residency,
+    lod: &LodParams,
+    body: Body,
+    at: LodEye,
+    eye: DVec3,
+    d: DVec3,
+    (t0, t1): (f64, f64),
+    step: f64,
+) -> (f64, f64) {
+    let target = Target { res, lod, body, at };
+    let n = ((t1 - t0) / step).ceil().max(1.0) as usize;
+    (0..=n)
+        .map(|k| {
+            let t = t0 + (t1 - t0) * k as f64 / n as f64;
+            (t, target.clearance(eye + d * t, t))
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap()
+}
+
 /// Distance along `d` from `eye` to the datum sphere, if the ray meets it in front.
 fn datum_distance(eye: DVec3, d: DVec3, radius: f64) -> Option<f64> {
     let b = eye.dot(d);

@@ -47,8 +47,9 @@ layout(set = 0, binding = 2, rgba32ui) uniform writeonly uimage2D hits;
 // tail_cap: the searches publish.tail holds; tail_lanes: a search is handed over only while at
 // most this many lanes of its subgroup still search (0: whatever the count). late_after: from
 // this root search step on (0: never), a point within late_scale times the trigger is close
-// enough.
-layout(push_constant) uniform Push { uint flags; uint frame_stamp; uint outline; uint shell; uint tail_after; uint tail_cap; uint tail_lanes; uint late_after; float late_scale; } pc;
+// enough. rescue: steps in all a search still unaccepted after its ROOT_STEPS may take while
+// its root is bracketed (≤ ROOT_STEPS: none), bisecting where a step does not halve the bracket.
+layout(push_constant) uniform Push { uint flags; uint frame_stamp; uint outline; uint shell; uint tail_after; uint tail_cap; uint tail_lanes; uint late_after; float late_scale; uint rescue; } pc;
 #ifdef RESOLVE_TAIL
 // The root searches publish.resolve hands over: a header that is publish.resolve.tail's
 // dispatch (groups of 64, 1, 1) and the count, then TAIL_WORDS words per search, word-major.
@@ -244,11 +245,23 @@ RootSearch root_begin(vec3 d, vec3 chord_n, RayPoint p) {
     return s;
 }
 
-// Whether the search takes another step: six; with `bisect`, up to CORRECT_BRACKETED_STEPS
-// once the root is bracketed (at a step edge, quantised or faceted detail, a root bracketed
-// but not reached in six would leave the chord, centimetres off there).
+// Steps a search takes before it gives up and leaves the chord.
+#define ROOT_STEPS 6
+
+// Whether a search is past its ROOT_STEPS with its root bracketed and not reached (at a step
+// edge, quantised or faceted detail, regula falsi creeps along the flat side), and carries on
+// (`pc.rescue`): the chord it would leave lies centimetres off the surface, and the next
+// frame's search, started from another chord, reaches the root: a pop of the chord's sag.
+// From there a step that does not halve the bracket bisects it. With `bisect`, every step.
+bool root_rescuing(RootSearch s, bool bisect) {
+    return bisect || (pc.rescue > uint(ROOT_STEPS) && s.k >= ROOT_STEPS);
+}
+
+// Whether the search takes another step: ROOT_STEPS; once bracketed, with `bisect` up to
+// CORRECT_BRACKETED_STEPS, else up to the rescue's steps.
 bool root_more(RootSearch s, bool bisect) {
-    return !s.done && s.k < (bisect && s.bracketed ? CORRECT_BRACKETED_STEPS : 6);
+    int bracketed_steps = bisect ? CORRECT_BRACKETED_STEPS : max(ROOT_STEPS, int(pc.rescue));
+    return !s.done && s.k < (s.bracketed ? bracketed_steps : ROOT_STEPS);
 }
 
 // The trigger a search that has taken k steps stops within: the trigger itself, or from
@@ -303,7 +316,7 @@ void root_step(vec3 d, uint start, float trigger_first, bool bisect, inout RootS
     // Where a step did not halve the bracket, bisect: at a step edge (quantised or faceted
     // detail) f is nearly flat on one side and regula falsi creeps along it.
     float w = abs(s.t_b - s.t_a);
-    if (bisect && w > 0.5 * s.width) s.tc = 0.5 * (s.t_a + s.t_b);
+    if (root_rescuing(s, bisect) && w > 0.5 * s.width) s.tc = 0.5 * (s.t_a + s.t_b);
     s.width = w;
 }
 
@@ -315,7 +328,8 @@ void root_step(vec3 d, uint start, float trigger_first, bool bisect, inout RootS
 bool root_accepted(RootSearch s, float trigger_first, bool bisect) {
     float trigger = root_trigger(trigger_first, s.k, bisect);
     float tol = 1e-3 * max(1.0, 1e-4 * s.best.t);
-    return (abs(s.best.f) < max(trigger, tol) || (bisect && s.bracketed && abs(s.t_b - s.t_a) < tol))
+    return (abs(s.best.f) < max(trigger, tol)
+            || (root_rescuing(s, bisect) && s.bracketed && abs(s.t_b - s.t_a) < tol))
         && s.best.t > 0.0;
 }
 

@@ -50,6 +50,10 @@ pub struct GpuArgs {
     /// See --resolve-late-after (≥ 1) [default: engine::publish::RESOLVE_LATE_SCALE].
     #[arg(long, env = "PLANETFALL_RESOLVE_LATE_SCALE")]
     pub resolve_late_scale: Option<f32>,
+    /// Steps in all a root search still unaccepted after its sixth takes while its root is
+    /// bracketed (6 or less: none, the chord is kept) [default: engine::publish::RESOLVE_RESCUE_STEPS].
+    #[arg(long, env = "PLANETFALL_RESOLVE_RESCUE")]
+    pub resolve_rescue: Option<u32>,
     /// Display value per unit of luminance before the tonemap: `auto` adapts it to the image
     /// (the geometric mean luminance at the key, within ±2 stops of 5; `engine::exposure`), or
     /// a fixed number (5 is the default scale).
@@ -173,6 +177,9 @@ pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     }
     if let Some(x) = a.resolve_late_scale {
         o.publish.late_scale = x;
+    }
+    if let Some(n) = a.resolve_rescue {
+        o.publish.rescue_steps = n;
     }
     if let Some(n) = a.resolve_march {
         o.publish.march_samples = n;

@@ -5,8 +5,9 @@
 use super::pop;
 use super::report::PopReference;
 use engine::camera::ViewCamera;
-use engine::reference::{render_from, LodEye};
+use engine::reference::{least_clearance, pixel_ray, render_from, LodEye};
 use engine::renderer::PlanetRenderer;
+use glam::DVec3;
 use std::time::Instant;
 
 /// A flight frame and its predecessor as the renderer drew them, with their pop.
@@ -60,7 +61,26 @@ pub fn measure(
         both(&still),
         t.elapsed().as_secs_f64()
     );
-    print_worst_point(pair, &before, &moving, &fixed);
+    print_worst_point(pair, &before, &moving, &fixed, &|eye, d, range| {
+        least_clearance(res, &lod, r.body, LodEye::Ray, eye, d, range, 1e-3)
+    });
+    if let Some(p) = worst_previous_point(pair) {
+        // The tiles under it, finest first: a fade under way moves the surface between the
+        // frames, and the reference draws both frames with this frame's fades.
+        let (mut t, _, _) = engine::surface::locate(res, lod.max_level, p);
+        let mut chain = Vec::new();
+        loop {
+            chain.push(format!(
+                "L{} fade {:.3} xfade {:.3}",
+                t.id.level, t.fade, t.xfade
+            ));
+            match t.id.parent().and_then(|id| res.get(&id)) {
+                Some(a) if chain.len() < 6 => t = a,
+                _ => break,
+            }
+        }
+        println!("      tiles under it: {}", chain.join(", "));
+    }
     PopReference {
         max_px: blend.max_px,
         p99_px: blend.p99_px,
@@ -71,6 +91,19 @@ pub fn measure(
     }
 }
 
+/// The renderer's worst point of the previous frame, planet-centred.
+fn worst_previous_point(pair: &FramePair) -> Option<DVec3> {
+    let pcam = pair.prev_cam;
+    let w = pcam.width as usize;
+    let (i, _) = pair
+        .map
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1))?;
+    let d = pair.prev[i]?;
+    Some(pcam.eye + pixel_ray(pcam, (i % w) as f64 + 0.5, (i / w) as f64 + 0.5) * d)
+}
+
 /// Where the renderer's worst point was: its distance in both frames against the reference's
 /// (at the previous pixel, and around the pixel nearest its reprojection), so that the frame
 /// whose surface is off shows.
@@ -79,6 +112,7 @@ fn print_worst_point(
     before: &[Option<f64>],
     moving: &[Option<f64>],
     fixed: &[Option<f64>],
+    least: &dyn Fn(DVec3, DVec3, (f64, f64)) -> (f64, f64),
 ) {
     let (pcam, cam) = (pair.prev_cam, pair.cam);
     let worst = pair
@@ -104,6 +138,19 @@ fn print_worst_point(
             at(moving),
             at(fixed)
         );
+        // The previous ray between the renderer's point and the reference's, sampled every
+        // millimetre: a crossing there the reference's march stepped over (clearance < 0) makes
+        // the renderer right; a clearance of centimetres makes its point off the surface.
+        if let (Some(a), Some(b)) = (pair.prev[i], before[i]) {
+            let d = pixel_ray(pcam, (i % w) as f64 + 0.5, (i / w) as f64 + 0.5);
+            let (t, c) = least(pcam.eye, d, ((a.min(b) - 0.05).max(0.0), a.max(b) + 0.05));
+            let (_, at_a) = least(pcam.eye, d, (a, a));
+            println!(
+                "      its previous ray: clearance {:.4} m at the renderer's point; least {:.4} m \
+                 at {t:.3} m",
+                at_a, c
+            );
+        }
         // The 3×3 pixels around the reprojection, drawn / reference (m): where the renderer's
         // surface differs from the reference's near the point, an outline a row off shows.
         if let Some((j, _)) = now {
