@@ -159,7 +159,7 @@ pub const RESOLVE_RESCUE_STEPS: u32 = 14;
 const TAIL_SHARE: u64 = 4;
 const TAIL_MAX: u64 = 1 << 20;
 /// Words of one handed-over search (`TAIL_WORDS` in `shaders/common/resolve.glsl`).
-const TAIL_WORDS: u64 = 13;
+const TAIL_WORDS: u64 = 14;
 
 /// Publish options.
 #[derive(Clone, Copy, Debug)]

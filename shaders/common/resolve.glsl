@@ -61,7 +61,7 @@ layout(std430, set = 0, binding = 5) readonly buffer Tail { uint w[]; } tail;
 #else
 layout(std430, set = 0, binding = 5) buffer Tail { uint w[]; } tail;
 #endif
-#define TAIL_WORDS 13u
+#define TAIL_WORDS 14u
 #endif
 #ifdef RESOLVE_SEARCHES
 // The nearest prism face per pixel (common/raster_shell.glsl): where the surface may first rise
@@ -365,6 +365,7 @@ bool tail_push(uvec2 px, uint start, float trigger, float t_chord, RootSearch s)
     tail.w[o] = floatBitsToUint(s.rate); o += n;
     tail.w[o] = floatBitsToUint(s.best.t); o += n;
     tail.w[o] = floatBitsToUint(s.best.f); o += n;
+    tail.w[o] = floatBitsToUint(s.width); o += n;
     tail.w[o] = uint(s.k) | uint(s.side + 1) << 8 | uint(s.bracketed) << 10 | min(g_walks, 0xffffu) << 16;
     return true;
 }
@@ -579,13 +580,13 @@ void main() {
     s.rate = uintBitsToFloat(tail.w[o]); o += n;
     s.best.t = uintBitsToFloat(tail.w[o]); o += n;
     s.best.f = uintBitsToFloat(tail.w[o]); o += n;
+    s.width = uintBitsToFloat(tail.w[o]); o += n;
     uint packed = tail.w[o];
     s.k = int(packed & 0xffu);
     s.side = int((packed >> 8) & 3u) - 1;
     s.bracketed = ((packed >> 10) & 1u) != 0u;
     g_walks = packed >> 16;
     s.done = false;
-    s.width = 0.0;
     s.lo = (1.0 - CORRECT_MAX_REL) * t_chord;
     s.hi = (1.0 + CORRECT_MAX_REL) * t_chord;
     // Not a slot: marks a best point from before the hand-over.

@@ -355,11 +355,12 @@ fn khumbu_depth_on_the_cpu() {
 
 /// Terrain pixels of the Khumbu at walking height whose published distance is off the CPU
 /// reference's first crossing (`engine::reference`, every ray cast against the blended
-/// surface) by more than 0.5 %, past it, and all compared, for each of `pieces` given the
-/// resolve's first-crossing search in turn (0: none). One settled view serves them all: the
-/// search is a push constant of `publish.resolve`, so the mesh, the tiles and the reference
-/// stay the same and only the resolve's frame is drawn again.
-fn off_the_first_crossing(pieces: &[u32]) -> Vec<(usize, usize, usize)> {
+/// surface) by more than 0.5 %, past it, and all compared, for each setting in turn: the
+/// pieces of the resolve's first-crossing search (0: none) and the root search's rescue steps
+/// (`PublishOptions::rescue_steps`; 0: none). One settled view serves them all: both are push
+/// constants of the resolve, so the mesh, the tiles and the reference stay the same and only
+/// the resolve's frame is drawn again.
+fn off_the_first_crossing(settings: &[(u32, u32)]) -> Vec<(usize, usize, usize)> {
     let mut gpu = Gpu::new();
     // The descent's low end (the bench's Khumbu descent: heading 10°, pitch −10° at the
     // bottom), 2.5 m up, with a 1080p frame's pixel angle (60° over 1,080 rows).
@@ -375,7 +376,7 @@ fn off_the_first_crossing(pieces: &[u32]) -> Vec<(usize, usize, usize)> {
     let src = earth_source();
     let mut opts = RendererOptions::for_device(&gpu.ctx);
     opts.pool_capacity = 1 << 17;
-    opts.publish.crossing_pieces = pieces[0];
+    (opts.publish.crossing_pieces, opts.publish.rescue_steps) = settings[0];
     // Legs no shorter than a quarter of L14's texel, as in a 1080p descent, where the
     // fine-detail gain holds the depth cap at L14's while the surface carries L15–L18 detail
     // (at this image size the mesh would follow the detail to L18's cap).
@@ -393,9 +394,9 @@ fn off_the_first_crossing(pieces: &[u32]) -> Vec<(usize, usize, usize)> {
     let lod = r.lod_params(&cam);
     let reference = engine::reference::render(r.residency(), &lod, r.body, &cam, src.max_relief());
     let mut out = Vec::new();
-    for (k, &p) in pieces.iter().enumerate() {
+    for (k, &set) in settings.iter().enumerate() {
         if k > 0 {
-            r.opts.publish.crossing_pieces = p;
+            (r.opts.publish.crossing_pieces, r.opts.publish.rescue_steps) = set;
             f = planet_frame(&mut gpu, &mut r, &cam);
             assert!(r.settled(), "the view stays settled");
         }
@@ -417,15 +418,19 @@ fn off_the_first_crossing(pieces: &[u32]) -> Vec<(usize, usize, usize)> {
 /// distance): whole patches stayed on the chord, a different set each frame (the descent's
 /// pops at 2–4 m, docs/bench.md "The search's reach"). The first-crossing search (off by
 /// default, docs/bench.md "The first-crossing search") draws the ground where the reference's
-/// rays first meet it: 224 of 5,184 px off without it, 22 with it.
+/// rays first meet it: 224 of 5,184 px off without it, 22 with it. The root search's rescue
+/// (on by default) carries on the searches that bracketed their root and gave up after six
+/// steps: RESCUED px off with it.
 #[test]
 fn at_walking_height_the_published_ground_is_the_first_crossing() {
     let pieces = engine::publish::RESOLVE_CROSSING_PIECES;
-    let runs = off_the_first_crossing(&[0, pieces]);
-    let ((off0, past0, n0), (off, past, n)) = (runs[0], runs[1]);
+    let rescue = engine::publish::RESOLVE_RESCUE_STEPS;
+    let runs = off_the_first_crossing(&[(0, 0), (pieces, 0), (0, rescue)]);
+    let ((off0, past0, n0), (off, past, n), (off_r, past_r, _)) = (runs[0], runs[1], runs[2]);
     println!(
-        "off the reference by > 0.5 %: {off0} of {n0} px ({past0} past it) without the \
-         first-crossing search, {off} of {n} px ({past}) with {pieces} pieces"
+        "off the reference by > 0.5 %: {off0} of {n0} px ({past0} past it) with neither \
+         search, {off} of {n} px ({past}) with the first crossing's {pieces} pieces, {off_r} \
+         ({past_r}) with the rescue's {rescue} steps"
     );
     assert!(n > 96 * 54 / 2, "the view is mostly ground: {n} px");
     // The fault must show without the search, or this test proves nothing.

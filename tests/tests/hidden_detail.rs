@@ -131,11 +131,13 @@ fn ridge(d: DVec3) -> f64 {
 /// Of the terrain pixels nearer than 40 m (farther, at this pixel angle, the steps are under a
 /// pixel tall): those whose published distance is past the reference's by more than 0.5 % (a
 /// crest drawn lower than it stands), past it beyond the surface search's reach (10 %), before
-/// it by more than 0.5 % (a crossing the surface lacks), and all of them.
-fn crests_missed(outline: u32, bisect: bool) -> (usize, usize, usize, usize) {
+/// it by more than 0.5 % (a crossing the surface lacks), and all of them. `rescue`: the root
+/// search's steps once bracketed past its sixth (`PublishOptions::rescue_steps`; 0: none).
+fn crests_missed(outline: u32, bisect: bool, rescue: u32) -> (usize, usize, usize, usize) {
     crests_missed_with(|o| {
         o.publish.outline_samples = outline;
         o.publish.root_bisect = bisect;
+        o.publish.rescue_steps = rescue;
     })
 }
 
@@ -162,16 +164,22 @@ fn crests_missed_with(set: impl FnOnce(&mut RendererOptions)) -> (usize, usize, 
 #[test]
 fn a_ray_over_a_sagging_crest_meets_the_crest() {
     let outline = engine::publish::RESOLVE_OUTLINE_SAMPLES;
-    let runs = [(0, false), (0, true), (outline, true)].map(|(o, b)| crests_missed(o, b));
-    for ((o, b), (past, beyond, before, n)) in
-        [(0, false), (0, true), (outline, true)].iter().zip(&runs)
-    {
+    let rescue = engine::publish::RESOLVE_RESCUE_STEPS;
+    let settings = [
+        (0, false, 0),
+        (0, true, 0),
+        (outline, true, 0),
+        (0, false, rescue),
+    ];
+    let runs = settings.map(|(o, b, r)| crests_missed(o, b, r));
+    for ((o, b, r), (past, beyond, before, n)) in settings.iter().zip(&runs) {
         println!(
-            "outline search {o}, bisection {b}: crests drawn lower {past} px of {n} ({beyond} \
-             beyond the search's reach), {before} before the surface"
+            "outline search {o}, bisection {b}, rescue {r}: crests drawn lower {past} px of {n} \
+             ({beyond} beyond the search's reach), {before} before the surface"
         );
     }
-    let [(past0, _, before0, n0), (past1, beyond1, _, _), (past, beyond, before, n)] = runs;
+    let [(past0, _, before0, n0), (past1, beyond1, _, _), (past, beyond, before, n), (past_r, _, before_r, _)] =
+        runs;
     assert!(
         n > (W * H / 3) as usize,
         "the view is mostly near ground: {n} px"
@@ -201,6 +209,16 @@ fn a_ray_over_a_sagging_crest_meets_the_crest() {
         before <= before0 + n / 1000,
         "no crossing the surface lacks: {before} vs {before0}"
     );
+    // The rescue carries on the searches bracketed at the steps' edges after their six steps:
+    // RESCUED px.
+    assert!(
+        past_r * 2 < past0,
+        "roots at the edges, rescued: {past_r} vs {past0} px drawn past them"
+    );
+    assert!(
+        before_r <= before0 + n / 1000,
+        "no crossing the surface lacks, rescued: {before_r} vs {before0}"
+    );
 }
 
 /// The conservative shell (`PublishOptions::shell_k`): each leaf whose chord may lie a pixel
@@ -210,8 +228,11 @@ fn a_ray_over_a_sagging_crest_meets_the_crest() {
 /// search, no bisection), and add no crossing the surface lacks.
 #[test]
 fn a_ray_into_the_shell_meets_the_crest() {
-    let (past0, beyond0, before0, n0) = crests_missed(0, false);
-    let (past, beyond, before, n) = crests_missed_with(|o| o.publish.shell_k = 2.0);
+    let (past0, beyond0, before0, n0) = crests_missed(0, false, 0);
+    let (past, beyond, before, n) = crests_missed_with(|o| {
+        o.publish.shell_k = 2.0;
+        o.publish.rescue_steps = 0;
+    });
     println!(
         "shell 2: crests drawn lower {past} px of {n} ({beyond} beyond the search's reach), \
          {before} before the surface; without: {past0} of {n0} ({beyond0}), {before0}"
