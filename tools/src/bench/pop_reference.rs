@@ -128,7 +128,7 @@ fn print_worst_point(
         let at = |v: &[Option<f64>]| now.map_or("off screen".to_string(), |(j, _)| m(v[j]));
         println!(
             "    worst point ({}, {}), {p:.3} px: before {} (reference {}), now {} expected, \
-             {} drawn (reference {}, on the unmoving surface {}) at the nearest pixel",
+             {} drawn (reference {}, on the unmoving surface {}) at the nearest pixel{}",
             i % w,
             i / w,
             m(pair.prev[i]),
@@ -136,7 +136,8 @@ fn print_worst_point(
             m(now.map(|(_, e)| e)),
             at(pair.cur),
             at(moving),
-            at(fixed)
+            at(fixed),
+            now.map_or(String::new(), |(j, _)| format!(" ({}, {})", j % w, j / w))
         );
         // The previous ray between the renderer's point and the reference's, sampled every
         // millimetre: a crossing there the reference's march stepped over (clearance < 0) makes
