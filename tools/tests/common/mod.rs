@@ -30,6 +30,9 @@ impl Xvfb {
             {
                 continue;
             }
+            // -noreset: by default the server resets when its last client leaves, and a
+            // viewer started during the reset cannot connect (seen under load: "Failed to open
+            // connection to X server" on a test's third viewer run).
             let child = Command::new("Xvfb")
                 .args([
                     format!(":{n}").as_str(),
@@ -38,6 +41,7 @@ impl Xvfb {
                     "1024x768x24",
                     "-nolisten",
                     "tcp",
+                    "-noreset",
                 ])
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
