@@ -43,11 +43,11 @@ impl LodEye {
 
 /// What a ray is cast against: the resident tiles, the level selection and where it measures
 /// its distance from.
-struct Target<'a> {
-    res: &'a Residency,
-    lod: &'a LodParams,
-    body: Body,
-    at: LodEye,
+pub struct Target<'a> {
+    pub res: &'a Residency,
+    pub lod: &'a LodParams,
+    pub body: Body,
+    pub at: LodEye,
 }
 
 impl Target<'_> {
@@ -56,6 +56,27 @@ impl Target<'_> {
     fn clearance(&self, p: DVec3, t: f64) -> f64 {
         let (h, _) = height_at_point(self.res, self.lod, p, self.at.distance(p, t));
         p.length() - self.body.radius - h
+    }
+
+    /// The least clearance of the ray over [t0, t1], sampled every `step` m, and where: below
+    /// zero where the ray passes under the surface there. [`cast`]'s march steps at least
+    /// 2 cm, so a crest the ray enters for less than that can be stepped over; this tells such
+    /// a miss from a renderer's point off the surface.
+    pub fn least_clearance(
+        &self,
+        eye: DVec3,
+        d: DVec3,
+        (t0, t1): (f64, f64),
+        step: f64,
+    ) -> (f64, f64) {
+        let n = ((t1 - t0) / step).ceil().max(1.0) as usize;
+        (0..=n)
+            .map(|k| {
+                let t = t0 + (t1 - t0) * k as f64 / n as f64;
+                (t, self.clearance(eye + d * t, t))
+            })
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .unwrap()
     }
 }
 
@@ -114,32 +135,6 @@ pub fn cast_from(
         }
         (None, None) => None,
     }
-}
-
-/// The least clearance of the ray over [t0, t1], sampled every `step` m, and where: below
-/// zero where the ray passes under the surface there. [`cast`]'s march steps at least 2 cm,
-/// so a crest the ray enters for less than that can be stepped over; this tells such a miss
-/// from a renderer's point off the surface.
-#[allow(clippy::too_many_arguments)]
-pub fn least_clearance(
-    res: &Residency,
-    lod: &LodParams,
-    body: Body,
-    at: LodEye,
-    eye: DVec3,
-    d: DVec3,
-    (t0, t1): (f64, f64),
-    step: f64,
-) -> (f64, f64) {
-    let target = Target { res, lod, body, at };
-    let n = ((t1 - t0) / step).ceil().max(1.0) as usize;
-    (0..=n)
-        .map(|k| {
-            let t = t0 + (t1 - t0) * k as f64 / n as f64;
-            (t, target.clearance(eye + d * t, t))
-        })
-        .min_by(|a, b| a.1.total_cmp(&b.1))
-        .unwrap()
 }
 
 /// Distance along `d` from `eye` to the datum sphere, if the ray meets it in front.

@@ -5,7 +5,7 @@
 use super::pop;
 use super::report::PopReference;
 use engine::camera::ViewCamera;
-use engine::reference::{least_clearance, pixel_ray, render_from, LodEye};
+use engine::reference::{pixel_ray, render_from, LodEye, Target};
 use engine::renderer::PlanetRenderer;
 use glam::DVec3;
 use std::time::Instant;
@@ -61,8 +61,14 @@ pub fn measure(
         both(&still),
         t.elapsed().as_secs_f64()
     );
+    let surface = Target {
+        res,
+        lod: &lod,
+        body: r.body,
+        at: LodEye::Ray,
+    };
     print_worst_point(pair, &before, &moving, &fixed, &|eye, d, range| {
-        least_clearance(res, &lod, r.body, LodEye::Ray, eye, d, range, 1e-3)
+        surface.least_clearance(eye, d, range, 1e-3)
     });
     if let Some(p) = worst_previous_point(pair) {
         // The tiles under it, finest first: a fade under way moves the surface between the
