@@ -210,7 +210,7 @@ fn a_ray_over_a_sagging_crest_meets_the_crest() {
         "no crossing the surface lacks: {before} vs {before0}"
     );
     // The rescue carries on the searches bracketed at the steps' edges after their six steps:
-    // RESCUED px.
+    // 410 px.
     assert!(
         past_r * 2 < past0,
         "roots at the edges, rescued: {past_r} vs {past0} px drawn past them"
