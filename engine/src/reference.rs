@@ -53,7 +53,7 @@ pub struct Target<'a> {
 impl Target<'_> {
     /// Height of planet-centred point `p` at ray distance `t` above the blended surface under
     /// it (levels chosen from `at`'s distance).
-    fn clearance(&self, p: DVec3, t: f64) -> f64 {
+    pub fn clearance(&self, p: DVec3, t: f64) -> f64 {
         let (h, _) = height_at_point(self.res, self.lod, p, self.at.distance(p, t));
         p.length() - self.body.radius - h
     }

@@ -7,7 +7,6 @@ use super::report::PopReference;
 use engine::camera::ViewCamera;
 use engine::reference::{pixel_ray, render_from, LodEye, Target};
 use engine::renderer::PlanetRenderer;
-use glam::DVec3;
 use std::time::Instant;
 
 /// A flight frame and its predecessor as the renderer drew them, with their pop.
@@ -67,26 +66,7 @@ pub fn measure(
         body: r.body,
         at: LodEye::Ray,
     };
-    print_worst_point(pair, &before, &moving, &fixed, &|eye, d, range| {
-        surface.least_clearance(eye, d, range, 1e-3)
-    });
-    if let Some(p) = worst_previous_point(pair) {
-        // The tiles under it, finest first: a fade under way moves the surface between the
-        // frames, and the reference draws both frames with this frame's fades.
-        let (mut t, _, _) = engine::surface::locate(res, lod.max_level, p);
-        let mut chain = Vec::new();
-        loop {
-            chain.push(format!(
-                "L{} fade {:.3} xfade {:.3}",
-                t.id.level, t.fade, t.xfade
-            ));
-            match t.id.parent().and_then(|id| res.get(&id)) {
-                Some(a) if chain.len() < 6 => t = a,
-                _ => break,
-            }
-        }
-        println!("      tiles under it: {}", chain.join(", "));
-    }
+    print_worst_point(pair, &before, &moving, &fixed, &surface);
     PopReference {
         max_px: blend.max_px,
         p99_px: blend.p99_px,
@@ -97,28 +77,16 @@ pub fn measure(
     }
 }
 
-/// The renderer's worst point of the previous frame, planet-centred.
-fn worst_previous_point(pair: &FramePair) -> Option<DVec3> {
-    let pcam = pair.prev_cam;
-    let w = pcam.width as usize;
-    let (i, _) = pair
-        .map
-        .iter()
-        .enumerate()
-        .max_by(|a, b| a.1.total_cmp(b.1))?;
-    let d = pair.prev[i]?;
-    Some(pcam.eye + pixel_ray(pcam, (i % w) as f64 + 0.5, (i / w) as f64 + 0.5) * d)
-}
-
 /// Where the renderer's worst point was: its distance in both frames against the reference's
 /// (at the previous pixel, and around the pixel nearest its reprojection), so that the frame
-/// whose surface is off shows.
+/// whose surface is off shows; the previous ray's clearance over `surface` there, and the
+/// tiles under the point.
 fn print_worst_point(
     pair: &FramePair,
     before: &[Option<f64>],
     moving: &[Option<f64>],
     fixed: &[Option<f64>],
-    least: &dyn Fn(DVec3, DVec3, (f64, f64)) -> (f64, f64),
+    surface: &Target,
 ) {
     let (pcam, cam) = (pair.prev_cam, pair.cam);
     let worst = pair
@@ -148,15 +116,33 @@ fn print_worst_point(
         // The previous ray between the renderer's point and the reference's, sampled every
         // millimetre: a crossing there the reference's march stepped over (clearance < 0) makes
         // the renderer right; a clearance of centimetres makes its point off the surface.
+        let ray = pixel_ray(pcam, (i % w) as f64 + 0.5, (i / w) as f64 + 0.5);
         if let (Some(a), Some(b)) = (pair.prev[i], before[i]) {
-            let d = pixel_ray(pcam, (i % w) as f64 + 0.5, (i / w) as f64 + 0.5);
-            let (t, c) = least(pcam.eye, d, ((a.min(b) - 0.05).max(0.0), a.max(b) + 0.05));
-            let (_, at_a) = least(pcam.eye, d, (a, a));
+            let range = ((a.min(b) - 0.05).max(0.0), a.max(b) + 0.05);
+            let (t, c) = surface.least_clearance(pcam.eye, ray, range, 1e-3);
             println!(
-                "      its previous ray: clearance {:.4} m at the renderer's point; least {:.4} m \
+                "      its previous ray: clearance {:.4} m at the renderer's point; least {c:.4} m \
                  at {t:.3} m",
-                at_a, c
+                surface.clearance(pcam.eye + ray * a, a)
             );
+        }
+        if let Some(a) = pair.prev[i] {
+            // The tiles under it, finest first: a fade under way moves the surface between the
+            // frames, and the reference draws both frames with this frame's fades.
+            let (res, max_level) = (surface.res, surface.lod.max_level);
+            let (mut t, _, _) = engine::surface::locate(res, max_level, pcam.eye + ray * a);
+            let mut chain = Vec::new();
+            loop {
+                chain.push(format!(
+                    "L{} fade {:.3} xfade {:.3}",
+                    t.id.level, t.fade, t.xfade
+                ));
+                match t.id.parent().and_then(|id| res.get(&id)) {
+                    Some(p) if chain.len() < 6 => t = p,
+                    _ => break,
+                }
+            }
+            println!("      tiles under it: {}", chain.join(", "));
         }
         // The 3×3 pixels around the reprojection, drawn / reference (m): where the renderer's
         // surface differs from the reference's near the point, an outline a row off shows.
