@@ -214,7 +214,12 @@ pub struct PublishOptions {
     /// lie a pixel or more under the surface is also drawn as a prism raised this many times
     /// its largest edge-midpoint residual, and `publish.resolve.search` searches each ray from the
     /// nearest prism face for its first crossing, up to [`SHELL_PIECES`] pieces (0: none).
+    /// With no other search on, `publish.resolve` hands those rays to `publish.resolve.shell`
+    /// and resolves the rest itself ([`PublishOptions::shell_handed_over`]).
     pub shell_k: f32,
+    /// The shell's rays searched in `publish.resolve.search` with every other pixel, as they
+    /// were before the hand-over (for comparisons; the hits are the same bits).
+    pub shell_inline: bool,
 }
 
 /// Pieces of the first-crossing search from the conservative shell's face at most (as
@@ -259,6 +264,23 @@ impl PublishOptions {
             || self.crossing_pieces > 0
             || self.shell_k > 0.0
     }
+
+    /// Whether `publish.resolve` hands the rays that enter a prism in front of their chord to
+    /// `publish.resolve.shell`: the shell on and no other search (the lean resolve has none of
+    /// their code), unless `shell_inline`.
+    pub fn shell_handed_over(&self) -> bool {
+        self.shell_k > 0.0
+            && !self.shell_inline
+            && self.march_samples == 0
+            && self.outline_samples == 0
+            && !self.root_bisect
+            && self.crossing_pieces == 0
+    }
+
+    /// Whether `publish.resolve.search` runs in place of `publish.resolve`.
+    fn searching_resolve(&self) -> bool {
+        self.searches() && !self.shell_handed_over()
+    }
 }
 
 impl Default for PublishOptions {
@@ -278,6 +300,7 @@ impl Default for PublishOptions {
             root_bisect: false,
             crossing_pieces: 0,
             shell_k: 0.0,
+            shell_inline: false,
         }
     }
 }
@@ -337,18 +360,19 @@ pub fn declare_publish(
     };
     // The searches for crossings the chord's root misses are a shader of their own, so the
     // default resolve carries none of their code (registers; lavapipe's compile time).
-    let resolve = if opts.searches() {
+    let resolve = if opts.searching_resolve() {
         g.compute("publish.resolve.search", &shaders::PUBLISH_RESOLVE_SEARCH)
-            .read("shell", r.shell)
     } else {
         g.compute("publish.resolve", &shaders::PUBLISH_RESOLVE)
     };
     let resolve = read_surface(resolve, surface)
         .read("pool", mesh.pool)
         .read("vis", r.vis)
+        .read("shell", r.shell)
         .write("hits", &mut hits)
         .write("seen", &mut seen);
     let mut tail = r.tail;
+    let mut shelled = r.shelled;
     let tail_after = if r.tail_cap > 0 { opts.tail_after } else { 0 };
     let push = [
         opts.no_correction as u32
@@ -365,11 +389,12 @@ pub fn declare_publish(
         opts.late_scale.max(1.0).to_bits(),
         opts.rescue_steps.min(64),
     ];
-    if opts.searches() {
+    if opts.searching_resolve() {
         resolve.push(&push).dispatch_threads([w, h, 1]);
     } else {
         resolve
             .write("tail", &mut tail)
+            .write("shelled", &mut shelled)
             .push(&push)
             .dispatch_threads([w, h, 1]);
     }
@@ -380,6 +405,18 @@ pub fn declare_publish(
             .write("hits", &mut hits)
             .push(&push)
             .dispatch_indirect(tail, 0);
+    }
+    if opts.shell_handed_over() {
+        let node = g.compute("publish.resolve.shell", &shaders::PUBLISH_RESOLVE_SHELL);
+        read_surface(node, surface)
+            .read("pool", mesh.pool)
+            .read("vis", r.vis)
+            .read("shell", r.shell)
+            .read("shelled", shelled)
+            .write("hits", &mut hits)
+            .write("seen", &mut seen)
+            .push(&push)
+            .dispatch_indirect(shelled, 0);
     }
     Published {
         hits,
@@ -416,6 +453,10 @@ pub struct Rasterised {
     pub tail: BufferRef,
     /// The searches `tail` holds.
     pub tail_cap: u32,
+    /// `publish.shelled`: the pixels `publish.resolve` hands to `publish.resolve.shell` (a
+    /// 16-byte header, cleared by `publish.clear`, then room for every pixel; the header alone
+    /// where the options hand none over).
+    pub shelled: BufferRef,
 }
 
 /// Declare the raster half of the publish, `publish.clear` … `raster.hardware` or
@@ -438,7 +479,7 @@ pub fn declare_raster(
     let shell_bytes = if shell_on { 8 * w as u64 * h as u64 } else { 8 };
     let mut shell = g.create_buffer("publish.shell", BufferDesc::gpu(shell_bytes));
     // The lean resolve hands long searches over; the searching one keeps every pixel's.
-    let tail_cap = if opts.tail_after > 0 && !opts.searches() {
+    let tail_cap = if opts.tail_after > 0 && !opts.searching_resolve() {
         (w as u64 * h as u64 / TAIL_SHARE).clamp(64, TAIL_MAX)
     } else {
         0
@@ -447,14 +488,21 @@ pub fn declare_raster(
         "publish.tail",
         BufferDesc::gpu(16 + 4 * TAIL_WORDS * tail_cap),
     );
-    let clear = g
+    let handover = opts.shell_handed_over();
+    let shelled_bytes = 16 + if handover { 4 * w as u64 * h as u64 } else { 0 };
+    let mut shelled = g.create_buffer("publish.shelled", BufferDesc::gpu(shelled_bytes));
+    let mut clear = g
         .transfer("publish.clear")
         .fill(&mut vis, 0, vk::WHOLE_SIZE, u32::MAX)
         .fill(&mut shell, 0, vk::WHOLE_SIZE, u32::MAX);
     // Header: publish.resolve.tail's groups, 1, 1, and the searches handed over (a resolve
-    // that hands none over never reads it).
+    // that hands none over never reads it); publish.resolve.shell's likewise.
+    let header = bytemuck::cast_slice(&[0u32, 1, 1, 0]);
     if tail_cap > 0 {
-        clear.update(&mut tail, 0, bytemuck::cast_slice(&[0u32, 1, 1, 0]));
+        clear = clear.update(&mut tail, 0, header);
+    }
+    if handover {
+        clear.update(&mut shelled, 0, header);
     }
     // Compute rasteriser first; what it cannot take (near-plane crossers, big footprints) goes
     // through `raster.big` (`shaders/common/raster_big.glsl`: a 32-byte header, then a
@@ -535,6 +583,7 @@ pub fn declare_raster(
         big,
         tail,
         tail_cap: tail_cap as u32,
+        shelled,
     }
 }
 

@@ -19,7 +19,7 @@
 #ifndef RESOLVE_GLSL
 #define RESOLVE_GLSL
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
-#ifdef RESOLVE_TAIL_PASS
+#if defined(RESOLVE_TAIL_PASS) || defined(RESOLVE_SHELL_PASS)
 layout(local_size_x = 64) in;
 #else
 layout(local_size_x = 8, local_size_y = 8) in;
@@ -63,16 +63,32 @@ layout(std430, set = 0, binding = 5) buffer Tail { uint w[]; } tail;
 #endif
 #define TAIL_WORDS 14u
 #endif
-#ifdef RESOLVE_SEARCHES
+#if defined(RESOLVE_SEARCHES) || defined(RESOLVE_SHELL_HANDOVER)
 // The nearest prism face per pixel (common/raster_shell.glsl): where the surface may first rise
 // above the chords, keyed as the visibility buffer.
 layout(std430, set = 0, binding = 4) readonly buffer Shell { uint64_t v[]; } shell;
+#endif
+#if defined(RESOLVE_SHELL_HANDOVER) || defined(RESOLVE_SHELL_PASS)
+// The pixels whose ray enters a prism in front of its chord (or a prism alone), handed by
+// publish.resolve to publish.resolve.shell: a header that is the shell pass's dispatch (groups
+// of 64, 1, 1) and the count, then one pixel (x | y << 16) each; room for every pixel. Those
+// rays need the first-crossing search from the prism's face, a few percent of the image; the
+// rest keep the lean resolve, without the searches' registers, and the searched rays run side
+// by side in full warps rather than each holding up a warp of finished pixels.
+#ifdef RESOLVE_SHELL_PASS
+layout(std430, set = 0, binding = 6) readonly buffer Shelled { uint w[]; } shelled;
+#else
+layout(std430, set = 0, binding = 6) buffer Shelled { uint w[]; } shelled;
+#endif
 #endif
 
 // Surface walks (locate + the blended chain) this invocation took, published in the hit record
 // (common/hit.glsl) for `shade.aov` and the bench: where the resolve's time goes.
 uint g_walks = 0u;
 uint walks_flag() { return min(g_walks, 255u) << HIT_WALKS_SHIFT; }
+
+// Whether the ray enters a prism in front of the chord it hit, or a prism where it hit none.
+bool shell_nearer(uint64_t key, uint64_t skey) { return uint(skey >> 32) < uint(key >> 32); }
 
 #define CORRECT_ABS_M 1.0
 #define CORRECT_REL 1e-4
@@ -424,7 +440,7 @@ bool resolve_terrain(uvec2 px, vec3 d, float t_ocean, uint64_t key, uint64_t ske
     // the terrain.
     bool shell_only = key == 0xffffffffffffffffUL && skey != 0xffffffffffffffffUL;
     if (key == 0xffffffffffffffffUL && !shell_only) return false;
-    bool shelled = uint(skey >> 32) < uint(key >> 32);
+    bool shelled = shell_nearer(key, skey);
     uint leaf = uint((shell_only ? skey : key) & 0xffffffffUL);
     if (pc.frame_stamp != 0u) seen.frame[leaf] = pc.frame_stamp;
     Bisector b = pool.b[leaf];
@@ -510,7 +526,7 @@ bool resolve_terrain(uvec2 px, vec3 d, float t_ocean, uint64_t key, uint64_t ske
         flags |= HIT_CORRECTED;
     }
 #endif
-#ifdef RESOLVE_SEARCHES
+#if defined(RESOLVE_SEARCHES) && !defined(RESOLVE_SHELL_PASS)
     if (correct && pc.outline != 0u && !shell_only) {
         float w_p = NEAR * uintBitsToFloat(uint(key >> 32));
         float w_o = outline_depth(px, chord_n, corner(b, 0u), w_p);
@@ -535,6 +551,30 @@ bool resolve_terrain(uvec2 px, vec3 d, float t_ocean, uint64_t key, uint64_t ske
     return true;
 }
 
+#ifdef RESOLVE_SHELL_HANDOVER
+// Hands pixel px to publish.resolve.shell (every pixel has room).
+void shell_push(uvec2 px) {
+    uint i = atomicAdd(shelled.w[3], 1u);
+    // The thread that opens a group of 64 counts it: the groups are then ceil(count / 64).
+    if (i % 64u == 0u) atomicAdd(shelled.w[0], 1u);
+    shelled.w[4u + i] = px.x | (px.y << 16);
+}
+#endif
+
+#ifdef RESOLVE_SHELL_PASS
+// publish.resolve.shell: the pixels publish.resolve handed over, resolved as
+// publish.resolve.search resolves them (the same function, the same bits).
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i >= shelled.w[3]) return;
+    uint xy = shelled.w[4u + i];
+    uvec2 px = uvec2(xy & 0xffffu, xy >> 16);
+    uint idx = px.y * uint(frame.viewport.x) + px.x;
+    vec3 d = pixel_ray(vec2(px) + 0.5);
+    float t_ocean = ocean_distance(d);
+    if (!resolve_terrain(px, d, t_ocean, vis.v[idx], shell.v[idx])) no_terrain(d, t_ocean, px);
+}
+#else
 void main() {
 #ifdef RESOLVE_SEARCHES
     // Before any invocation returns: the whole workgroup loads the depths (a push constant
@@ -553,10 +593,17 @@ void main() {
 #else
     const uint64_t skey = 0xffffffffffffffffUL;
 #endif
+#ifdef RESOLVE_SHELL_HANDOVER
+    if (pc.shell != 0u && shell_nearer(key, shell.v[idx])) {
+        shell_push(px);
+        return;
+    }
+#endif
     vec3 d = pixel_ray(vec2(px) + 0.5);
     float t_ocean = ocean_distance(d);
     if (!resolve_terrain(px, d, t_ocean, key, skey)) no_terrain(d, t_ocean, px);
 }
+#endif
 
 #else
 // publish.resolve.tail: the searches publish.resolve handed over, carried on from their state

@@ -150,6 +150,8 @@ bool first_crossing(vec3 d, uint start, float t0, float t1, float t_min, uint ma
     return false;
 }
 
+// The march back and the outline search are not in publish.resolve.shell, which runs neither.
+#ifndef RESOLVE_SHELL_PASS
 // The chord can pass under detail the mesh does not resolve (rocks, bands finer than its leaves).
 // A grazing ray then passes over the near chords and hits one behind; the search above finds the
 // root beside that chord, at the far side of the detail, while the surface rose above the ray
@@ -340,5 +342,6 @@ bool march_outline(vec3 d, uint start, float t0, uint max_samples, inout RayPoin
     }
     return false;
 }
+#endif  // RESOLVE_SHELL_PASS
 
 #endif

@@ -10,13 +10,16 @@
 
 use engine::camera::ViewCamera;
 use engine::planet::Body;
+use engine::publish::PublishOptions;
 use engine::renderer::{PlanetRenderer, RendererOptions};
+use engine::shade::AovPixel;
 use engine::source::{AnalyticSource, TileSource};
 use glam::DVec3;
-use planetfall_tests::{planet_frame, Gpu};
+use planetfall_tests::{planet_frame, Gpu, PlanetFrame};
 use std::sync::Arc;
 
 const R: f64 = 6_371_000.0;
+
 const W: u32 = 160;
 const H: u32 = 96;
 const CELL_M: f64 = 9.0;
@@ -52,6 +55,25 @@ fn published_and_reference(
     set: impl FnOnce(&mut RendererOptions),
 ) -> Vec<(f64, f64)> {
     let mut gpu = Gpu::new();
+    let (r, f, relief) = settled(&mut gpu, relief, height, cam, set);
+    let lod = r.lod_params(cam);
+    let reference = engine::reference::render(r.residency(), &lod, r.body, cam, relief);
+    let pairs = f.terrain_against(&reference);
+    r.destroy(&gpu.ctx);
+    gpu.assert_clean();
+    pairs
+}
+
+/// A renderer of a planet of `height` (finest level 17, relief bound `relief`) with `opts`
+/// adjusted by `set`, once its mesh has settled for `cam`: the renderer, its last frame and the
+/// source's relief bound.
+fn settled(
+    gpu: &mut Gpu,
+    relief: f64,
+    height: fn(DVec3) -> f64,
+    cam: &ViewCamera,
+    set: impl FnOnce(&mut RendererOptions),
+) -> (PlanetRenderer, PlanetFrame, f64) {
     let body = Body { radius: R };
     let src = Arc::new(AnalyticSource::new(body, 17, relief, height));
     let mut opts = RendererOptions::for_device(&gpu.ctx);
@@ -60,20 +82,15 @@ fn published_and_reference(
     set(&mut opts);
     let relief = src.max_relief();
     let mut r = PlanetRenderer::new(&gpu.ctx, src, opts, gpu.exec.frames_in_flight()).unwrap();
-    let mut f = planet_frame(&mut gpu, &mut r, cam);
+    let mut f = planet_frame(gpu, &mut r, cam);
     for _ in 0..60 {
         if r.settled() {
             break;
         }
-        f = planet_frame(&mut gpu, &mut r, cam);
+        f = planet_frame(gpu, &mut r, cam);
     }
     assert!(r.settled(), "{:?}", r.stats);
-    let lod = r.lod_params(cam);
-    let reference = engine::reference::render(r.residency(), &lod, r.body, cam, relief);
-    let pairs = f.terrain_against(&reference);
-    r.destroy(&gpu.ctx);
-    gpu.assert_clean();
-    pairs
+    (r, f, relief)
 }
 
 /// Pixels whose published distance is beyond the reference's by more than 0.5 % (the pixel
@@ -141,15 +158,23 @@ fn crests_missed(outline: u32, bisect: bool, rescue: u32) -> (usize, usize, usiz
     })
 }
 
-fn crests_missed_with(set: impl FnOnce(&mut RendererOptions)) -> (usize, usize, usize, usize) {
+/// 1.2 m over the ridge field, looking east 3° down through a 12° field.
+fn ridge_camera() -> ViewCamera {
     let lon = (-300.0 / R).to_degrees();
-    let cam = ViewCamera::geo(0.0, lon, R + 1.2, 90.0, -3.0, 12.0, W, H);
-    let pairs = published_and_reference(0.5, ridge, &cam, |o| {
+    ViewCamera::geo(0.0, lon, R + 1.2, 90.0, -3.0, 12.0, W, H)
+}
+
+/// Legs no shorter than a texel of the finest level (a quarter by default): the chords cannot
+/// follow the crests, as at walking height over the Earth, where the fine-detail gain holds the
+/// cap at L14's while the surface carries L15–L18 detail.
+fn coarse_chords(o: &mut RendererOptions) {
+    o.cbt.depth_cap_texel_fraction = 1.0;
+}
+
+fn crests_missed_with(set: impl FnOnce(&mut RendererOptions)) -> (usize, usize, usize, usize) {
+    let pairs = published_and_reference(0.5, ridge, &ridge_camera(), |o| {
         set(o);
-        // Legs no shorter than a texel of the finest level (a quarter by default): the chords
-        // cannot follow the crests, as at walking height over the Earth, where the fine-detail
-        // gain holds the cap at L14's while the surface carries L15–L18 detail.
-        o.cbt.depth_cap_texel_fraction = 1.0;
+        coarse_chords(o);
     });
     let near: Vec<_> = pairs.into_iter().filter(|(_, c)| *c <= 40.0).collect();
     let count = |f: &dyn Fn(f64, f64) -> bool| near.iter().filter(|(t, c)| f(*t, *c)).count();
@@ -249,4 +274,69 @@ fn a_ray_into_the_shell_meets_the_crest() {
         before <= before0 + n / 1000,
         "no crossing the surface lacks: {before} vs {before0}"
     );
+}
+
+/// With no other search on, `publish.resolve` hands the rays that enter a prism in front of
+/// their chord to `publish.resolve.shell`, which resolves them as `publish.resolve.search`
+/// resolves them with the shell inline: the hit records are the same bits. Before the compared
+/// frame every frame slot publishes uncorrected (chord points), so a handed-over pixel the shell
+/// pass failed to publish would keep such a record and differ.
+#[test]
+fn the_shell_handed_over_publishes_the_same_hits() {
+    let mut gpu = Gpu::new();
+    let cam = ridge_camera();
+    let (mut r, _, _) = settled(&mut gpu, 0.5, ridge, &cam, |o| {
+        coarse_chords(o);
+        o.publish.shell_k = 2.0;
+    });
+    let base = r.publish_options();
+    assert!(base.shell_handed_over());
+    let publish = |gpu: &mut Gpu, r: &mut PlanetRenderer, opts: PublishOptions| {
+        r.set_publish_options(&gpu.ctx, opts);
+        planet_frame(gpu, r, &cam).aov
+    };
+    let differ = |a: &[AovPixel], b: &[AovPixel]| {
+        a.iter()
+            .zip(b)
+            .filter(|(a, b)| bytemuck::bytes_of(*a) != bytemuck::bytes_of(*b))
+            .count()
+    };
+    let inline = PublishOptions {
+        shell_inline: true,
+        ..base
+    };
+    publish(&mut gpu, &mut r, inline);
+    let want = publish(&mut gpu, &mut r, inline);
+    let without = publish(
+        &mut gpu,
+        &mut r,
+        PublishOptions {
+            shell_k: 0.0,
+            ..base
+        },
+    );
+    // The shell must change this view, or the comparison proves nothing.
+    let shell_px = differ(&want, &without);
+    let terrain = want.iter().filter(|p| p.is_terrain()).count();
+    println!("ridge field, shell 2: {shell_px} of {terrain} terrain px differ from no shell");
+    assert!(shell_px * 50 > terrain, "the shell changes {shell_px} px");
+    for _ in 0..gpu.exec.frames_in_flight() {
+        let chords = publish(
+            &mut gpu,
+            &mut r,
+            PublishOptions {
+                no_correction: true,
+                ..base
+            },
+        );
+        assert!(differ(&want, &chords) >= shell_px, "uncorrected differs");
+    }
+    let got = publish(&mut gpu, &mut r, base);
+    let n = differ(&want, &got);
+    assert_eq!(
+        n, 0,
+        "shell handed over: {n} px differ from the shell inline"
+    );
+    r.destroy(&gpu.ctx);
+    gpu.assert_clean();
 }

@@ -90,6 +90,11 @@ pub struct GpuArgs {
     /// (`engine::publish::PublishOptions::shell_k`; 0 off) [default: 0].
     #[arg(long, env = "PLANETFALL_RESOLVE_SHELL")]
     pub resolve_shell: Option<f32>,
+    /// With --resolve-shell: the shell's rays searched in `publish.resolve.search` with every
+    /// other pixel rather than handed to `publish.resolve.shell` (the same hits; to time the
+    /// hand-over against).
+    #[arg(long, env = "PLANETFALL_RESOLVE_SHELL_INLINE")]
+    pub resolve_shell_inline: bool,
     /// The mesh's residual splits only triangles whose longest screen edge is over this many
     /// pixels (`engine::cbt::CbtParams::split_min_px`) [default: the engine's].
     #[arg(long, env = "PLANETFALL_SPLIT_MIN_PX")]
@@ -191,6 +196,7 @@ pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     if let Some(n) = a.resolve_crossing {
         o.publish.crossing_pieces = n.min(63);
     }
+    o.publish.shell_inline = a.resolve_shell_inline;
     if let Some(k) = a.resolve_shell {
         o.publish.shell_k = k;
     }
