@@ -72,9 +72,10 @@ layout(std430, set = 0, binding = 4) readonly buffer Shell { uint64_t v[]; } she
 // The pixels whose ray enters a prism in front of its chord (or a prism alone), handed by
 // publish.resolve to publish.resolve.shell: a header that is the shell pass's dispatch (groups
 // of 64, 1, 1) and the count, then one pixel (x | y << 16) each; room for every pixel. Those
-// rays need the first-crossing search from the prism's face, a few percent of the image; the
-// rest keep the lean resolve, without the searches' registers, and the searched rays run side
-// by side in full warps rather than each holding up a warp of finished pixels.
+// rays need the first-crossing search from the prism's face; the rest keep the lean resolve,
+// without the searches' registers, and the searched rays run side by side in full warps rather
+// than each holding up a warp of finished pixels. (At a walker's height nearly every near pixel
+// is handed over: docs/bench.md, "The shell's rays handed over".)
 #ifdef RESOLVE_SHELL_PASS
 layout(std430, set = 0, binding = 6) readonly buffer Shelled { uint w[]; } shelled;
 #else
