@@ -201,6 +201,25 @@ impl PlanetFrame {
     }
 }
 
+/// The AOV of one frame of `r` for `cam` with the publish options `opts`.
+pub fn aov_with(
+    gpu: &mut Gpu,
+    r: &mut engine::renderer::PlanetRenderer,
+    cam: &engine::camera::ViewCamera,
+    opts: engine::publish::PublishOptions,
+) -> Vec<engine::shade::AovPixel> {
+    r.set_publish_options(&gpu.ctx, opts);
+    planet_frame(gpu, r, cam).aov
+}
+
+/// Pixels whose AOV records differ in any bit.
+pub fn records_differ(a: &[engine::shade::AovPixel], b: &[engine::shade::AovPixel]) -> usize {
+    a.iter()
+        .zip(b)
+        .filter(|(a, b)| bytemuck::bytes_of(*a) != bytemuck::bytes_of(*b))
+        .count()
+}
+
 /// Prepare, declare and run one frame of `r` for `cam`, reading back colour and AOV.
 pub fn planet_frame(
     gpu: &mut Gpu,

@@ -12,10 +12,9 @@ use engine::camera::ViewCamera;
 use engine::planet::Body;
 use engine::publish::PublishOptions;
 use engine::renderer::{PlanetRenderer, RendererOptions};
-use engine::shade::AovPixel;
 use engine::source::{AnalyticSource, TileSource};
 use glam::DVec3;
-use planetfall_tests::{planet_frame, Gpu, PlanetFrame};
+use planetfall_tests::{aov_with, planet_frame, records_differ, Gpu, PlanetFrame};
 use std::sync::Arc;
 
 const R: f64 = 6_371_000.0;
@@ -291,16 +290,9 @@ fn the_shell_handed_over_publishes_the_same_hits() {
     });
     let base = r.publish_options();
     assert!(base.shell_handed_over());
-    let publish = |gpu: &mut Gpu, r: &mut PlanetRenderer, opts: PublishOptions| {
-        r.set_publish_options(&gpu.ctx, opts);
-        planet_frame(gpu, r, &cam).aov
-    };
-    let differ = |a: &[AovPixel], b: &[AovPixel]| {
-        a.iter()
-            .zip(b)
-            .filter(|(a, b)| bytemuck::bytes_of(*a) != bytemuck::bytes_of(*b))
-            .count()
-    };
+    let publish =
+        |gpu: &mut Gpu, r: &mut PlanetRenderer, opts: PublishOptions| aov_with(gpu, r, &cam, opts);
+    let differ = records_differ;
     let inline = PublishOptions {
         shell_inline: true,
         ..base

@@ -16,7 +16,8 @@ use engine::source::TileSource;
 use framegraph::{BufferDesc, GpuBuffer, Graph};
 use glam::DVec3;
 use planetfall_tests::{
-    earth_ground, earth_source, planet_frame, settled_planet, test_renderer_options, Gpu,
+    aov_with, earth_ground, earth_source, planet_frame, records_differ, settled_planet,
+    test_renderer_options, Gpu,
 };
 
 const W: u32 = 96;
@@ -536,16 +537,9 @@ fn the_resolve_tail_publishes_the_same_hits() {
     let cam = ViewCamera::geo(lat, lon, eye, 10.0, -5.0, 60.0, W, H);
     let mut r = settled_planet(&mut gpu, &cam, 30);
     let base = r.publish_options();
-    let publish = |gpu: &mut Gpu, r: &mut PlanetRenderer, opts: PublishOptions| {
-        r.set_publish_options(&gpu.ctx, opts);
-        planet_frame(gpu, r, &cam).aov
-    };
-    let differ = |a: &[AovPixel], b: &[AovPixel]| {
-        a.iter()
-            .zip(b)
-            .filter(|(a, b)| bytemuck::bytes_of(*a) != bytemuck::bytes_of(*b))
-            .count()
-    };
+    let publish =
+        |gpu: &mut Gpu, r: &mut PlanetRenderer, opts: PublishOptions| aov_with(gpu, r, &cam, opts);
+    let differ = records_differ;
     let mut walks_by_late = Vec::new();
     // Without and with the late steps' looser trigger (from step 2, four times it): the tail
     // carries the step count and the trigger over, so it stops where the whole search would.
