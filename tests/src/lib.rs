@@ -212,6 +212,29 @@ pub fn aov_with(
     planet_frame(gpu, r, cam).aov
 }
 
+/// One frame per frame in flight with `opts` but the surface correction off, so that every
+/// frame slot's hit records are chord points: a pass that later fails to publish a pixel leaves
+/// such a record. Each frame must differ from `want` in at least `at_least` pixels, or a
+/// comparison after it proves nothing.
+pub fn chords_in_every_slot(
+    gpu: &mut Gpu,
+    r: &mut engine::renderer::PlanetRenderer,
+    cam: &engine::camera::ViewCamera,
+    opts: engine::publish::PublishOptions,
+    want: &[engine::shade::AovPixel],
+    at_least: usize,
+) {
+    for _ in 0..gpu.exec.frames_in_flight() {
+        let opts = engine::publish::PublishOptions {
+            no_correction: true,
+            ..opts
+        };
+        let chords = aov_with(gpu, r, cam, opts);
+        let n = records_differ(want, &chords);
+        assert!(n >= at_least, "uncorrected differs in {n} px");
+    }
+}
+
 /// Pixels whose AOV records differ in any bit.
 pub fn records_differ(a: &[engine::shade::AovPixel], b: &[engine::shade::AovPixel]) -> usize {
     a.iter()

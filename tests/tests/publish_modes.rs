@@ -16,8 +16,8 @@ use engine::source::TileSource;
 use framegraph::{BufferDesc, GpuBuffer, Graph};
 use glam::DVec3;
 use planetfall_tests::{
-    aov_with, earth_ground, earth_source, planet_frame, records_differ, settled_planet,
-    test_renderer_options, Gpu,
+    aov_with, chords_in_every_slot, earth_ground, earth_source, planet_frame, records_differ,
+    settled_planet, test_renderer_options, Gpu,
 };
 
 const W: u32 = 96;
@@ -566,18 +566,7 @@ fn the_resolve_tail_publishes_the_same_hits() {
         // After 1 or 2 steps whatever the count, and after 1 only while at most 2 lanes of
         // the subgroup still search (the rule decides which searches move, never their bits).
         for (tail_after, tail_lanes) in [(1, 0), (2, 0), (1, 2)] {
-            // One uncorrected frame per frame in flight: each slot's records are rewritten.
-            for _ in 0..gpu.exec.frames_in_flight() {
-                let chords = publish(
-                    &mut gpu,
-                    &mut r,
-                    PublishOptions {
-                        no_correction: true,
-                        ..base
-                    },
-                );
-                assert!(differ(&want, &chords) >= long, "uncorrected differs");
-            }
+            chords_in_every_slot(&mut gpu, &mut r, &cam, base, &want, long);
             let got = publish(
                 &mut gpu,
                 &mut r,
