@@ -220,6 +220,10 @@ pub struct PublishOptions {
     /// The shell's rays searched in `publish.resolve.search` with every other pixel, as they
     /// were before the hand-over (for comparisons; the hits are the same bits).
     pub shell_inline: bool,
+    /// A sky pixel next to a terrain pixel searches its ray near that neighbour's chord for a
+    /// crossing (`skyline` in `shaders/common/resolve.glsl`): a ridge's crest stands over its
+    /// chord by up to the leaf's residual, and rays just over the chord would show sky.
+    pub skyline: bool,
 }
 
 /// Pieces of the first-crossing search from the conservative shell's face at most (as
@@ -301,6 +305,7 @@ impl Default for PublishOptions {
             crossing_pieces: 0,
             shell_k: 0.0,
             shell_inline: false,
+            skyline: true,
         }
     }
 }
@@ -376,6 +381,7 @@ pub fn declare_publish(
     let tail_after = if r.tail_cap > 0 { opts.tail_after } else { 0 };
     let push = [
         opts.no_correction as u32
+            | (!opts.skyline as u32) << 1
             | (opts.march_samples & 0x1_ffff) << 8
             | (opts.root_bisect as u32) << 25
             | opts.crossing_pieces.min(63) << 26,

@@ -324,3 +324,68 @@ fn the_shell_handed_over_publishes_the_same_hits() {
     r.destroy(&gpu.ctx);
     gpu.assert_clean();
 }
+
+/// A ridge 30 m tall running north–south 400 m east of the camera below, its crest line
+/// wavering by 20 m: seen level from 2 m up, its crest is the skyline.
+fn hill(d: DVec3) -> f64 {
+    let (x, y) = (d.y * R, d.z * R);
+    let u = (x - 100.0 + 20.0 * (y / 40.0).sin()) / 60.0;
+    30.0 * (-u * u).exp()
+}
+
+/// Over the ridge with the skyline in view: pixels the renderer draws as sky where the
+/// reference sees ground (see-through), the reverse (covers-sky), and the reference's terrain
+/// pixels, with `opts` adjusted by `set`.
+fn sky_mismatch(set: impl FnOnce(&mut RendererOptions)) -> (usize, usize, usize) {
+    let mut gpu = Gpu::new();
+    // 2 m up, level, a 12° field (about 1080p's pixel angle at 60°).
+    let lon = (-300.0 / R).to_degrees();
+    let cam = ViewCamera::geo(0.0, lon, R + 2.0, 90.0, 0.0, 12.0, W, H);
+    let (r, f, relief) = settled(&mut gpu, 30.0, hill, &cam, set);
+    let lod = r.lod_params(&cam);
+    let reference = engine::reference::render(r.residency(), &lod, r.body, &cam, relief);
+    let see = f
+        .aov
+        .iter()
+        .zip(&reference)
+        .filter(|(a, c)| !a.is_terrain() && c.is_some())
+        .count();
+    let covers = f
+        .aov
+        .iter()
+        .zip(&reference)
+        .filter(|(a, c)| a.is_terrain() && c.is_none())
+        .count();
+    let n = reference.iter().filter(|c| c.is_some()).count();
+    r.destroy(&gpu.ctx);
+    gpu.assert_clean();
+    (see, covers, n)
+}
+
+/// A ridge's crest stands over its chord by up to the leaf's residual, so rays just over the
+/// chords along the skyline show sky where the surface rises into them. The sky pixels next
+/// to terrain search their rays near the neighbour's chord (`PublishOptions::skyline`) and draw
+/// the crest: fewer see-through pixels, and none drawn where the reference sees sky.
+#[test]
+fn the_skyline_is_drawn_to_the_crests() {
+    let (see0, covers0, n) = sky_mismatch(|o| o.publish.skyline = false);
+    let (see, covers, _) = sky_mismatch(|_| {});
+    println!(
+        "ridge skyline: see-through {see0} → {see} px, covers-sky {covers0} → {covers} px, of \
+         {n} reference terrain px"
+    );
+    assert!(n > (W * H / 4) as usize, "the view shows ground: {n} px");
+    // The fault must show, or the test proves nothing.
+    assert!(
+        see0 >= 10,
+        "rays over the crests' chords show sky: {see0} px"
+    );
+    assert!(
+        see * 2 < see0,
+        "the skyline search draws the crests: {see} vs {see0} px"
+    );
+    assert!(
+        covers <= covers0 + n / 1000,
+        "no ground where the reference sees sky: {covers} vs {covers0}"
+    );
+}

@@ -95,6 +95,10 @@ pub struct GpuArgs {
     /// hand-over against).
     #[arg(long, env = "PLANETFALL_RESOLVE_SHELL_INLINE")]
     pub resolve_shell_inline: bool,
+    /// A sky pixel next to terrain searches its ray near the neighbour's chord for a crossing
+    /// (a ridge's crest over its chord): on or off [default: on].
+    #[arg(long, env = "PLANETFALL_RESOLVE_SKYLINE", value_parser = parse_on_off)]
+    pub resolve_skyline: Option<bool>,
     /// The mesh's residual splits only triangles whose longest screen edge is over this many
     /// pixels (`engine::cbt::CbtParams::split_min_px`) [default: the engine's].
     #[arg(long, env = "PLANETFALL_SPLIT_MIN_PX")]
@@ -157,7 +161,7 @@ pub fn frame_options(ctx: &Context, o: &mut engine::renderer::RendererOptions) {
 /// `--occlusion`, the exposure from `--exposure`, the march from `--resolve-march`, the
 /// outline search from `--resolve-outline` and `--resolve-bisect`, the resolve's hand-over
 /// from `--resolve-tail-after`, the shell from
-/// `--resolve-shell`, the mesh's smallest residual split from
+/// `--resolve-shell`, the skyline search from `--resolve-skyline`, the mesh's smallest residual split from
 /// `--split-min-px`, the outlines' depth cap from `--silhouette-cos`, the tile slots from
 /// `--tile-slots` and the parts left out from `--skip`.
 pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
@@ -197,6 +201,9 @@ pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
         o.publish.crossing_pieces = n.min(63);
     }
     o.publish.shell_inline = a.resolve_shell_inline;
+    if let Some(on) = a.resolve_skyline {
+        o.publish.skyline = on;
+    }
     if let Some(k) = a.resolve_shell {
         o.publish.shell_k = k;
     }
