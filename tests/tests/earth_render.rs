@@ -144,9 +144,13 @@ fn the_limb_from_orbit_is_drawn_to_the_datum() {
     // Over central Asia: the limb runs over land in the north and west.
     let cam = ViewCamera::geo(45.0, 80.0, R + 20_000_000.0, 0.0, -90.0, 32.0, 480, 480);
     let mut counts = Vec::new();
-    for tighten in [0.0, engine::cbt::CbtParams::default().outline_tighten] {
+    let tight = engine::cbt::CbtParams::default().outline_tighten;
+    // The skyline search (on by default) also draws the limb: the outlines' target is measured
+    // without it, then the default.
+    for (tighten, skyline) in [(0.0, false), (tight, false), (tight, true)] {
         let mut opts = test_renderer_options(&gpu.ctx);
         opts.cbt.outline_tighten = tighten;
+        opts.publish.skyline = skyline;
         let mut r =
             PlanetRenderer::new(&gpu.ctx, earth_source(), opts, gpu.exec.frames_in_flight())
                 .unwrap();
@@ -154,13 +158,17 @@ fn the_limb_from_orbit_is_drawn_to_the_datum() {
         for _ in 0..3 {
             f = render(&mut gpu, &mut r, &cam);
         }
-        save(&format!("limb_asia_{tighten:.2}"), &cam, &f);
+        save(&format!("limb_asia_{tighten:.2}_{skyline}"), &cam, &f);
         let (inside, wrong) = sky_inside_the_datum(&cam, &f);
-        println!("residual tightened by {tighten}: {wrong} of {inside} datum pixels drawn as sky");
+        println!(
+            "residual tightened by {tighten}, skyline search {skyline}: {wrong} of {inside} \
+             datum pixels drawn as sky"
+        );
         counts.push(wrong);
         r.destroy(&gpu.ctx);
     }
-    // Measured: 34 without the outlines' target, 9 with it, of 136,388 datum pixels.
+    // Measured: 34 without the outlines' target, 9 with it, of 136,388 datum pixels; 1 with
+    // the skyline search too.
     assert!(
         counts[0] >= 20,
         "the edges' target leaves sky inside the limb: {counts:?}"
@@ -168,6 +176,10 @@ fn the_limb_from_orbit_is_drawn_to_the_datum() {
     assert!(
         counts[1] * 3 <= counts[0],
         "the outlines' target draws the limb: {counts:?}"
+    );
+    assert!(
+        counts[2] <= counts[1],
+        "the skyline search adds no sky inside the limb: {counts:?}"
     );
     gpu.assert_clean();
 }
