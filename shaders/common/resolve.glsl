@@ -38,10 +38,10 @@ layout(std430, set = 0, binding = 1) readonly buffer Vis { uint64_t v[]; } vis;
 layout(std430, set = 0, binding = 3) writeonly buffer Seen { uint frame[]; } seen;
 #endif
 layout(set = 0, binding = 2, rgba32ui) uniform writeonly uimage2D hits;
-// flags bit 0: no surface correction; bit 1: no skyline search (`skyline`); bits 8–23: samples of the march back along a grazing ray
-// (0: none); bit 25: the root search bisects where regula falsi creeps; bits 26–31: pieces of
-// the first-crossing search at most (0: none); frame_stamp: this
-// frame's stamp for `seen` (0: none); outline: samples of the outline search at most (0: none).
+// flags bit 0: no surface correction; bit 1: no skyline search (`skyline`); bits 8–23: samples
+// of the march back along a grazing ray (0: none); bit 25: the root search bisects where regula
+// falsi creeps; bits 26–31: pieces of the first-crossing search at most (0: none); frame_stamp:
+// this frame's stamp for `seen` (0: none); outline: samples of the outline search at most (0: none).
 // shell: pieces of the search from the conservative shell at most (0: none). tail_after: root
 // search steps after which a pixel's search may be handed to publish.resolve.tail (0: never);
 // tail_cap: the searches publish.tail holds; tail_lanes: a search is handed over only while at
@@ -555,6 +555,14 @@ bool resolve_terrain(uvec2 px, vec3 d, float t_ocean, uint64_t key, uint64_t ske
 
 #include "common/resolve_skyline.glsl"
 
+// Pixel px resolved from its visibility and shell keys: the terrain or ocean its ray meets, the
+// crest of the skyline beside it, else the ocean or sky.
+void resolve_pixel(uvec2 px, uint64_t key, uint64_t skey) {
+    vec3 d = pixel_ray(vec2(px) + 0.5);
+    float t_ocean = ocean_distance(d);
+    if (!resolve_terrain(px, d, t_ocean, key, skey) && !skyline(px, d, t_ocean)) no_terrain(d, t_ocean, px);
+}
+
 #ifdef RESOLVE_SHELL_HANDOVER
 // Hands pixel px to publish.resolve.shell (every pixel has room).
 void shell_push(uvec2 px) {
@@ -574,11 +582,7 @@ void main() {
     uint xy = shelled.w[4u + i];
     uvec2 px = uvec2(xy & 0xffffu, xy >> 16);
     uint idx = px.y * uint(frame.viewport.x) + px.x;
-    vec3 d = pixel_ray(vec2(px) + 0.5);
-    float t_ocean = ocean_distance(d);
-    if (!resolve_terrain(px, d, t_ocean, vis.v[idx], shell.v[idx]) && !skyline(px, d, t_ocean)) {
-        no_terrain(d, t_ocean, px);
-    }
+    resolve_pixel(px, vis.v[idx], shell.v[idx]);
 }
 #else
 void main() {
@@ -605,9 +609,7 @@ void main() {
         return;
     }
 #endif
-    vec3 d = pixel_ray(vec2(px) + 0.5);
-    float t_ocean = ocean_distance(d);
-    if (!resolve_terrain(px, d, t_ocean, key, skey) && !skyline(px, d, t_ocean)) no_terrain(d, t_ocean, px);
+    resolve_pixel(px, key, skey);
 }
 #endif
 
