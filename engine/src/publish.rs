@@ -10,6 +10,10 @@
 //! that reads the hits is `crate::shade`. With occlusion culling (`PublishOptions::occlusion`)
 //! `raster.compute` is two phases around `raster.hiz` ([`OcclusionBindings`]).
 
+mod options;
+
+pub use options::*;
+
 use crate::atlas::SurfaceBindings;
 use ash::vk;
 use framegraph::{
@@ -42,272 +46,6 @@ pub struct OcclusionBindings {
     pub seen: BufferRef,
     /// This frame's stamp: ≥ 2, one more than the last frame's.
     pub frame_stamp: u32,
-}
-
-/// Who rasterises the leaves `raster.compute` hands over (near-plane crossers, big footprints).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum PublishMode {
-    /// The hardware raster, `raster.hardware` (an indirect draw).
-    Hardware,
-    /// Compute only, `raster.compute.big`: no hardware raster in the frame.
-    Compute,
-    /// Chosen per device by [`PublishMode::resolve`].
-    #[default]
-    Auto,
-}
-
-impl PublishMode {
-    pub const NAMES: [&'static str; 3] = ["hw", "compute", "auto"];
-
-    /// `hw`, `compute` or `auto` (the CLI's `--publish`).
-    pub fn parse(s: &str) -> Option<PublishMode> {
-        match s {
-            "hw" | "hardware" => Some(PublishMode::Hardware),
-            "compute" => Some(PublishMode::Compute),
-            "auto" => Some(PublishMode::Auto),
-            _ => None,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            PublishMode::Hardware => "hw",
-            PublishMode::Compute => "compute",
-            PublishMode::Auto => "auto",
-        }
-    }
-
-    /// The mode a frame on `device` runs. The rule: `Auto` is `Compute` on every device.
-    /// On the H200 the compute path's frame is 0.15–0.26 ms faster in all five views compared
-    /// (docs/bench.md, "Hardware or compute publish": 0.134 against 0.286 ms with no leaf
-    /// drawn, 0.568 against 0.715 ms at 501k leaves), because `raster.hardware` costs a
-    /// near-constant ~0.15 ms whatever it draws and `raster.compute.big` took 0.002–0.022 ms
-    /// for the same hand-overs. On lavapipe both paths give the same pixels and the compute
-    /// one needs no graphics pipeline. A device kind, size or threshold where the hardware
-    /// path measures faster belongs here.
-    pub fn resolve(self, _device: &framegraph::context::DeviceInfo) -> PublishMode {
-        match self {
-            PublishMode::Auto => PublishMode::Compute,
-            m => m,
-        }
-    }
-}
-
-/// Side of `raster.hiz`'s depth tiles, px (`RASTER_HIZ_TILE` in `shaders/common/raster.glsl`).
-pub const RASTER_HIZ_TILE: u32 = 8;
-
-/// The largest pixel box `raster.compute` rasterises in one thread; bigger leaves are handed
-/// over. One thread loops over its leaf's rows, so this bounds the longest loop in a warp:
-/// where few leaves cover the screen (views from 400 km: 5–8 thousand leaves of ~500 px)
-/// the raster is a few warps each looping over a thousand pixels. On the H200 at 1080p
-/// (docs/bench.md "raster.compute's box"), 256 against 1,024 took 0.09 ms off
-/// pacific-400km-p90 and 0.06–0.07 off alps-400km-p30 and gibraltar-10km-p60; 128 or 64 gain
-/// at most 0.01 ms more there but cost hawaii-1km-p30 (184k leaves of mid size, handed over
-/// en masse) 0.04–0.12 ms.
-pub const RASTER_MAX_BOX_PX: u32 = 256;
-
-/// The steps to turn it on with (`--resolve-tail-after`): root search steps `publish.resolve`
-/// takes for a pixel before it hands the search over to `publish.resolve.tail`
-/// (`shaders/common/resolve.glsl`). A warp runs until its slowest pixel is done, and the
-/// resolve's time followed the mean over warps of their slowest pixel's walks (docs/bench.md
-/// "The root search's walks and a warp's slowest pixel"): a few pixels whose search runs long,
-/// where relief is steep and seen at a grazing angle, kept whole warps of finished pixels
-/// waiting. Handed over, those searches carry on side by side in full warps, with the same
-/// operations, so every hit is the same bits. Off by default: on an H100 at 1080p (docs/bench.md
-/// "Shared raster boxes (reverted) and the resolve's tail") it takes 0.012–0.033 ms off the resolve where a warp's
-/// slowest pixel walks twice the mean (gibraltar-100m-p30, hawaii-1km-p30,
-/// grand-canyon-100m-p0) and adds 0.015–0.017 ms where it does not (khumbu-2m-p0,
-/// hawaii-2m-p30): the second pass's fixed cost.
-pub const RESOLVE_TAIL_AFTER: u32 = 1;
-
-/// The lanes to turn the tail's subgroup rule on with (`--resolve-tail-lanes`, beside
-/// [`RESOLVE_TAIL_AFTER`]): a search is handed over only while at most this many lanes of its
-/// subgroup still search. A warp most of whose pixels are done stops waiting on its few
-/// long searches, and one whose pixels mostly still search keeps them, where handing them all
-/// over only moves the work into the tail pass and adds its fixed cost. A quarter of a
-/// 32-lane subgroup. Measured on the H200 with the tail after 1 step (docs/bench.md "A looser
-/// trigger for the root search's late steps"), it still cost +0.012–0.014 ms where searches
-/// are short (hawaii-2m-p30, khumbu-2m-p0), so the tail stays off.
-pub const RESOLVE_TAIL_LANES: u32 = 8;
-
-/// The root search step from which a point within [`RESOLVE_LATE_SCALE`] times the
-/// correction's trigger is close enough. A pixel left uncorrected keeps |f| under the trigger
-/// (0.1 px at 1080p and 60°); a search that has not met it after its first step is mostly regula
-/// falsi narrowing a bracket across the surface's kinks (texel edges, rocks' facets), a few
-/// scattered pixels over rough near ground, one in most warps, and each warp waits on its
-/// slowest pixel. Those stop within 0.4 px instead. On the H200 at 1080p (docs/bench.md "A
-/// looser trigger for the root search's late steps"): `publish.resolve` −0.066 ms at
-/// gibraltar-100m-p30 (warp walks 4.41 → 3.52), −0.037 at grand-canyon-100m-p0, −0.024 at
-/// hawaii-1km-p30; see-through, silhouettes and the descent's pops unchanged, the lateral
-/// flight's worst pop 4.79 → 1.77 px; depth rel p95 at gibraltar-100m-p30 (lavapipe, 480×270)
-/// 4.2e-4 → 6.4e-4.
-pub const RESOLVE_LATE_AFTER: u32 = 2;
-/// See [`RESOLVE_LATE_AFTER`].
-pub const RESOLVE_LATE_SCALE: f32 = 4.0;
-
-/// Steps in all a root search still unaccepted after its sixth takes while its root is
-/// bracketed, bisecting where a step does not halve the bracket (`root_rescuing` in
-/// `shaders/common/resolve.glsl`; 6 or less: none). Such a search used to leave the chord,
-/// centimetres off the surface at walking height, where the next frame's search from another
-/// chord reached the root: on lavapipe the descent's low end (480×270, from 2.6 m) popped
-/// 2.56 px at one such point, the search bracketed with its best point 0.4 px off
-/// (docs/bench.md "Searches that give up bracketed").
-pub const RESOLVE_RESCUE_STEPS: u32 = 14;
-
-/// Searches `publish.tail` holds at most, per pixel of the frame (a quarter), and in all;
-/// a pixel whose search does not fit finishes in `publish.resolve`.
-const TAIL_SHARE: u64 = 4;
-const TAIL_MAX: u64 = 1 << 20;
-/// Words of one handed-over search (`TAIL_WORDS` in `shaders/common/resolve.glsl`).
-const TAIL_WORDS: u64 = 14;
-
-/// Publish options.
-#[derive(Clone, Copy, Debug)]
-pub struct PublishOptions {
-    /// Keep the chord (no surface-following correction) — for comparisons.
-    pub no_correction: bool,
-    /// Who rasterises the handed-over leaves; resolved (never `Auto`) by the renderer.
-    pub mode: PublishMode,
-    /// The largest pixel box one `raster.compute` thread takes ([`RASTER_MAX_BOX_PX`]).
-    pub max_box_px: u32,
-    /// Root search steps `publish.resolve` takes before it hands a pixel's search to
-    /// `publish.resolve.tail` ([`RESOLVE_TAIL_AFTER`]; 0: never, no tail pass).
-    pub tail_after: u32,
-    /// A search is handed over only while at most this many lanes of its subgroup still
-    /// search ([`RESOLVE_TAIL_LANES`]; 0: whatever the count).
-    pub tail_lanes: u32,
-    /// From this root search step on (0: never), a point within `late_scale` times the
-    /// correction's trigger is close enough: the long searches stop sooner, at a looser bound
-    /// ([`RESOLVE_LATE_AFTER`], [`RESOLVE_LATE_SCALE`]). Not with `root_bisect`, which is there
-    /// to reach the roots at step edges.
-    pub late_after: u32,
-    /// See `late_after`.
-    pub late_scale: f32,
-    /// Steps in all a search unaccepted after its sixth takes while bracketed
-    /// ([`RESOLVE_RESCUE_STEPS`]; 6 or less: none).
-    pub rescue_steps: u32,
-    /// Occlusion culling in two phases when the mesh keeps stamps ([`OcclusionBindings`]);
-    /// false draws every leaf in one pass (the visibility buffer is the same bits either way).
-    /// Off by default: on the H200 the second pass and `raster.hiz` cost more than the leaves
-    /// it culls save (docs/bench.md, "Occlusion culling").
-    pub occlusion: bool,
-    /// Samples `publish.resolve.search` takes back along a grazing ray, within the surface search's
-    /// reach, for detail that rises above the ray before the chord it hit (0: none, the
-    /// default; [`RESOLVE_MARCH_SAMPLES`] to turn it on). Bit 16 makes it a reference for
-    /// comparisons: the low bits' samples over the whole reach under every leaf, whatever the
-    /// spacing.
-    pub march_samples: u32,
-    /// Samples `publish.resolve.search`'s outline search takes at most along a ray that passed over
-    /// a surface drawn beside it in front of its chord (0: none, the default;
-    /// [`RESOLVE_OUTLINE_SAMPLES`] to turn it on).
-    pub outline_samples: u32,
-    /// The resolve's root search bisects where regula falsi creeps, up to 14 steps once
-    /// bracketed, and takes a bracket as narrow as its tolerance (off by default).
-    pub root_bisect: bool,
-    /// Pieces of `publish.resolve.search`'s first-crossing search at most (0: none, the default; at
-    /// most 63): the ray's first crossing of the surface within the root search's reach,
-    /// widened to the chord's sag at the ray's slope, piece by piece of the selected level's
-    /// half-texel grid, before the search beside the chord ([`RESOLVE_CROSSING_PIECES`] to turn
-    /// it on).
-    pub crossing_pieces: u32,
-    /// The conservative shell (`shaders/common/raster_shell.glsl`): each leaf whose chord may
-    /// lie a pixel or more under the surface is also drawn as a prism raised this many times
-    /// its largest edge-midpoint residual, and `publish.resolve.search` searches each ray from the
-    /// nearest prism face for its first crossing, up to [`SHELL_PIECES`] pieces (0: none).
-    /// With no other search on, `publish.resolve` hands those rays to `publish.resolve.shell`
-    /// and resolves the rest itself ([`PublishOptions::shell_handed_over`]).
-    pub shell_k: f32,
-    /// The shell's rays searched in `publish.resolve.search` with every other pixel, as they
-    /// were before the hand-over (for comparisons; the hits are the same bits).
-    pub shell_inline: bool,
-    /// A sky pixel next to a terrain pixel searches its ray near that neighbour's chord for a
-    /// crossing (`skyline` in `shaders/common/resolve.glsl`): a ridge's crest stands over its
-    /// chord by up to the leaf's residual, and rays just over the chord would show sky.
-    pub skyline: bool,
-}
-
-/// Pieces of the first-crossing search from the conservative shell's face at most (as
-/// [`RESOLVE_CROSSING_PIECES`]: a longer window keeps the hit found without it).
-pub const SHELL_PIECES: u32 = 16;
-
-/// Samples of the march back along a grazing ray at most (`march_back` in
-/// `shaders/common/resolve_search.glsl`, run by `publish.resolve.search`), about every 0.5 m of
-/// ground: the count to turn it on with. On the H200 in the
-/// Khumbu descent at 1080p (the dome rocks), 16 samples cut the pixels that see past a rock
-/// from 31,276 to 11,744 and the descent's worst pop from 45.8 to 24.3 px. It is off by
-/// default because over the rough bare ground it costs 2.5–2.9 ms a frame in the grazing
-/// 100 m views (gibraltar-100m-p30 0.96 → 3.85 ms), where the ray dips under metre-scale
-/// relief near almost every hit; docs/bench.md "The faceted rocks and the march on the H200".
-pub const RESOLVE_MARCH_SAMPLES: u32 = 16;
-
-/// Samples of the outline search at most (`march_outline` in `shaders/common/resolve_search.glsl`,
-/// run by `publish.resolve.search`): from the depth of the surface seen beside the pixel, four a
-/// texel apart, then doubling toward the chord's hit, then four steps of a dip search between them.
-/// Off by default: with the root search's bisection it draws the crests of an analytic ridge field
-/// where the reference does (`hidden_detail`), but in the lavapipe descent it popped more, not
-/// less, at 2.2× the surface walks (docs/bench.md "The outline search").
-pub const RESOLVE_OUTLINE_SAMPLES: u32 = 8;
-
-/// Pieces of the first-crossing search at most (`first_crossing` in
-/// `shaders/common/resolve_search.glsl`, run by `publish.resolve.search`), the count to turn it on
-/// with: a window that crosses more of the selected level's grid (pieces of up to four texels)
-/// keeps the root search beside the chord. Off by default: in the lavapipe descent at 1080p it cuts
-/// p99 at 2–3 m from 38–50 px to 0.8–1.0 px and the points over 1 px by 3–5×, but raises the worst
-/// pop from 75 to 168 px and p99 at 3.4–3.9 m from 1.6–4.1 to 44–66 px, where the mesh's chords lie
-/// farther off the surface than the window and rays switch between the two searches from frame to
-/// frame (docs/bench.md "The first-crossing search").
-pub const RESOLVE_CROSSING_PIECES: u32 = 16;
-
-impl PublishOptions {
-    /// Whether any of the resolve's searches beyond the root beside the chord is on (the
-    /// frame then runs `publish.resolve.search` in place of `publish.resolve`).
-    pub fn searches(&self) -> bool {
-        self.march_samples > 0
-            || self.outline_samples > 0
-            || self.root_bisect
-            || self.crossing_pieces > 0
-            || self.shell_k > 0.0
-    }
-
-    /// Whether `publish.resolve` hands the rays that enter a prism in front of their chord to
-    /// `publish.resolve.shell`: the shell on and no other search (the lean resolve has none of
-    /// their code), unless `shell_inline`.
-    pub fn shell_handed_over(&self) -> bool {
-        self.shell_k > 0.0
-            && !self.shell_inline
-            && self.march_samples == 0
-            && self.outline_samples == 0
-            && !self.root_bisect
-            && self.crossing_pieces == 0
-    }
-
-    /// Whether `publish.resolve.search` runs in place of `publish.resolve`.
-    fn searching_resolve(&self) -> bool {
-        self.searches() && !self.shell_handed_over()
-    }
-}
-
-impl Default for PublishOptions {
-    fn default() -> Self {
-        PublishOptions {
-            no_correction: false,
-            mode: PublishMode::default(),
-            max_box_px: RASTER_MAX_BOX_PX,
-            tail_after: 0,
-            tail_lanes: 0,
-            late_after: RESOLVE_LATE_AFTER,
-            late_scale: RESOLVE_LATE_SCALE,
-            rescue_steps: RESOLVE_RESCUE_STEPS,
-            occlusion: false,
-            march_samples: 0,
-            outline_samples: 0,
-            root_bisect: false,
-            crossing_pieces: 0,
-            shell_k: 0.0,
-            shell_inline: false,
-            skyline: true,
-        }
-    }
 }
 
 /// What the publish leaves for later passes.
@@ -395,6 +133,8 @@ pub fn declare_publish(
         opts.late_scale.max(1.0).to_bits(),
         opts.rescue_steps.min(64),
     ];
+    let mut skylined = r.skylined;
+    let resolve = resolve.write("skylined", &mut skylined);
     if opts.searching_resolve() {
         resolve.push(&push).dispatch_threads([w, h, 1]);
     } else {
@@ -421,8 +161,19 @@ pub fn declare_publish(
             .read("shelled", shelled)
             .write("hits", &mut hits)
             .write("seen", &mut seen)
+            .write("skylined", &mut skylined)
             .push(&push)
             .dispatch_indirect(shelled, 0);
+    }
+    if opts.skyline_searched() {
+        let node = g.compute("publish.resolve.skyline", &shaders::PUBLISH_RESOLVE_SKYLINE);
+        read_surface(node, surface)
+            .read("pool", mesh.pool)
+            .read("vis", r.vis)
+            .read("skylined", skylined)
+            .write("hits", &mut hits)
+            .push(&push)
+            .dispatch_indirect(skylined, 0);
     }
     Published {
         hits,
@@ -463,6 +214,10 @@ pub struct Rasterised {
     /// 16-byte header, cleared by `publish.clear`, then room for every pixel; the header alone
     /// where the options hand none over).
     pub shelled: BufferRef,
+    /// `publish.skylined`: the sky pixels beside terrain the resolve passes hand to
+    /// `publish.resolve.skyline` (a 16-byte header, cleared by `publish.clear`, then room for
+    /// every pixel; the header alone where the skyline search is off).
+    pub skylined: BufferRef,
 }
 
 /// Declare the raster half of the publish, `publish.clear` … `raster.hardware` or
@@ -497,6 +252,9 @@ pub fn declare_raster(
     let handover = opts.shell_handed_over();
     let shelled_bytes = 16 + if handover { 4 * w as u64 * h as u64 } else { 0 };
     let mut shelled = g.create_buffer("publish.shelled", BufferDesc::gpu(shelled_bytes));
+    let skyline = opts.skyline_searched();
+    let skylined_bytes = 16 + if skyline { 4 * w as u64 * h as u64 } else { 0 };
+    let mut skylined = g.create_buffer("publish.skylined", BufferDesc::gpu(skylined_bytes));
     let mut clear = g
         .transfer("publish.clear")
         .fill(&mut vis, 0, vk::WHOLE_SIZE, u32::MAX)
@@ -508,7 +266,10 @@ pub fn declare_raster(
         clear = clear.update(&mut tail, 0, header);
     }
     if handover {
-        clear.update(&mut shelled, 0, header);
+        clear = clear.update(&mut shelled, 0, header);
+    }
+    if skyline {
+        clear.update(&mut skylined, 0, header);
     }
     // Compute rasteriser first; what it cannot take (near-plane crossers, big footprints) goes
     // through `raster.big` (`shaders/common/raster_big.glsl`: a 32-byte header, then a
@@ -590,6 +351,7 @@ pub fn declare_raster(
         tail,
         tail_cap: tail_cap as u32,
         shelled,
+        skylined,
     }
 }
 

@@ -19,7 +19,9 @@
 #ifndef RESOLVE_GLSL
 #define RESOLVE_GLSL
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
-#if defined(RESOLVE_TAIL_PASS) || defined(RESOLVE_SHELL_PASS)
+#if defined(RESOLVE_SKYLINE_PASS)
+layout(local_size_x = 32) in;
+#elif defined(RESOLVE_TAIL_PASS) || defined(RESOLVE_SHELL_PASS)
 layout(local_size_x = 64) in;
 #else
 layout(local_size_x = 8, local_size_y = 8) in;
@@ -80,6 +82,16 @@ layout(std430, set = 0, binding = 4) readonly buffer Shell { uint64_t v[]; } she
 layout(std430, set = 0, binding = 6) readonly buffer Shelled { uint w[]; } shelled;
 #else
 layout(std430, set = 0, binding = 6) buffer Shelled { uint w[]; } shelled;
+#endif
+#endif
+#ifndef RESOLVE_TAIL_PASS
+// The sky pixels beside terrain, handed by every resolve pass but the tail to
+// publish.resolve.skyline: a header that is its dispatch (one workgroup a pixel, at most 65,535
+// groups, 1, 1) and the count, then one pixel (x | y << 16) each; room for every pixel.
+#ifdef RESOLVE_SKYLINE_PASS
+layout(std430, set = 0, binding = 7) readonly buffer Skylined { uint w[]; } skylined;
+#else
+layout(std430, set = 0, binding = 7) buffer Skylined { uint w[]; } skylined;
 #endif
 #endif
 
@@ -555,13 +567,17 @@ bool resolve_terrain(uvec2 px, vec3 d, float t_ocean, uint64_t key, uint64_t ske
 
 #include "common/resolve_skyline.glsl"
 
-// Pixel px resolved from its visibility and shell keys: the terrain or ocean its ray meets, the
-// crest of the skyline beside it, else the ocean or sky.
+#ifndef RESOLVE_SKYLINE_PASS
+// Pixel px resolved from its visibility and shell keys: the terrain or ocean its ray meets,
+// else the ocean or sky, and then, beside terrain, handed to the skyline search.
 void resolve_pixel(uvec2 px, uint64_t key, uint64_t skey) {
     vec3 d = pixel_ray(vec2(px) + 0.5);
     float t_ocean = ocean_distance(d);
-    if (!resolve_terrain(px, d, t_ocean, key, skey) && !skyline(px, d, t_ocean)) no_terrain(d, t_ocean, px);
+    if (resolve_terrain(px, d, t_ocean, key, skey)) return;
+    no_terrain(d, t_ocean, px);
+    skyline_push(px);
 }
+#endif
 
 #ifdef RESOLVE_SHELL_HANDOVER
 // Hands pixel px to publish.resolve.shell (every pixel has room).
@@ -573,7 +589,9 @@ void shell_push(uvec2 px) {
 }
 #endif
 
-#ifdef RESOLVE_SHELL_PASS
+#if defined(RESOLVE_SKYLINE_PASS)
+// publish.resolve.skyline's main: common/resolve_skyline.glsl.
+#elif defined(RESOLVE_SHELL_PASS)
 // publish.resolve.shell: the pixels publish.resolve handed over, resolved as
 // publish.resolve.search resolves them (the same function, the same bits).
 void main() {

@@ -1,92 +1,125 @@
-// The skyline search of every resolve pass but the tail (included by common/resolve.glsl after
-// `resolve_terrain`; it uses `no_terrain`, `publish_hit` and `entry_between`).
+// The skyline search: every resolve pass but the tail hands it its sky pixels beside terrain
+// (`skyline_push`), and publish.resolve.skyline searches them (included by common/resolve.glsl
+// after `resolve_terrain`; it uses `publish_hit`, `entry_between` and `ray_point`).
+//
+// A ray that passes just over a ridge's chord meets no leaf, but the ridge's crest stands over
+// its chord by up to the leaf's residual (at the residual target, a third of a pixel), so such
+// rays may still cross the surface: the outline is drawn up to a pixel inside the surface's
+// (khumbu-2m-p0's see-through: ridges 130–720 m out, docs/bench.md). Such a ray skims rocky
+// ground for tens of metres a few decimetres over it and dips under a rock's top for 0.2–1.6 m
+// (the CPU reference's profiles of the pixels a one-thread search missed): a search for its
+// lowest point meets one of many dips, not the one under the surface. So each pixel gets a
+// workgroup whose lanes sample its ray side by side, evenly and finely, near each terrain
+// neighbour's chord plane (nearest first: the crest it misses may be a farther ridge's, seen
+// beside a nearer one), and the first sample under the surface brackets the entry. Any such
+// point is a true crossing: the ray is under the blended surface there, as the reference would
+// find it. The pass writes only its pixels' hits and reads only the visibility buffer, so what
+// it publishes does not depend on the order its workgroups run in.
 #ifndef RESOLVE_SKYLINE_GLSL
 #define RESOLVE_SKYLINE_GLSL
 
-// The skyline search (`skyline` below): its window, a share of the distance each side of the
-// neighbour's chord plane; steps of its search for the ray's lowest point over the surface; steps
-// of the entry's refinement.
+// The window about a neighbour's chord plane, a share of the distance each side; samples of the
+// window per lane (the spacing is 2 · SKYLINE_SPAN / (SKYLINE_ROUNDS · lanes) of the distance:
+// 0.03 % with 32 lanes, a fifth of the narrowest dip above); steps of the entry's refinement.
 #define SKYLINE_SPAN 0.03
-#define SKYLINE_MIN_STEPS 8
+#define SKYLINE_ROUNDS 6u
 #define SKYLINE_ENTRY_STEPS 8
+#define SKYLINE_MAX_GROUPS 65535u
+#define NO_KEY 0xffffffffffffffffUL
 
-// The entry between a (over the surface) and b (under it), published as terrain unless the
-// ocean surface is nearer.
-void publish_skyline(uvec2 px, vec3 d, uint start, RayPoint a, RayPoint b, float t_ocean) {
-    RayPoint p = entry_between(d, start, a, b, SKYLINE_ENTRY_STEPS, false);
-    if (t_ocean < p.t) {
-        no_terrain(d, t_ocean, px);
-        return;
-    }
-    publish_hit(px, p, HIT_CORRECTED);
-}
-
-// The skyline. A ray that passes just over a ridge's chord meets no leaf, but the ridge's crest
-// stands over its chord by up to the leaf's residual (at the residual target, a third of a
-// pixel), so such rays may still cross the surface: the outline is drawn up to a pixel inside
-// the surface's (khumbu-2m-p0's see-through: ridges 130–720 m out, docs/bench.md). A sky
-// pixel next to a terrain pixel searches its own ray near that neighbour's chord plane: the
-// lowest point of its height over the surface within SKYLINE_SPAN of the distance each side
-// (golden-section steps; a crest seen edge-on is one dip), and where that is under the surface
-// the entry between the window's start and it. Any such point is a true crossing: the ray is
-// under the blended surface there, as the reference would find it.
-bool skyline(uvec2 px, vec3 d, float t_ocean) {
-    if ((pc.flags & 3u) != 0u) return false;   // no correction, or no skyline search
+#ifndef RESOLVE_SKYLINE_PASS
+// Hands sky pixel px to publish.resolve.skyline where a 4-neighbour drew a chord.
+void skyline_push(uvec2 px) {
+    if ((pc.flags & 3u) != 0u) return;   // no correction, or no skyline search
     ivec2 vp = ivec2(frame.viewport);
-    uint64_t best = 0xffffffffffffffffUL;
+    bool beside = false;
     const ivec2 nb[4] = ivec2[](ivec2(0, 1), ivec2(0, -1), ivec2(1, 0), ivec2(-1, 0));
     for (int i = 0; i < 4; ++i) {
         ivec2 q = ivec2(px) + nb[i];
         if (any(lessThan(q, ivec2(0))) || any(greaterThanEqual(q, vp))) continue;
-        uint64_t k = vis.v[q.y * vp.x + q.x];
-        // The nearest neighbour: depth bits over the leaf, smaller nearer.
-        if (k < best) best = k;
+        beside = beside || vis.v[q.y * vp.x + q.x] != NO_KEY;
     }
-    if (best == 0xffffffffffffffffUL) return false;
-    Bisector b = pool.b[uint(best & 0xffffffffUL)];
-    vec2 bary;
-    vec3 chord_n;
-    float t = chord_distance(b, d, bary, chord_n);
-    // The neighbour's own distance where this ray meets its chord's plane far off (or behind).
-    float t_n = ray_distance(px, NEAR * uintBitsToFloat(uint(best >> 32)));
-    if (!(t > 0.8 * t_n && t < 1.25 * t_n)) t = t_n;
-    uint face;
-    ivec2 X = fixed_hint(b, bary, face);
-    uint start = hint_slot(face, X);
-    RayPoint a = ray_point(d, (1.0 - SKYLINE_SPAN) * t, start);
-    if (a.f <= 0.0) return false;   // under the surface at the window's start: not this case
-    RayPoint c = ray_point(d, (1.0 + SKYLINE_SPAN) * t, start);
-    if (c.f <= 0.0) {
-        publish_skyline(px, d, start, a, c, t_ocean);
+    if (!beside) return;
+    uint i = atomicAdd(skylined.w[3], 1u);
+    // One workgroup a pixel; past the dispatch's limit a workgroup takes every groups-th.
+    if (i < SKYLINE_MAX_GROUPS) atomicAdd(skylined.w[0], 1u);
+    skylined.w[4u + i] = px.x | (px.y << 16);
+}
+#else
+// The first sample under the surface in this round (its index in the window), else ~0u.
+shared uint s_under;
+
+// Searches the window about distance t for the ray's entry under the surface; publishes it and
+// answers true where it finds one (uniform over the workgroup).
+bool skyline_window(uvec2 px, vec3 d, float t, uint start, float t_ocean) {
+    uint lanes = gl_WorkGroupSize.x, lane = gl_LocalInvocationID.x;
+    float t0 = (1.0 - SKYLINE_SPAN) * t;
+    float dt = 2.0 * SKYLINE_SPAN * t / float(SKYLINE_ROUNDS * lanes);
+    // Every lane walks the window's start alike: under the surface there, the entry lies
+    // before the window, which is not this case.
+    if (ray_point(d, t0, start).f <= 0.0) return false;
+    for (uint r = 0u; r < SKYLINE_ROUNDS; ++r) {
+        if (lane == 0u) s_under = ~0u;
+        barrier();
+        uint k = r * lanes + lane + 1u;
+        if (ray_point(d, t0 + float(k) * dt, start).f <= 0.0) atomicMin(s_under, k);
+        barrier();
+        uint first = s_under;
+        barrier();
+        if (first == ~0u) continue;
+        if (lane == 0u) {
+            RayPoint a = ray_point(d, t0 + float(first - 1u) * dt, start);
+            RayPoint b = ray_point(d, t0 + float(first) * dt, start);
+            RayPoint p = entry_between(d, start, a, b, SKYLINE_ENTRY_STEPS, false);
+            // The ocean surface in front keeps what publish.resolve drew there.
+            if (p.t < t_ocean) publish_hit(px, p, HIT_CORRECTED);
+        }
         return true;
-    }
-    // Golden-section search for the lowest point between a and c.
-    const float g = 0.381966;
-    RayPoint lo = a, hi = c;
-    RayPoint m1 = ray_point(d, mix(lo.t, hi.t, g), start);
-    for (int k = 0; k < SKYLINE_MIN_STEPS; ++k) {
-        if (m1.f <= 0.0) {
-            publish_skyline(px, d, start, lo, m1, t_ocean);
-            return true;
-        }
-        // Probe the larger side.
-        bool right = hi.t - m1.t > m1.t - lo.t;
-        RayPoint m2 = ray_point(d, right ? m1.t + g * (hi.t - m1.t) : m1.t - g * (m1.t - lo.t), start);
-        if (m2.f <= 0.0) {
-            publish_skyline(px, d, start, right ? m1 : lo, m2, t_ocean);
-            return true;
-        }
-        if (m2.f < m1.f) {
-            // The lowest point lies on m2's side of m1.
-            if (right) lo = m1; else hi = m1;
-            m1 = m2;
-        } else if (right) {
-            hi = m2;
-        } else {
-            lo = m2;
-        }
     }
     return false;
 }
+
+// publish.resolve.skyline: each handed-over pixel's windows, nearest neighbour first, until one
+// holds an entry.
+void main() {
+    uint count = skylined.w[3];
+    ivec2 vp = ivec2(frame.viewport);
+    for (uint i = gl_WorkGroupID.x; i < count; i += gl_NumWorkGroups.x) {
+        uint xy = skylined.w[4u + i];
+        uvec2 px = uvec2(xy & 0xffffu, xy >> 16);
+        vec3 d = pixel_ray(vec2(px) + 0.5);
+        float t_ocean = ocean_distance(d);
+        uint64_t keys[4];
+        int n = 0;
+        const ivec2 nb[4] = ivec2[](ivec2(0, 1), ivec2(0, -1), ivec2(1, 0), ivec2(-1, 0));
+        for (int j = 0; j < 4; ++j) {
+            ivec2 q = ivec2(px) + nb[j];
+            if (any(lessThan(q, ivec2(0))) || any(greaterThanEqual(q, vp))) continue;
+            uint64_t k = vis.v[q.y * vp.x + q.x];
+            if (k == NO_KEY) continue;
+            // Insertion by depth bits over the leaf, smaller nearer.
+            int m = n++;
+            for (; m > 0 && keys[m - 1] > k; --m) keys[m] = keys[m - 1];
+            keys[m] = k;
+        }
+        float covered = 0.0;   // the far end of the windows searched so far
+        for (int j = 0; j < n; ++j) {
+            Bisector b = pool.b[uint(keys[j] & 0xffffffffUL)];
+            vec2 bary;
+            vec3 chord_n;
+            float t = chord_distance(b, d, bary, chord_n);
+            // The neighbour's own distance where this ray meets its chord's plane far off (or
+            // behind).
+            float t_n = ray_distance(px, NEAR * uintBitsToFloat(uint(keys[j] >> 32)));
+            if (!(t > 0.8 * t_n && t < 1.25 * t_n)) t = t_n;
+            if ((1.0 + SKYLINE_SPAN) * t <= covered) continue;
+            covered = (1.0 + SKYLINE_SPAN) * t;
+            uint face;
+            ivec2 X = fixed_hint(b, bary, face);
+            if (skyline_window(px, d, t, hint_slot(face, X), t_ocean)) break;
+        }
+    }
+}
+#endif
 
 #endif

@@ -364,8 +364,9 @@ fn sky_mismatch(set: impl FnOnce(&mut RendererOptions)) -> (usize, usize, usize)
 
 /// A ridge's crest stands over its chord by up to the leaf's residual, so rays just over the
 /// chords along the skyline show sky where the surface rises into them. The sky pixels next
-/// to terrain search their rays near the neighbour's chord (`PublishOptions::skyline`) and draw
-/// the crest: fewer see-through pixels, and none drawn where the reference sees sky.
+/// to terrain have their rays searched near their neighbours' chords
+/// (`PublishOptions::skyline`, `publish.resolve.skyline`) and draw the crest: fewer
+/// see-through pixels, and none drawn where the reference sees sky.
 #[test]
 fn the_skyline_is_drawn_to_the_crests() {
     let (see0, covers0, n) = sky_mismatch(|o| o.publish.skyline = false);

@@ -95,8 +95,8 @@ pub struct GpuArgs {
     /// hand-over against).
     #[arg(long, env = "PLANETFALL_RESOLVE_SHELL_INLINE")]
     pub resolve_shell_inline: bool,
-    /// A sky pixel next to terrain searches its ray near the neighbour's chord for a crossing
-    /// (a ridge's crest over its chord): on or off [default: on].
+    /// Sky pixels next to terrain searched near their neighbours' chords for a crossing (a
+    /// ridge's crest over its chord) by `publish.resolve.skyline`: on or off [default: on].
     #[arg(long, env = "PLANETFALL_RESOLVE_SKYLINE", value_parser = parse_on_off)]
     pub resolve_skyline: Option<bool>,
     /// The mesh's residual splits only triangles whose longest screen edge is over this many
