@@ -42,8 +42,11 @@ pub fn compute(opts: &RendererOptions, device: &DeviceInfo) -> Vec<&'static Shad
     if opts.publish.mode.resolve(device) != PublishMode::Hardware {
         list.extend([&shaders::RASTER_BIG_ARGS, &shaders::RASTER_COMPUTE_BIG]);
     }
+    list.push(&shaders::PUBLISH_RESOLVE);
+    if opts.publish.skyline_searched() {
+        list.push(&shaders::PUBLISH_RESOLVE_SKYLINE);
+    }
     list.extend([
-        &shaders::PUBLISH_RESOLVE,
         &shaders::ATMOS_TRANSMITTANCE,
         &shaders::ATMOS_MULTISCATTER,
         &shaders::ATMOS_SEALEVEL,

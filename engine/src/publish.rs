@@ -120,6 +120,7 @@ pub fn declare_publish(
     let push = [
         opts.no_correction as u32
             | (!opts.skyline as u32) << 1
+            | (opts.skyline_outlines as u32) << 2
             | (opts.march_samples & 0x1_ffff) << 8
             | (opts.root_bisect as u32) << 25
             | opts.crossing_pieces.min(63) << 26,

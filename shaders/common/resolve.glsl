@@ -39,8 +39,14 @@ layout(std430, set = 0, binding = 1) readonly buffer Vis { uint64_t v[]; } vis;
 // frame's raster.compute.early draws those leaves first (occlusion culling).
 layout(std430, set = 0, binding = 3) writeonly buffer Seen { uint frame[]; } seen;
 #endif
+#ifdef RESOLVE_SKYLINE_PASS
+// Read at the pass's own pixels: an outline's hit is replaced only by a nearer crossing.
+layout(set = 0, binding = 2, rgba32ui) uniform uimage2D hits;
+#else
 layout(set = 0, binding = 2, rgba32ui) uniform writeonly uimage2D hits;
-// flags bit 0: no surface correction; bit 1: no skyline search (`skyline`); bits 8–23: samples
+#endif
+// flags bit 0: no surface correction; bit 1: no skyline search (`skyline`); bit 2: outlines
+// handed to the skyline search too (`skyline_outlines`); bits 8–23: samples
 // of the march back along a grazing ray (0: none); bit 25: the root search bisects where regula
 // falsi creeps; bits 26–31: pieces of the first-crossing search at most (0: none); frame_stamp:
 // this frame's stamp for `seen` (0: none); outline: samples of the outline search at most (0: none).
@@ -569,13 +575,18 @@ bool resolve_terrain(uvec2 px, vec3 d, float t_ocean, uint64_t key, uint64_t ske
 
 #ifndef RESOLVE_SKYLINE_PASS
 // Pixel px resolved from its visibility and shell keys: the terrain or ocean its ray meets,
-// else the ocean or sky, and then, beside terrain, handed to the skyline search.
+// else the ocean or sky; then, beside terrain or behind an outline, handed to the skyline
+// search.
 void resolve_pixel(uvec2 px, uint64_t key, uint64_t skey) {
     vec3 d = pixel_ray(vec2(px) + 0.5);
     float t_ocean = ocean_distance(d);
-    if (resolve_terrain(px, d, t_ocean, key, skey)) return;
+    if (resolve_terrain(px, d, t_ocean, key, skey)) {
+        // (Not a shell's crossing where no chord was drawn: that is no outline.)
+        if (key != NO_KEY) skyline_push(px, key);
+        return;
+    }
     no_terrain(d, t_ocean, px);
-    skyline_push(px);
+    skyline_push(px, NO_KEY);
 }
 #endif
 

@@ -25,19 +25,34 @@
 #define SKYLINE_ROUNDS 6u
 #define SKYLINE_ENTRY_STEPS 8
 #define SKYLINE_MAX_GROUPS 65535u
+// An outline: a 4-neighbour's chord nearer than the pixel's own by more than this share of the
+// view depth (twice the window's span, so the neighbour's window lies in front of the chord).
+#define SKYLINE_OUTLINE_GAP 0.06
 #define NO_KEY 0xffffffffffffffffUL
 
+// View depth of a visibility key.
+float key_depth(uint64_t k) { return NEAR * uintBitsToFloat(uint(k >> 32)); }
+
+// Whether a neighbour with visibility key k gets a window for a pixel whose own key is `own`
+// (NO_KEY: a sky pixel, beside any terrain; else an outline's pixel, only nearer chords).
+bool skyline_neighbour(uint64_t k, uint64_t own) {
+    if (k == NO_KEY) return false;
+    return own == NO_KEY || key_depth(k) < (1.0 - SKYLINE_OUTLINE_GAP) * key_depth(own);
+}
+
 #ifndef RESOLVE_SKYLINE_PASS
-// Hands sky pixel px to publish.resolve.skyline where a 4-neighbour drew a chord.
-void skyline_push(uvec2 px) {
+// Hands pixel px to publish.resolve.skyline where a 4-neighbour gets a window: a sky pixel
+// (key NO_KEY) beside terrain, and with `skyline_outlines` a terrain pixel behind an outline.
+void skyline_push(uvec2 px, uint64_t key) {
     if ((pc.flags & 3u) != 0u) return;   // no correction, or no skyline search
+    if (key != NO_KEY && (pc.flags & 4u) == 0u) return;
     ivec2 vp = ivec2(frame.viewport);
     bool beside = false;
     const ivec2 nb[4] = ivec2[](ivec2(0, 1), ivec2(0, -1), ivec2(1, 0), ivec2(-1, 0));
     for (int i = 0; i < 4; ++i) {
         ivec2 q = ivec2(px) + nb[i];
         if (any(lessThan(q, ivec2(0))) || any(greaterThanEqual(q, vp))) continue;
-        beside = beside || vis.v[q.y * vp.x + q.x] != NO_KEY;
+        beside = beside || skyline_neighbour(vis.v[q.y * vp.x + q.x], key);
     }
     if (!beside) return;
     uint i = atomicAdd(skylined.w[3], 1u);
@@ -49,9 +64,10 @@ void skyline_push(uvec2 px) {
 // The first sample under the surface in this round (its index in the window), else ~0u.
 shared uint s_under;
 
-// Searches the window about distance t for the ray's entry under the surface; publishes it and
-// answers true where it finds one (uniform over the workgroup).
-bool skyline_window(uvec2 px, vec3 d, float t, uint start, float t_ocean) {
+// Searches the window about distance t for the ray's entry under the surface; publishes it
+// where it is nearer than t_limit (the ocean's, or the outline pixel's hit) and answers true
+// where it finds one (uniform over the workgroup).
+bool skyline_window(uvec2 px, vec3 d, float t, uint start, float t_limit) {
     uint lanes = gl_WorkGroupSize.x, lane = gl_LocalInvocationID.x;
     float t0 = (1.0 - SKYLINE_SPAN) * t;
     float dt = 2.0 * SKYLINE_SPAN * t / float(SKYLINE_ROUNDS * lanes);
@@ -71,8 +87,8 @@ bool skyline_window(uvec2 px, vec3 d, float t, uint start, float t_ocean) {
             RayPoint a = ray_point(d, t0 + float(first - 1u) * dt, start);
             RayPoint b = ray_point(d, t0 + float(first) * dt, start);
             RayPoint p = entry_between(d, start, a, b, SKYLINE_ENTRY_STEPS, false);
-            // The ocean surface in front keeps what publish.resolve drew there.
-            if (p.t < t_ocean) publish_hit(px, p, HIT_CORRECTED);
+            // What is in front (the ocean surface, the outline pixel's ground) stays.
+            if (p.t < t_limit) publish_hit(px, p, HIT_CORRECTED);
         }
         return true;
     }
@@ -88,7 +104,13 @@ void main() {
         uint xy = skylined.w[4u + i];
         uvec2 px = uvec2(xy & 0xffffu, xy >> 16);
         vec3 d = pixel_ray(vec2(px) + 0.5);
-        float t_ocean = ocean_distance(d);
+        uint64_t own = vis.v[px.y * uint(vp.x) + px.x];
+        // A sky or ocean pixel may have a key (its chord's search found no crossing): any
+        // neighbour's chord gets a window all the same. An entry replaces only what is
+        // farther: the sky, or the ocean's or the ground's hit.
+        uvec4 h = imageLoad(hits, ivec2(px));
+        if (hit_dist(h) == 0.0 || hit_ocean(h)) own = NO_KEY;
+        float t_limit = hit_dist(h) > 0.0 ? hit_dist(h) : 1e30;
         uint64_t keys[4];
         int n = 0;
         const ivec2 nb[4] = ivec2[](ivec2(0, 1), ivec2(0, -1), ivec2(1, 0), ivec2(-1, 0));
@@ -96,7 +118,7 @@ void main() {
             ivec2 q = ivec2(px) + nb[j];
             if (any(lessThan(q, ivec2(0))) || any(greaterThanEqual(q, vp))) continue;
             uint64_t k = vis.v[q.y * vp.x + q.x];
-            if (k == NO_KEY) continue;
+            if (!skyline_neighbour(k, own)) continue;
             // Insertion by depth bits over the leaf, smaller nearer.
             int m = n++;
             for (; m > 0 && keys[m - 1] > k; --m) keys[m] = keys[m - 1];
@@ -116,7 +138,7 @@ void main() {
             covered = (1.0 + SKYLINE_SPAN) * t;
             uint face;
             ivec2 X = fixed_hint(b, bary, face);
-            if (skyline_window(px, d, t, hint_slot(face, X), t_ocean)) break;
+            if (skyline_window(px, d, t, hint_slot(face, X), t_limit)) break;
         }
     }
 }

@@ -99,6 +99,10 @@ pub struct GpuArgs {
     /// ridge's crest over its chord) by `publish.resolve.skyline`: on or off [default: on].
     #[arg(long, env = "PLANETFALL_RESOLVE_SKYLINE", value_parser = parse_on_off)]
     pub resolve_skyline: Option<bool>,
+    /// With the skyline search: terrain pixels behind an outline (a neighbour's chord nearer
+    /// by over 6 %) searched near the nearer chords too, for a crest in front of their hit.
+    #[arg(long, env = "PLANETFALL_RESOLVE_SKYLINE_OUTLINES", value_parser = parse_on_off)]
+    pub resolve_skyline_outlines: Option<bool>,
     /// The mesh's residual splits only triangles whose longest screen edge is over this many
     /// pixels (`engine::cbt::CbtParams::split_min_px`) [default: the engine's].
     #[arg(long, env = "PLANETFALL_SPLIT_MIN_PX")]
@@ -201,6 +205,9 @@ pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
         o.publish.crossing_pieces = n.min(63);
     }
     o.publish.shell_inline = a.resolve_shell_inline;
+    if let Some(on) = a.resolve_skyline_outlines {
+        o.publish.skyline_outlines = on;
+    }
     if let Some(on) = a.resolve_skyline {
         o.publish.skyline = on;
     }

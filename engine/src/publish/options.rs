@@ -182,6 +182,10 @@ pub struct PublishOptions {
     /// ridge's crest stands over its chord by up to the leaf's residual, and rays just over
     /// the chord would show sky.
     pub skyline: bool,
+    /// With `skyline`: terrain pixels behind an outline (a 4-neighbour's chord nearer by more
+    /// than 6 %) are searched there too, near the nearer chords, for a crest in front of their
+    /// hit that their own chord's search cannot see.
+    pub skyline_outlines: bool,
 }
 
 /// Pieces of the first-crossing search from the conservative shell's face at most (as
@@ -270,6 +274,7 @@ impl Default for PublishOptions {
             shell_k: 0.0,
             shell_inline: false,
             skyline: true,
+            skyline_outlines: false,
         }
     }
 }
