@@ -247,6 +247,33 @@ fn a_ray_over_a_sagging_crest_meets_the_crest() {
     );
 }
 
+/// Outlines in the skyline pass (`PublishOptions::skyline_outlines`): a pixel behind a nearer
+/// neighbour's chord has its ray searched near that chord by `publish.resolve.skyline`, and
+/// where the ray dips under a crest there, the crest replaces the ground behind. Over the
+/// ridge field, by default (the rescue on): fewer crests drawn lower than they stand, far
+/// fewer beyond the root search's reach, and no crossing the surface lacks.
+#[test]
+fn an_outline_is_searched_for_the_crest_in_front() {
+    let (past0, beyond0, before0, n0) = crests_missed_with(|_| {});
+    let (past, beyond, before, n) = crests_missed_with(|o| o.publish.skyline_outlines = true);
+    println!(
+        "outlines searched: crests drawn lower {past0} → {past} px ({beyond0} → {beyond} beyond \
+         the reach), before the surface {before0} → {before}, of {n0} px"
+    );
+    assert_eq!(n, n0, "the same near pixels");
+    // The scene must show the fault: crests beyond the root search's reach.
+    assert!(beyond0 * 100 > n0, "crests beyond the reach: {beyond0} of {n0} px");
+    assert!(
+        beyond * 2 < beyond0,
+        "the outlines' crests are met: {beyond} vs {beyond0} px beyond the reach"
+    );
+    assert!(past < past0, "fewer crests drawn lower: {past} vs {past0} px");
+    assert!(
+        before <= before0 + n / 1000,
+        "no crossing the surface lacks: {before} vs {before0}"
+    );
+}
+
 /// The conservative shell (`PublishOptions::shell_k`): each leaf whose chord may lie a pixel
 /// under the surface is also drawn as a prism raised K times its residual, and a ray that
 /// enters a prism searches for its first crossing from the prism's face. Over the ridge field
