@@ -262,12 +262,18 @@ fn an_outline_is_searched_for_the_crest_in_front() {
     );
     assert_eq!(n, n0, "the same near pixels");
     // The scene must show the fault: crests beyond the root search's reach.
-    assert!(beyond0 * 100 > n0, "crests beyond the reach: {beyond0} of {n0} px");
+    assert!(
+        beyond0 * 100 > n0,
+        "crests beyond the reach: {beyond0} of {n0} px"
+    );
     assert!(
         beyond * 2 < beyond0,
         "the outlines' crests are met: {beyond} vs {beyond0} px beyond the reach"
     );
-    assert!(past < past0, "fewer crests drawn lower: {past} vs {past0} px");
+    assert!(
+        past < past0,
+        "fewer crests drawn lower: {past} vs {past0} px"
+    );
     assert!(
         before <= before0 + n / 1000,
         "no crossing the surface lacks: {before} vs {before0}"
