@@ -1,6 +1,6 @@
 // The skyline search: every resolve pass but the tail hands it its sky pixels beside terrain
 // (`skyline_push`), and publish.resolve.skyline searches them (included by common/resolve.glsl
-// after `resolve_terrain`; it uses `publish_hit`, `entry_between` and `ray_point`).
+// after `resolve_terrain`; it uses `publish_hit` and `ray_point`).
 //
 // A ray that passes just over a ridge's chord meets no leaf, but the ridge's crest stands over
 // its chord by up to the leaf's residual (at the residual target, a third of a pixel), so such
@@ -21,10 +21,10 @@
 // The window about a neighbour's chord plane, a share of the distance each side; rounds of a
 // whole window's samples, one per lane a round (the spacing is 2 · SKYLINE_SPAN /
 // (SKYLINE_ROUNDS · lanes) of the distance: 0.03 % with 32 lanes, 0.09–0.11 m at 290–365 m,
-// under half the narrowest dip above); steps of the entry's refinement.
+// under half the narrowest dip above); rounds of the entry's refinement.
 #define SKYLINE_SPAN 0.03
 #define SKYLINE_ROUNDS 6u
-#define SKYLINE_ENTRY_STEPS 8
+#define SKYLINE_REFINE_ROUNDS 2
 #define SKYLINE_MAX_GROUPS 65535u
 // An outline: a 4-neighbour's chord nearer than the pixel's own by more than this share of the
 // view depth (twice the window's span, so the neighbour's window lies in front of the chord).
@@ -78,7 +78,10 @@ bool skyline_window(uvec2 px, vec3 d, float t, float from, uint start, float t_l
         if (lane == 0u) s_under = ~0u;
         barrier();
         uint k = r * lanes + lane;
-        if (k < samples && ray_point(d, t0 + float(k) * dt, start).f <= 0.0) atomicMin(s_under, k);
+        RayPoint q;
+        q.f = 1.0;
+        if (k < samples) q = ray_point(d, t0 + float(k) * dt, start);
+        if (q.f <= 0.0) atomicMin(s_under, k);
         barrier();
         uint first = s_under;
         barrier();
@@ -86,13 +89,29 @@ bool skyline_window(uvec2 px, vec3 d, float t, float from, uint start, float t_l
         // Under the surface at the window's start: the entry lies before the window, which is
         // not this case.
         if (first == 0u) return false;
-        if (lane == 0u) {
-            RayPoint a = ray_point(d, t0 + float(first - 1u) * dt, start);
-            RayPoint b = ray_point(d, t0 + float(first) * dt, start);
-            RayPoint p = entry_between(d, start, a, b, SKYLINE_ENTRY_STEPS, false);
-            // What is in front (the ocean surface, the outline pixel's ground) stays.
-            if (p.t < t_limit) publish_hit(px, p, HIT_CORRECTED);
+        // The entry lies between samples first − 1 and first. Rounds of the lanes side by side
+        // narrow it to 1 / lanes of the bracket each (a sequential search would wait on a walk
+        // a step), and the lane holding the first point under the surface publishes it: past
+        // the entry by under dt / lanes² (0.1 mm at 300 m).
+        uint owner = first - r * lanes;
+        float lo = t0 + float(first - 1u) * dt, step = dt;
+        for (int j = 0; j < SKYLINE_REFINE_ROUNDS; ++j) {
+            step /= float(lanes);
+            if (lane == 0u) s_under = ~0u;
+            barrier();
+            RayPoint c = ray_point(d, lo + float(lane + 1u) * step, start);
+            if (c.f <= 0.0) atomicMin(s_under, lane);
+            barrier();
+            uint f = s_under;
+            barrier();
+            // None under (the far end rounded to a point over the surface): keep the last.
+            if (f == ~0u) break;
+            owner = f;
+            if (lane == f) q = c;
+            lo += float(f) * step;
         }
+        // What is in front (the ocean surface, the outline pixel's ground) stays.
+        if (lane == owner && q.t < t_limit) publish_hit(px, q, HIT_CORRECTED);
         return true;
     }
     return false;
