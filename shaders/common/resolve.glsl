@@ -92,8 +92,9 @@ layout(std430, set = 0, binding = 6) buffer Shelled { uint w[]; } shelled;
 #endif
 #ifndef RESOLVE_TAIL_PASS
 // The sky pixels beside terrain (and, with `skyline_outlines`, the pixels behind an outline),
-// handed by every resolve pass but the tail to publish.resolve.skyline: a header that is its dispatch (one workgroup a pixel, at most 65,535
-// groups, 1, 1) and the count, then one pixel (x | y << 16) each; room for every pixel.
+// handed by every resolve pass but the tail to publish.resolve.skyline: a header that is its
+// dispatch (one workgroup a pixel, at most 65,535 groups, 1, 1) and the count, then one pixel
+// (x | y << 16) each; room for every pixel.
 #ifdef RESOLVE_SKYLINE_PASS
 layout(std430, set = 0, binding = 7) readonly buffer Skylined { uint w[]; } skylined;
 #else

@@ -1,5 +1,5 @@
-// The entry search the resolve's searches share (common/resolve_search.glsl) and the skyline
-// search (common/resolve_skyline.glsl): included by common/resolve.glsl after `ray_point`.
+// The entry search the resolve's searches share (common/resolve_search.glsl): included by
+// common/resolve.glsl after `ray_point`.
 #ifndef RESOLVE_ENTRY_GLSL
 #define RESOLVE_ENTRY_GLSL
 

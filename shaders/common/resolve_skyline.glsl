@@ -41,20 +41,22 @@ bool skyline_neighbour(uint64_t k, uint64_t own) {
     return own == NO_KEY || key_depth(k) < (1.0 - SKYLINE_OUTLINE_GAP) * key_depth(own);
 }
 
+// The visibility key of px's i-th 4-neighbour (below, above, right, left); NO_KEY off the frame.
+uint64_t neighbour_key(uvec2 px, int i) {
+    const ivec2 nb[4] = ivec2[](ivec2(0, 1), ivec2(0, -1), ivec2(1, 0), ivec2(-1, 0));
+    ivec2 vp = ivec2(frame.viewport), q = ivec2(px) + nb[i];
+    if (any(lessThan(q, ivec2(0))) || any(greaterThanEqual(q, vp))) return NO_KEY;
+    return vis.v[q.y * vp.x + q.x];
+}
+
 #ifndef RESOLVE_SKYLINE_PASS
 // Hands pixel px to publish.resolve.skyline where a 4-neighbour gets a window: a sky pixel
 // (key NO_KEY) beside terrain, and with `skyline_outlines` a terrain pixel behind an outline.
 void skyline_push(uvec2 px, uint64_t key) {
     if ((pc.flags & 3u) != 0u) return;   // no correction, or no skyline search
     if (key != NO_KEY && (pc.flags & 4u) == 0u) return;
-    ivec2 vp = ivec2(frame.viewport);
     bool beside = false;
-    const ivec2 nb[4] = ivec2[](ivec2(0, 1), ivec2(0, -1), ivec2(1, 0), ivec2(-1, 0));
-    for (int i = 0; i < 4; ++i) {
-        ivec2 q = ivec2(px) + nb[i];
-        if (any(lessThan(q, ivec2(0))) || any(greaterThanEqual(q, vp))) continue;
-        beside = beside || skyline_neighbour(vis.v[q.y * vp.x + q.x], key);
-    }
+    for (int i = 0; i < 4; ++i) beside = beside || skyline_neighbour(neighbour_key(px, i), key);
     if (!beside) return;
     uint i = atomicAdd(skylined.w[3], 1u);
     // One workgroup a pixel; past the dispatch's limit a workgroup takes every groups-th.
@@ -121,12 +123,11 @@ bool skyline_window(uvec2 px, vec3 d, float t, float from, uint start, float t_l
 // holds an entry.
 void main() {
     uint count = skylined.w[3];
-    ivec2 vp = ivec2(frame.viewport);
     for (uint i = gl_WorkGroupID.x; i < count; i += gl_NumWorkGroups.x) {
         uint xy = skylined.w[4u + i];
         uvec2 px = uvec2(xy & 0xffffu, xy >> 16);
         vec3 d = pixel_ray(vec2(px) + 0.5);
-        uint64_t own = vis.v[px.y * uint(vp.x) + px.x];
+        uint64_t own = vis.v[px.y * uint(frame.viewport.x) + px.x];
         // A sky or ocean pixel may have a key (its chord's search found no crossing): any
         // neighbour's chord gets a window all the same. An entry replaces only what is
         // farther: the sky, or the ocean's or the ground's hit.
@@ -135,11 +136,8 @@ void main() {
         float t_limit = hit_dist(h) > 0.0 ? hit_dist(h) : 1e30;
         uint64_t keys[4];
         int n = 0;
-        const ivec2 nb[4] = ivec2[](ivec2(0, 1), ivec2(0, -1), ivec2(1, 0), ivec2(-1, 0));
         for (int j = 0; j < 4; ++j) {
-            ivec2 q = ivec2(px) + nb[j];
-            if (any(lessThan(q, ivec2(0))) || any(greaterThanEqual(q, vp))) continue;
-            uint64_t k = vis.v[q.y * vp.x + q.x];
+            uint64_t k = neighbour_key(px, j);
             if (!skyline_neighbour(k, own)) continue;
             // Insertion by depth bits over the leaf, smaller nearer.
             int m = n++;
@@ -154,7 +152,7 @@ void main() {
             float t = chord_distance(b, d, bary, chord_n);
             // The neighbour's own distance where this ray meets its chord's plane far off (or
             // behind).
-            float t_n = ray_distance(px, NEAR * uintBitsToFloat(uint(keys[j] >> 32)));
+            float t_n = ray_distance(px, key_depth(keys[j]));
             if (!(t > 0.8 * t_n && t < 1.25 * t_n)) t = t_n;
             if ((1.0 + SKYLINE_SPAN) * t <= covered) continue;
             uint face;
