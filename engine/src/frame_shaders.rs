@@ -43,7 +43,9 @@ pub fn compute(opts: &RendererOptions, device: &DeviceInfo) -> Vec<&'static Shad
         list.extend([&shaders::RASTER_BIG_ARGS, &shaders::RASTER_COMPUTE_BIG]);
     }
     list.push(&shaders::PUBLISH_RESOLVE);
-    if opts.publish.skyline_searched() {
+    if opts.publish.skyline_outlines() {
+        list.push(&shaders::PUBLISH_RESOLVE_SKYLINE_WALK);
+    } else if opts.publish.skyline_searched() {
         list.push(&shaders::PUBLISH_RESOLVE_SKYLINE);
     }
     list.extend([

@@ -120,7 +120,7 @@ pub fn declare_publish(
     let push = [
         opts.no_correction as u32
             | (!opts.skyline as u32) << 1
-            | (opts.skyline_outlines as u32) << 2
+            | (opts.skyline_outlines() as u32) << 2
             | (opts.march_samples & 0x1_ffff) << 8
             | (opts.root_bisect as u32) << 25
             | opts.crossing_pieces.min(63) << 26,
@@ -133,6 +133,7 @@ pub fn declare_publish(
         opts.late_after,
         opts.late_scale.max(1.0).to_bits(),
         opts.rescue_steps.min(64),
+        opts.skyline_outline_m.max(0.0).to_bits(),
     ];
     let mut skylined = r.skylined;
     let resolve = resolve.write("skylined", &mut skylined);
@@ -167,7 +168,16 @@ pub fn declare_publish(
             .dispatch_indirect(shelled, 0);
     }
     if opts.skyline_searched() {
-        let node = g.compute("publish.resolve.skyline", &shaders::PUBLISH_RESOLVE_SKYLINE);
+        // With the outlines, the variant that walks up the crests (its shared state and
+        // registers cost the plain pass 30 % on an H100).
+        let node = if opts.skyline_outlines() {
+            g.compute(
+                "publish.resolve.skyline.walk",
+                &shaders::PUBLISH_RESOLVE_SKYLINE_WALK,
+            )
+        } else {
+            g.compute("publish.resolve.skyline", &shaders::PUBLISH_RESOLVE_SKYLINE)
+        };
         read_surface(node, surface)
             .read("pool", mesh.pool)
             .read("vis", r.vis)
@@ -254,7 +264,14 @@ pub fn declare_raster(
     let shelled_bytes = 16 + if handover { 4 * w as u64 * h as u64 } else { 0 };
     let mut shelled = g.create_buffer("publish.shelled", BufferDesc::gpu(shelled_bytes));
     let skyline = opts.skyline_searched();
-    let skylined_bytes = 16 + if skyline { 4 * w as u64 * h as u64 } else { 0 };
+    // The list, then a bit a pixel: those handed over (common/resolve_skyline.glsl).
+    let pixels = w as u64 * h as u64;
+    let mask_bytes = if opts.skyline_outlines() {
+        4 * pixels.div_ceil(32)
+    } else {
+        0
+    };
+    let skylined_bytes = 16 + if skyline { 4 * pixels + mask_bytes } else { 0 };
     let mut skylined = g.create_buffer("publish.skylined", BufferDesc::gpu(skylined_bytes));
     let mut clear = g
         .transfer("publish.clear")
@@ -270,7 +287,10 @@ pub fn declare_raster(
         clear = clear.update(&mut shelled, 0, header);
     }
     if skyline {
-        clear.update(&mut skylined, 0, header);
+        let clear = clear.update(&mut skylined, 0, header);
+        if mask_bytes > 0 {
+            clear.fill(&mut skylined, 16 + 4 * pixels, mask_bytes, 0);
+        }
     }
     // Compute rasteriser first; what it cannot take (near-plane crossers, big footprints) goes
     // through `raster.big` (`shaders/common/raster_big.glsl`: a 32-byte header, then a

@@ -46,7 +46,7 @@ layout(set = 0, binding = 2, rgba32ui) uniform uimage2D hits;
 layout(set = 0, binding = 2, rgba32ui) uniform writeonly uimage2D hits;
 #endif
 // flags bit 0: no surface correction; bit 1: no skyline search (`skyline`); bit 2: outlines
-// handed to the skyline search too (`skyline_outlines`); bits 8–23: samples
+// handed to the skyline search too (`skyline_outline_m` > 0); bits 8–23: samples
 // of the march back along a grazing ray (0: none); bit 25: the root search bisects where regula
 // falsi creeps; bits 26–31: pieces of the first-crossing search at most (0: none); frame_stamp:
 // this frame's stamp for `seen` (0: none); outline: samples of the outline search at most (0: none).
@@ -57,7 +57,9 @@ layout(set = 0, binding = 2, rgba32ui) uniform writeonly uimage2D hits;
 // this root search step on (0: never), a point within late_scale times the trigger is close
 // enough. rescue: steps in all a search still unaccepted after its ROOT_STEPS may take while
 // its root is bracketed (≤ ROOT_STEPS: none), bisecting where a step does not halve the bracket.
-layout(push_constant) uniform Push { uint flags; uint frame_stamp; uint outline; uint shell; uint tail_after; uint tail_cap; uint tail_lanes; uint late_after; float late_scale; uint rescue; } pc;
+// skyline_outline_m: outlines handed to the skyline search only where the nearer chord's view
+// depth is within this, m (bit 2).
+layout(push_constant) uniform Push { uint flags; uint frame_stamp; uint outline; uint shell; uint tail_after; uint tail_cap; uint tail_lanes; uint late_after; float late_scale; uint rescue; float skyline_outline_m; } pc;
 #ifdef RESOLVE_TAIL
 // The root searches publish.resolve hands over: a header that is publish.resolve.tail's
 // dispatch (groups of 64, 1, 1) and the count, then TAIL_WORDS words per search, word-major.

@@ -247,7 +247,7 @@ fn a_ray_over_a_sagging_crest_meets_the_crest() {
     );
 }
 
-/// Outlines in the skyline pass (`PublishOptions::skyline_outlines`): a pixel behind a nearer
+/// Outlines in the skyline pass (`PublishOptions::skyline_outline_m`): a pixel behind a nearer
 /// neighbour's chord has its ray searched near that chord by `publish.resolve.skyline`, and
 /// where the ray dips under a crest there, the crest replaces the ground behind. Over the
 /// ridge field, by default (the rescue on): fewer crests drawn lower than they stand, far
@@ -255,7 +255,7 @@ fn a_ray_over_a_sagging_crest_meets_the_crest() {
 #[test]
 fn an_outline_is_searched_for_the_crest_in_front() {
     let (past0, beyond0, before0, n0) = crests_missed_with(|_| {});
-    let (past, beyond, before, n) = crests_missed_with(|o| o.publish.skyline_outlines = true);
+    let (past, beyond, before, n) = crests_missed_with(|o| o.publish.skyline_outline_m = 50.0);
     println!(
         "outlines searched: crests drawn lower {past0} → {past} px ({beyond0} → {beyond} beyond \
          the reach), before the surface {before0} → {before}, of {n0} px"

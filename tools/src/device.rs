@@ -100,9 +100,10 @@ pub struct GpuArgs {
     #[arg(long, env = "PLANETFALL_RESOLVE_SKYLINE", value_parser = parse_on_off)]
     pub resolve_skyline: Option<bool>,
     /// With the skyline search: terrain pixels behind an outline (a neighbour's chord nearer
-    /// by over 6 %) searched near the nearer chords too, for a crest in front of their hit.
-    #[arg(long, env = "PLANETFALL_RESOLVE_SKYLINE_OUTLINES", value_parser = parse_on_off)]
-    pub resolve_skyline_outlines: Option<bool>,
+    /// by over 6 %, within this view depth, m) searched near the nearer chords too, for a crest
+    /// in front of their hit, walking up each crest met; 0: none [default: 0].
+    #[arg(long, env = "PLANETFALL_RESOLVE_SKYLINE_OUTLINES")]
+    pub resolve_skyline_outlines: Option<f32>,
     /// The mesh's residual splits only triangles whose longest screen edge is over this many
     /// pixels (`engine::cbt::CbtParams::split_min_px`) [default: the engine's].
     #[arg(long, env = "PLANETFALL_SPLIT_MIN_PX")]
@@ -205,8 +206,8 @@ pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
         o.publish.crossing_pieces = n.min(63);
     }
     o.publish.shell_inline = a.resolve_shell_inline;
-    if let Some(on) = a.resolve_skyline_outlines {
-        o.publish.skyline_outlines = on;
+    if let Some(m) = a.resolve_skyline_outlines {
+        o.publish.skyline_outline_m = m;
     }
     if let Some(on) = a.resolve_skyline {
         o.publish.skyline = on;

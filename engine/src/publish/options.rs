@@ -183,9 +183,11 @@ pub struct PublishOptions {
     /// the chord would show sky.
     pub skyline: bool,
     /// With `skyline`: terrain pixels behind an outline (a 4-neighbour's chord nearer by more
-    /// than 6 %) are searched there too, near the nearer chords, for a crest in front of their
-    /// hit that their own chord's search cannot see.
-    pub skyline_outlines: bool,
+    /// than 6 %, within this view depth, m) are searched there too, near the nearer chords, for
+    /// a crest in front of their hit that their own chord's search cannot see, and
+    /// `publish.resolve.skyline.walk` walks up each crest it meets, row by row (a crest may
+    /// stand pixels over its chord). 0: none.
+    pub skyline_outline_m: f32,
 }
 
 /// Pieces of the first-crossing search from the conservative shell's face at most (as
@@ -249,6 +251,12 @@ impl PublishOptions {
         self.skyline && !self.no_correction
     }
 
+    /// Outlines handed to the skyline search, which then walks up the crests
+    /// (`publish.resolve.skyline.walk`).
+    pub fn skyline_outlines(&self) -> bool {
+        self.skyline_searched() && self.skyline_outline_m > 0.0
+    }
+
     /// Whether `publish.resolve.search` runs in place of `publish.resolve`.
     pub(super) fn searching_resolve(&self) -> bool {
         self.searches() && !self.shell_handed_over()
@@ -274,7 +282,7 @@ impl Default for PublishOptions {
             shell_k: 0.0,
             shell_inline: false,
             skyline: true,
-            skyline_outlines: false,
+            skyline_outline_m: 0.0,
         }
     }
 }
