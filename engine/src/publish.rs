@@ -103,17 +103,29 @@ pub fn declare_publish(
     };
     // The searches for crossings the chord's root misses are a shader of their own, so the
     // default resolve carries none of their code (registers; lavapipe's compile time).
+    // Likewise the hand-overs: their code costs the plain resolve even when it hands nothing
+    // over (docs/bench.md, "every view again").
+    let handing_over = opts.resolve_hands_over();
     let resolve = if opts.searching_resolve() {
         g.compute("publish.resolve.search", &shaders::PUBLISH_RESOLVE_SEARCH)
+    } else if handing_over {
+        g.compute(
+            "publish.resolve.handover",
+            &shaders::PUBLISH_RESOLVE_HANDOVER,
+        )
     } else {
         g.compute("publish.resolve", &shaders::PUBLISH_RESOLVE)
     };
     let resolve = read_surface(resolve, surface)
         .read("pool", mesh.pool)
         .read("vis", r.vis)
-        .read("shell", r.shell)
         .write("hits", &mut hits)
         .write("seen", &mut seen);
+    let resolve = if opts.searching_resolve() || handing_over {
+        resolve.read("shell", r.shell)
+    } else {
+        resolve
+    };
     let mut tail = r.tail;
     let mut shelled = r.shelled;
     let tail_after = if r.tail_cap > 0 { opts.tail_after } else { 0 };
@@ -137,14 +149,14 @@ pub fn declare_publish(
     ];
     let mut skylined = r.skylined;
     let resolve = resolve.write("skylined", &mut skylined);
-    if opts.searching_resolve() {
-        resolve.push(&push).dispatch_threads([w, h, 1]);
-    } else {
+    if handing_over {
         resolve
             .write("tail", &mut tail)
             .write("shelled", &mut shelled)
             .push(&push)
             .dispatch_threads([w, h, 1]);
+    } else {
+        resolve.push(&push).dispatch_threads([w, h, 1]);
     }
     if tail_after > 0 {
         let node = g.compute("publish.resolve.tail", &shaders::PUBLISH_RESOLVE_TAIL);

@@ -261,6 +261,12 @@ impl PublishOptions {
     pub(super) fn searching_resolve(&self) -> bool {
         self.searches() && !self.shell_handed_over()
     }
+
+    /// The lean resolve hands work over: long root searches to `publish.resolve.tail`, or the
+    /// shell's rays to `publish.resolve.shell`; it is then `publish.resolve.handover`.
+    pub fn resolve_hands_over(&self) -> bool {
+        !self.searching_resolve() && (self.tail_after > 0 || self.shell_handed_over())
+    }
 }
 
 impl Default for PublishOptions {

@@ -123,7 +123,7 @@ pub fn basis(node: &str) -> (Basis, &'static str) {
             },
             "8 B visibility word written per pixel",
         ),
-        "publish.resolve" | "publish.resolve.search" => (
+        "publish.resolve" | "publish.resolve.handover" | "publish.resolve.search" => (
             Device {
                 per_entry: 0,
                 per_pixel: 24,
