@@ -47,7 +47,7 @@ pub fn compute(opts: &RendererOptions, device: &DeviceInfo) -> Vec<&'static Shad
     } else {
         &shaders::PUBLISH_RESOLVE
     });
-    if opts.publish.skyline_outlines() {
+    if opts.publish.skyline_walks() {
         list.push(&shaders::PUBLISH_RESOLVE_SKYLINE_WALK);
     } else if opts.publish.skyline_searched() {
         list.push(&shaders::PUBLISH_RESOLVE_SKYLINE);

@@ -182,7 +182,7 @@ pub fn declare_publish(
     if opts.skyline_searched() {
         // With the outlines, the variant that walks up the crests (its shared state and
         // registers cost the plain pass 30 % on an H100).
-        let node = if opts.skyline_outlines() {
+        let node = if opts.skyline_walks() {
             g.compute(
                 "publish.resolve.skyline.walk",
                 &shaders::PUBLISH_RESOLVE_SKYLINE_WALK,

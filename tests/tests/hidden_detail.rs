@@ -423,3 +423,41 @@ fn the_skyline_is_drawn_to_the_crests() {
         "no ground where the reference sees sky: {covers} vs {covers0}"
     );
 }
+
+/// The walk up a crest (`PublishOptions::skyline_walk`): with chords four texels long at
+/// the least, the ridge field's crests stand rows over their chords, and the outlines' search
+/// meets only the row beside the nearer chord. Walked up from there, row by row, more of each
+/// crest is drawn where it stands.
+#[test]
+fn a_crest_over_its_chord_is_walked_up_row_by_row() {
+    let run = |walk: bool| {
+        let pairs = published_and_reference(0.5, ridge, &ridge_camera(), |o| {
+            o.publish.skyline_outline_m = 50.0;
+            o.publish.skyline_walk = walk;
+            o.cbt.depth_cap_texel_fraction = 4.0;
+        });
+        let near: Vec<_> = pairs.into_iter().filter(|(_, c)| *c <= 40.0).collect();
+        let lower = near.iter().filter(|(t, c)| *t > c * 1.005).count();
+        let before = near.iter().filter(|(t, c)| *t < c * 0.995).count();
+        (lower, before, near.len())
+    };
+    let (lower0, before0, n0) = run(false);
+    let (lower, before, n) = run(true);
+    println!(
+        "crests walked up: drawn lower {lower0} → {lower} px, before the surface {before0} → \
+         {before}, of {n0} px"
+    );
+    assert_eq!(n, n0, "the same near pixels");
+    assert!(
+        lower0 * 100 > n0,
+        "the crests show the fault: {lower0} of {n0} px"
+    );
+    assert!(
+        lower * 4 < lower0 * 3,
+        "the walk draws the crests: {lower} vs {lower0} px"
+    );
+    assert!(
+        before <= before0,
+        "no crossing the surface lacks: {before} vs {before0}"
+    );
+}

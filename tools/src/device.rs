@@ -104,6 +104,10 @@ pub struct GpuArgs {
     /// in front of their hit, walking up each crest met; 0: none [default: 0].
     #[arg(long, env = "PLANETFALL_RESOLVE_SKYLINE_OUTLINES")]
     pub resolve_skyline_outlines: Option<f32>,
+    /// With the outlines: each crest met walked up row by row (`publish.resolve.skyline.walk`),
+    /// on or off [default: on].
+    #[arg(long, env = "PLANETFALL_RESOLVE_SKYLINE_WALK", value_parser = parse_on_off)]
+    pub resolve_skyline_walk: Option<bool>,
     /// The mesh's residual splits only triangles whose longest screen edge is over this many
     /// pixels (`engine::cbt::CbtParams::split_min_px`) [default: the engine's].
     #[arg(long, env = "PLANETFALL_SPLIT_MIN_PX")]
@@ -208,6 +212,9 @@ pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     o.publish.shell_inline = a.resolve_shell_inline;
     if let Some(m) = a.resolve_skyline_outlines {
         o.publish.skyline_outline_m = m;
+    }
+    if let Some(on) = a.resolve_skyline_walk {
+        o.publish.skyline_walk = on;
     }
     if let Some(on) = a.resolve_skyline {
         o.publish.skyline = on;

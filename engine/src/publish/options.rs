@@ -188,6 +188,10 @@ pub struct PublishOptions {
     /// `publish.resolve.skyline.walk` walks up each crest it meets, row by row (a crest may
     /// stand pixels over its chord). 0: none.
     pub skyline_outline_m: f32,
+    /// With the outlines: each crest met walked up row by row (`publish.resolve.skyline.walk`);
+    /// false searches the handed-over pixels alone (the plain `publish.resolve.skyline`), for
+    /// comparisons.
+    pub skyline_walk: bool,
 }
 
 /// Pieces of the first-crossing search from the conservative shell's face at most (as
@@ -251,10 +255,14 @@ impl PublishOptions {
         self.skyline && !self.no_correction
     }
 
-    /// Outlines handed to the skyline search, which then walks up the crests
-    /// (`publish.resolve.skyline.walk`).
+    /// Outlines handed to the skyline search.
     pub fn skyline_outlines(&self) -> bool {
         self.skyline_searched() && self.skyline_outline_m > 0.0
+    }
+
+    /// The skyline search walks up the crests it meets (`publish.resolve.skyline.walk`).
+    pub fn skyline_walks(&self) -> bool {
+        self.skyline_outlines() && self.skyline_walk
     }
 
     /// Whether `publish.resolve.search` runs in place of `publish.resolve`.
@@ -289,6 +297,7 @@ impl Default for PublishOptions {
             shell_inline: false,
             skyline: true,
             skyline_outline_m: 0.0,
+            skyline_walk: true,
         }
     }
 }
