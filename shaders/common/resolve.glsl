@@ -163,7 +163,12 @@ float ocean_distance(vec3 d) {
 // Publish the ocean surface at distance t_o if the blended terrain below it is the sea floor:
 // below the datum, with an ocean sample around it. Land below the datum (the Qattara
 // Depression, polders) and lakes (drawn at their own level by the mesh) have none.
-bool try_ocean(vec3 d, float t_o, uint face, ivec2 X, uvec2 px) {
+bool try_ocean(vec3 d, float t_o, uvec2 px) {
+    // Located from its own direction: a leaf's hint may be kilometres down the ray (the sea
+    // floor's chord point at a grazing view), more tiles away than locating walks.
+    uint face;
+    ivec2 X;
+    dir_to_face_fixed(normalize(d * t_o - frame.planet_center), face, X);
     uint fs;
     vec2 st;
     vec3 abh;
@@ -448,10 +453,8 @@ void publish_hit(uvec2 px, RayPoint p, uint flags) {
 // No terrain on the ray: the ocean surface where it meets the datum over water (the sea floor
 // beyond the datum horizon was culled — the ocean hides it), else sky.
 void no_terrain(vec3 d, float t_ocean, uvec2 px) {
-    uint face;
-    ivec2 X;
-    dir_to_face_fixed(normalize(d * t_ocean - frame.planet_center), face, X);
-    if (t_ocean < 1e30 && try_ocean(d, t_ocean, face, X, px)) return;
+    // (No datum crossing, no face: most such pixels are sky.)
+    if (t_ocean < 1e30 && try_ocean(d, t_ocean, px)) return;
     imageStore(hits, ivec2(px), uvec4(0u));
 }
 
@@ -476,15 +479,8 @@ bool resolve_terrain(uvec2 px, vec3 d, float t_ocean, uint64_t key, uint64_t ske
     float t_s = shelled ? ray_distance(px, NEAR * uintBitsToFloat(uint(skey >> 32))) : t;
     if (shell_only) t = (1.0 + CORRECT_MAX_REL) * t_s;
 
-    // The ocean surface in front of the terrain hides it (water only). Located from its own
-    // direction: the leaf's hint is at the sea floor's chord point, kilometres down the ray
-    // at a grazing view, more tiles away than locating walks at the levels near the camera.
-    if (t_ocean < min(t, t_s)) {
-        uint face_o;
-        ivec2 X_o;
-        dir_to_face_fixed(normalize(d * t_ocean - frame.planet_center), face_o, X_o);
-        if (try_ocean(d, t_ocean, face_o, X_o, px)) return true;
-    }
+    // The ocean surface in front of the terrain hides it (water only).
+    if (t_ocean < min(t, t_s) && try_ocean(d, t_ocean, px)) return true;
 
     uint start = hint_slot(face, X);
     RayPoint p = ray_point(d, t, start);

@@ -51,11 +51,14 @@ bool skyline_neighbour(uint64_t k, uint64_t own) {
 }
 
 // The visibility key of px's i-th 4-neighbour (below, above, right, left); NO_KEY off the frame.
+// The load is not behind the test, so a caller's loads of several neighbours are all in flight
+// at once rather than one after the other.
 uint64_t neighbour_key(uvec2 px, int i) {
     const ivec2 nb[4] = ivec2[](ivec2(0, 1), ivec2(0, -1), ivec2(1, 0), ivec2(-1, 0));
     ivec2 vp = ivec2(frame.viewport), q = ivec2(px) + nb[i];
-    if (any(lessThan(q, ivec2(0))) || any(greaterThanEqual(q, vp))) return NO_KEY;
-    return vis.v[q.y * vp.x + q.x];
+    ivec2 c = clamp(q, ivec2(0), vp - 1);
+    uint64_t k = vis.v[c.y * vp.x + c.x];
+    return c == q ? k : NO_KEY;
 }
 
 // With the outlines, publish.resolve.skyline.walk walks up the crests it meets
@@ -70,8 +73,11 @@ uint skyline_mask_word(uint at) { return 4u + uint(frame.viewport.x * frame.view
 void skyline_push(uvec2 px, uint64_t key) {
     if ((pc.flags & 3u) != 0u) return;   // no correction, or no skyline search
     if (key != NO_KEY && !skyline_outlines()) return;
+    // All four loaded before any is tested: the test of one does not wait on the next's load.
+    uint64_t k[4];
+    for (int i = 0; i < 4; ++i) k[i] = neighbour_key(px, i);
     bool beside = false;
-    for (int i = 0; i < 4; ++i) beside = beside || skyline_neighbour(neighbour_key(px, i), key);
+    for (int i = 0; i < 4; ++i) beside = beside || skyline_neighbour(k[i], key);
     if (!beside) return;
     if (skyline_outlines()) {
         uint at = px.y * uint(frame.viewport.x) + px.x;
