@@ -126,9 +126,7 @@ pub fn declare_publish(
     } else {
         resolve
     };
-    let mut tail = r.tail;
     let mut shelled = r.shelled;
-    let tail_after = if r.tail_cap > 0 { opts.tail_after } else { 0 };
     let push = [
         opts.no_correction as u32
             | (!opts.skyline as u32) << 1
@@ -139,9 +137,6 @@ pub fn declare_publish(
         stamp,
         opts.outline_samples,
         if opts.shell_k > 0.0 { SHELL_PIECES } else { 0 },
-        tail_after,
-        r.tail_cap,
-        opts.tail_lanes,
         opts.late_after,
         opts.late_scale.max(1.0).to_bits(),
         opts.rescue_steps.min(64),
@@ -151,20 +146,11 @@ pub fn declare_publish(
     let resolve = resolve.write("skylined", &mut skylined);
     if handing_over {
         resolve
-            .write("tail", &mut tail)
             .write("shelled", &mut shelled)
             .push(&push)
             .dispatch_threads([w, h, 1]);
     } else {
         resolve.push(&push).dispatch_threads([w, h, 1]);
-    }
-    if tail_after > 0 {
-        let node = g.compute("publish.resolve.tail", &shaders::PUBLISH_RESOLVE_TAIL);
-        read_surface(node, surface)
-            .read("tail", tail)
-            .write("hits", &mut hits)
-            .push(&push)
-            .dispatch_indirect(tail, 0);
     }
     if opts.shell_handed_over() {
         let node = g.compute("publish.resolve.shell", &shaders::PUBLISH_RESOLVE_SHELL);
@@ -228,11 +214,6 @@ pub struct Rasterised {
     pub depth: Option<ImageRef>,
     /// The hand-over list and the raster's counts ([`RasterCounts`]).
     pub big: BufferRef,
-    /// `publish.tail`: the root searches `publish.resolve` hands to `publish.resolve.tail`,
-    /// its header cleared by `publish.clear` (16 bytes where the options hand none over).
-    pub tail: BufferRef,
-    /// The searches `tail` holds.
-    pub tail_cap: u32,
     /// `publish.shelled`: the pixels `publish.resolve` hands to `publish.resolve.shell` (a
     /// 16-byte header, cleared by `publish.clear`, then room for every pixel; the header alone
     /// where the options hand none over).
@@ -262,16 +243,6 @@ pub fn declare_raster(
     let shell_on = opts.shell_k > 0.0;
     let shell_bytes = if shell_on { 8 * w as u64 * h as u64 } else { 8 };
     let mut shell = g.create_buffer("publish.shell", BufferDesc::gpu(shell_bytes));
-    // The lean resolve hands long searches over; the searching one keeps every pixel's.
-    let tail_cap = if opts.tail_after > 0 && !opts.searching_resolve() {
-        (w as u64 * h as u64 / TAIL_SHARE).clamp(64, TAIL_MAX)
-    } else {
-        0
-    };
-    let mut tail = g.create_buffer(
-        "publish.tail",
-        BufferDesc::gpu(16 + 4 * TAIL_WORDS * tail_cap),
-    );
     let handover = opts.shell_handed_over();
     let shelled_bytes = 16 + if handover { 4 * w as u64 * h as u64 } else { 0 };
     let mut shelled = g.create_buffer("publish.shelled", BufferDesc::gpu(shelled_bytes));
@@ -289,12 +260,9 @@ pub fn declare_raster(
         .transfer("publish.clear")
         .fill(&mut vis, 0, vk::WHOLE_SIZE, u32::MAX)
         .fill(&mut shell, 0, vk::WHOLE_SIZE, u32::MAX);
-    // Header: publish.resolve.tail's groups, 1, 1, and the searches handed over (a resolve
-    // that hands none over never reads it); publish.resolve.shell's likewise.
+    // Header: publish.resolve.shell's groups, 1, 1, and the pixels handed over (a resolve
+    // that hands none over never reads it); publish.resolve.skyline's likewise.
     let header = bytemuck::cast_slice(&[0u32, 1, 1, 0]);
-    if tail_cap > 0 {
-        clear = clear.update(&mut tail, 0, header);
-    }
     if handover {
         clear = clear.update(&mut shelled, 0, header);
     }
@@ -381,8 +349,6 @@ pub fn declare_raster(
         shell,
         depth,
         big,
-        tail,
-        tail_cap: tail_cap as u32,
         shelled,
         skylined,
     }

@@ -21,7 +21,7 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #if defined(RESOLVE_SKYLINE_PASS)
 layout(local_size_x = 32) in;
-#elif defined(RESOLVE_TAIL_PASS) || defined(RESOLVE_SHELL_PASS)
+#elif defined(RESOLVE_SHELL_PASS)
 layout(local_size_x = 64) in;
 #else
 layout(local_size_x = 8, local_size_y = 8) in;
@@ -32,13 +32,11 @@ layout(local_size_x = 8, local_size_y = 8) in;
 #include "common/hit.glsl"
 #include "common/raster.glsl"
 
-#ifndef RESOLVE_TAIL_PASS
 layout(std430, set = 0, binding = 0) readonly buffer Pool { Bisector b[]; } pool;
 layout(std430, set = 0, binding = 1) readonly buffer Vis { uint64_t v[]; } vis;
 // Per pool entry, the last frame whose visibility buffer the leaf won a pixel of: the next
 // frame's raster.compute.early draws those leaves first (occlusion culling).
 layout(std430, set = 0, binding = 3) writeonly buffer Seen { uint frame[]; } seen;
-#endif
 #ifdef RESOLVE_SKYLINE_PASS
 // Read at the pass's own pixels: an outline's hit is replaced only by a nearer crossing.
 layout(set = 0, binding = 2, rgba32ui) uniform uimage2D hits;
@@ -50,29 +48,13 @@ layout(set = 0, binding = 2, rgba32ui) uniform writeonly uimage2D hits;
 // of the march back along a grazing ray (0: none); bit 25: the root search bisects where regula
 // falsi creeps; bits 26–31: pieces of the first-crossing search at most (0: none); frame_stamp:
 // this frame's stamp for `seen` (0: none); outline: samples of the outline search at most (0: none).
-// shell: pieces of the search from the conservative shell at most (0: none). tail_after: root
-// search steps after which a pixel's search may be handed to publish.resolve.tail (0: never);
-// tail_cap: the searches publish.tail holds; tail_lanes: a search is handed over only while at
-// most this many lanes of its subgroup still search (0: whatever the count). late_after: from
+// shell: pieces of the search from the conservative shell at most (0: none). late_after: from
 // this root search step on (0: never), a point within late_scale times the trigger is close
 // enough. rescue: steps in all a search still unaccepted after its ROOT_STEPS may take while
 // its root is bracketed (≤ ROOT_STEPS: none), bisecting where a step does not halve the bracket.
 // skyline_outline_m: outlines handed to the skyline search only where the nearer chord's view
 // depth is within this, m (bit 2).
-layout(push_constant) uniform Push { uint flags; uint frame_stamp; uint outline; uint shell; uint tail_after; uint tail_cap; uint tail_lanes; uint late_after; float late_scale; uint rescue; float skyline_outline_m; } pc;
-#ifdef RESOLVE_TAIL
-// The root searches publish.resolve hands over: a header that is publish.resolve.tail's
-// dispatch (groups of 64, 1, 1) and the count, then TAIL_WORDS words per search, word-major.
-// A warp runs until its slowest lane is done; the few pixels whose search runs long (steep
-// relief seen at a grazing angle) kept whole warps of finished pixels waiting. Handed over,
-// they run side by side in full warps, with the same operations, so the hits are the same bits.
-#ifdef RESOLVE_TAIL_PASS
-layout(std430, set = 0, binding = 5) readonly buffer Tail { uint w[]; } tail;
-#else
-layout(std430, set = 0, binding = 5) buffer Tail { uint w[]; } tail;
-#endif
-#define TAIL_WORDS 14u
-#endif
+layout(push_constant) uniform Push { uint flags; uint frame_stamp; uint outline; uint shell; uint late_after; float late_scale; uint rescue; float skyline_outline_m; } pc;
 #if defined(RESOLVE_SEARCHES) || defined(RESOLVE_SHELL_HANDOVER)
 // The nearest prism face per pixel (common/raster_shell.glsl): where the surface may first rise
 // above the chords, keyed as the visibility buffer.
@@ -92,16 +74,14 @@ layout(std430, set = 0, binding = 6) readonly buffer Shelled { uint w[]; } shell
 layout(std430, set = 0, binding = 6) buffer Shelled { uint w[]; } shelled;
 #endif
 #endif
-#ifndef RESOLVE_TAIL_PASS
 // The sky pixels beside terrain (and, with `skyline_outlines`, the pixels behind an outline),
-// handed by every resolve pass but the tail to publish.resolve.skyline: a header that is its
+// handed by every resolve pass to publish.resolve.skyline: a header that is its
 // dispatch (one workgroup a pixel, at most 65,535 groups, 1, 1) and the count, then one pixel
 // (x | y << 16) each; room for every pixel.
 #ifdef RESOLVE_SKYLINE_PASS
 layout(std430, set = 0, binding = 7) readonly buffer Skylined { uint w[]; } skylined;
 #else
 layout(std430, set = 0, binding = 7) buffer Skylined { uint w[]; } skylined;
-#endif
 #endif
 
 // Surface walks (locate + the blended chain) this invocation took, published in the hit record
@@ -237,74 +217,17 @@ RayPoint ray_point(vec3 d, float t, uint start) {
     return q;
 }
 
-// Root of f(t') = (height of the ray point) − (surface height there) along the ray, in the
-// tile frame (no planet-sized subtraction), starting from the chord point p0. A Newton step
-// starts it, on the rate f would have over ground parallel to the chord's plane (normal
-// `chord_n`): the ray's height over such ground changes by (n·d)/(n·up) per metre of ray, the
-// radial rate d·up where the chord is level. On a slope seen at a grazing angle the slope
-// dominates f', and the radial rate alone overshoots by the ratio of the two (a second walk to
-// come back). The chord's normal is the leaf's, already loaded; the surface's own would cost a
-// walk's worth of chart evaluations and registers (measured slower). Then secant steps on
-// measured f until the root is bracketed, and regula falsi (Illinois) inside the bracket,
-// bisecting where a step did not halve it. Every step stays within 10% of the chord distance.
-// The search is a state and its steps, so that `publish.resolve` can hand a pixel whose search
-// runs long to `publish.resolve.tail` and carry on there with the same operations.
-struct RootSearch {
-    float t_a, f_a, t_b, f_b;   // the last two points (the bracket, once bracketed)
-    float tc;                   // the next point to try
-    float lo, hi;               // the search's reach
-    float rate;                 // the Newton start's rate, the secant's fallback
-    float width;                // the bracket's width before the last step
-    int side;
-    int k;                      // steps taken
-    bool bracketed;
-    bool done;                  // stopped early: close enough, or pinned at the reach
-    RayPoint best;
-};
-
-RootSearch root_begin(vec3 d, vec3 chord_n, RayPoint p) {
-    RootSearch s;
-    float t = p.t;
-    s.lo = (1.0 - CORRECT_MAX_REL) * t;
-    s.hi = (1.0 + CORRECT_MAX_REL) * t;
-    s.t_a = t;
-    s.f_a = p.f;
-    s.t_b = t;
-    s.f_b = s.f_a;
-    s.bracketed = false;
-    s.side = 0;
-    s.width = 0.0;
-    s.k = 0;
-    s.done = false;
-    vec3 up = local_up(slots.s[p.fs], p.ab);
-    // The ratio is the same whichever way the normal points. A chord steeper than about 84° (a
-    // cliff's face) gives no useful rate: the radial one then.
-    float n_up = dot(chord_n, up);
-    float n_len = length(chord_n);
-    float rate = abs(n_up) > 0.1 * n_len ? dot(chord_n, d) / n_up : dot(d, up);
-    s.rate = abs(rate) < 1e-6 ? -1e-6 : rate;
-    s.tc = clamp(t - s.f_a / s.rate, s.lo, s.hi);
-    s.best = p;
-    return s;
-}
-
 // Steps a search takes before it gives up and leaves the chord.
 #define ROOT_STEPS 6
 
-// Whether a search is past its ROOT_STEPS with its root bracketed and not reached (at a step
-// edge, quantised or faceted detail, regula falsi creeps along the flat side), and carries on
-// (`pc.rescue`): the chord it would leave lies centimetres off the surface, and the next
-// frame's search, started from another chord, reaches the root: a pop of the chord's sag.
-// From there a step that does not halve the bracket bisects it. With `bisect`, every step.
-bool root_rescuing(RootSearch s, bool bisect) {
-    return bisect || (pc.rescue > uint(ROOT_STEPS) && s.k >= ROOT_STEPS);
-}
-
-// Whether the search takes another step: ROOT_STEPS; once bracketed, with `bisect` up to
-// CORRECT_BRACKETED_STEPS, else up to the rescue's steps.
-bool root_more(RootSearch s, bool bisect) {
-    int bracketed_steps = bisect ? CORRECT_BRACKETED_STEPS : max(ROOT_STEPS, int(pc.rescue));
-    return !s.done && s.k < (s.bracketed ? bracketed_steps : ROOT_STEPS);
+// Whether a search that has taken k steps is past its ROOT_STEPS with its root bracketed and
+// not reached (at a step edge, quantised or faceted detail, regula falsi creeps along the flat
+// side), and carries on (`pc.rescue`): the chord it would leave lies centimetres off the
+// surface, and the next frame's search, started from another chord, reaches the root: a pop of
+// the chord's sag. From there a step that does not halve the bracket bisects it. With
+// `bisect`, every step.
+bool root_rescuing(int k, bool bisect) {
+    return bisect || (pc.rescue > uint(ROOT_STEPS) && k >= ROOT_STEPS);
 }
 
 // The trigger a search that has taken k steps stops within: the trigger itself, or from
@@ -316,103 +239,96 @@ float root_trigger(float trigger, int k, bool bisect) {
     return !bisect && pc.late_after > 0u && k >= int(pc.late_after) ? trigger * pc.late_scale : trigger;
 }
 
-void root_step(vec3 d, uint start, float trigger_first, bool bisect, inout RootSearch s) {
-    s.k++;
-    float trigger = root_trigger(trigger_first, s.k, bisect);
-    RayPoint c = ray_point(d, s.tc, start);
-    float fc = c.f;
-    if (abs(fc) < abs(s.best.f)) s.best = c;
-    // Close enough below the trigger itself, the bound every pixel left uncorrected keeps:
-    // a point |f| over the surface at distance t moves the surface point the pixel shows
-    // by at most |f|/(t·pixel angle) pixels whatever the slope (on a face turned to the
-    // camera the error along the ray is smaller than f), 0.1 px for the trigger at 1080p
-    // and 60°; and never finer than float distances resolve. (A quarter of it took about
-    // half a walk more per pixel over rough ground, for 0.08 px less.) From late_after steps
-    // on, within late_scale times it (root_trigger): 0.4 px by default.
-    if (abs(fc) < max(trigger, 1e-3 * max(1.0, 1e-4 * s.tc))) {
-        s.done = true;
-        return;
+// Root of f(t') = (height of the ray point) − (surface height there) along the ray, in the
+// tile frame (no planet-sized subtraction), starting from the chord point p0. A Newton step
+// starts it, on the rate f would have over ground parallel to the chord's plane (normal
+// `chord_n`): the ray's height over such ground changes by (n·d)/(n·up) per metre of ray, the
+// radial rate d·up where the chord is level. On a slope seen at a grazing angle the slope
+// dominates f', and the radial rate alone overshoots by the ratio of the two (a second walk to
+// come back). The chord's normal is the leaf's, already loaded; the surface's own would cost a
+// walk's worth of chart evaluations and registers (measured slower). Then secant steps on
+// measured f until the root is bracketed, and regula falsi (Illinois) inside the bracket,
+// bisecting where a step did not halve it. Every step stays within 10% of the chord distance.
+// Replaces p with the best point only where the search got |f| below `trigger`, or converged
+// (|f| or the bracket within the tolerance). One loop over locals: the same search written as
+// a state and its steps cost publish.resolve 11 % on lavapipe.
+bool correct_along_ray(vec3 d, uint start, float trigger_first, bool bisect, vec3 chord_n, inout RayPoint p) {
+    float t = p.t;
+    float lo = (1.0 - CORRECT_MAX_REL) * t, hi = (1.0 + CORRECT_MAX_REL) * t;
+    float t_a = t, f_a = p.f;   // the last two points (the bracket, once bracketed)
+    float t_b = t, f_b = f_a;
+    bool bracketed = false;
+    int side = 0;
+    float width = 0.0;          // the bracket's width before the last step
+    vec3 up = local_up(slots.s[p.fs], p.ab);
+    // The ratio is the same whichever way the normal points. A chord steeper than about 84° (a
+    // cliff's face) gives no useful rate: the radial one then.
+    float n_up = dot(chord_n, up);
+    float n_len = length(chord_n);
+    float rate = abs(n_up) > 0.1 * n_len ? dot(chord_n, d) / n_up : dot(d, up);
+    rate = abs(rate) < 1e-6 ? -1e-6 : rate;
+    float tc = clamp(t - f_a / rate, lo, hi);
+    RayPoint best = p;
+    // ROOT_STEPS; once bracketed, with `bisect` up to CORRECT_BRACKETED_STEPS, else up to the
+    // rescue's steps.
+    int bracketed_steps = bisect ? CORRECT_BRACKETED_STEPS : max(ROOT_STEPS, int(pc.rescue));
+    int k = 0;
+    while (k < (bracketed ? bracketed_steps : ROOT_STEPS)) {
+        k++;
+        RayPoint c = ray_point(d, tc, start);
+        float fc = c.f;
+        if (abs(fc) < abs(best.f)) best = c;
+        // Close enough below the trigger itself, the bound every pixel left uncorrected keeps:
+        // a point |f| over the surface at distance t moves the surface point the pixel shows
+        // by at most |f|/(t·pixel angle) pixels whatever the slope (on a face turned to the
+        // camera the error along the ray is smaller than f), 0.1 px for the trigger at 1080p
+        // and 60°; and never finer than float distances resolve. (A quarter of it took about
+        // half a walk more per pixel over rough ground, for 0.08 px less.) From late_after
+        // steps on, within late_scale times it (root_trigger): 0.4 px by default.
+        if (abs(fc) < max(root_trigger(trigger_first, k, bisect), 1e-3 * max(1.0, 1e-4 * tc))) break;
+        if (!bracketed && fc * f_a > 0.0) {
+            // Same side: secant through the last two points (Newton's rate if flat).
+            float den = fc - f_a;
+            float tn = abs(den) > 1e-9 ? tc - fc * (tc - t_a) / den : tc - fc / rate;
+            t_a = tc;
+            f_a = fc;
+            tc = clamp(tn, lo, hi);
+            if (tc == t_a) break;   // pinned at the 10% bound: no root in reach
+            continue;
+        }
+        if (!bracketed) {
+            t_b = tc; f_b = fc; bracketed = true;
+            width = 2.0 * abs(t_b - t_a);
+        } else if (fc * f_a > 0.0) {
+            t_a = tc; f_a = fc;
+            if (side == -1) f_b *= 0.5;
+            side = -1;
+        } else {
+            t_b = tc; f_b = fc;
+            if (side == 1) f_a *= 0.5;
+            side = 1;
+        }
+        tc = (t_a * f_b - t_b * f_a) / (f_b - f_a);
+        // Where a step did not halve the bracket, bisect: at a step edge (quantised or faceted
+        // detail) f is nearly flat on one side and regula falsi creeps along it.
+        float w = abs(t_b - t_a);
+        if (root_rescuing(k, bisect) && w > 0.5 * width) tc = 0.5 * (t_a + t_b);
+        width = w;
     }
-    if (!s.bracketed && fc * s.f_a > 0.0) {
-        // Same side: secant through the last two points (Newton's rate if flat).
-        float den = fc - s.f_a;
-        float tn = abs(den) > 1e-9 ? s.tc - fc * (s.tc - s.t_a) / den : s.tc - fc / s.rate;
-        s.t_a = s.tc;
-        s.f_a = fc;
-        s.tc = clamp(tn, s.lo, s.hi);
-        if (s.tc == s.t_a) s.done = true;   // pinned at the 10% bound: no root in reach
-        return;
+    // Accepted below the threshold that asked for it, or converged (at 20,000 km the threshold,
+    // 1 m, is below a float distance's resolution; the tolerance is not); or a bracket as
+    // narrow as that tolerance along the ray, where f steps (a cliff's edge, a seam) and no
+    // point meets the threshold. A wider bracket alone is not taken: its sign change may be a
+    // seam of the blend rather than a root.
+    float tol = 1e-3 * max(1.0, 1e-4 * best.t);
+    if ((abs(best.f) < max(root_trigger(trigger_first, k, bisect), tol)
+            || (root_rescuing(k, bisect) && bracketed && abs(t_b - t_a) < tol))
+        && best.t > 0.0) {
+        p = best;
+        return true;
     }
-    if (!s.bracketed) {
-        s.t_b = s.tc; s.f_b = fc; s.bracketed = true;
-        s.width = 2.0 * abs(s.t_b - s.t_a);
-    } else if (fc * s.f_a > 0.0) {
-        s.t_a = s.tc; s.f_a = fc;
-        if (s.side == -1) s.f_b *= 0.5;
-        s.side = -1;
-    } else {
-        s.t_b = s.tc; s.f_b = fc;
-        if (s.side == 1) s.f_a *= 0.5;
-        s.side = 1;
-    }
-    s.tc = (s.t_a * s.f_b - s.t_b * s.f_a) / (s.f_b - s.f_a);
-    // Where a step did not halve the bracket, bisect: at a step edge (quantised or faceted
-    // detail) f is nearly flat on one side and regula falsi creeps along it.
-    float w = abs(s.t_b - s.t_a);
-    if (root_rescuing(s, bisect) && w > 0.5 * s.width) s.tc = 0.5 * (s.t_a + s.t_b);
-    s.width = w;
+    return false;
 }
-
-// Accepted below the threshold that asked for it, or converged (at 20,000 km the threshold,
-// 1 m, is below a float distance's resolution; the tolerance is not); or a bracket as narrow
-// as that tolerance along the ray, where f steps (a cliff's edge, a seam) and no point meets
-// the threshold. A wider bracket alone is not taken: its sign change may be a seam of the
-// blend rather than a root.
-bool root_accepted(RootSearch s, float trigger_first, bool bisect) {
-    float trigger = root_trigger(trigger_first, s.k, bisect);
-    float tol = 1e-3 * max(1.0, 1e-4 * s.best.t);
-    return (abs(s.best.f) < max(trigger, tol)
-            || (root_rescuing(s, bisect) && s.bracketed && abs(s.t_b - s.t_a) < tol))
-        && s.best.t > 0.0;
-}
-
-// The whole search from the chord point p; replaces p with the best point only where the
-// search got |f| below `trigger`, or converged (|f| or the bracket within the tolerance).
-bool correct_along_ray(vec3 d, uint start, float trigger, bool bisect, vec3 chord_n, inout RayPoint p) {
-    RootSearch s = root_begin(d, chord_n, p);
-    while (root_more(s, bisect)) root_step(d, start, trigger, bisect, s);
-    if (!root_accepted(s, trigger, bisect)) return false;
-    p = s.best;
-    return true;
-}
-
-#if defined(RESOLVE_TAIL) && !defined(RESOLVE_TAIL_PASS)
-// Hands pixel px's search (from chord point distance t_chord, `trigger`, after some steps) to
-// publish.resolve.tail; false when publish.tail is full (the pixel then finishes here).
-bool tail_push(uvec2 px, uint start, float trigger, float t_chord, RootSearch s) {
-    uint i = atomicAdd(tail.w[3], 1u);
-    if (i >= pc.tail_cap) return false;
-    // The thread that opens a group of 64 counts it: the groups are then ceil(count / 64).
-    if (i % 64u == 0u) atomicAdd(tail.w[0], 1u);
-    uint n = pc.tail_cap;
-    uint o = 4u + i;
-    tail.w[o] = px.x | (px.y << 16); o += n;
-    tail.w[o] = start; o += n;
-    tail.w[o] = floatBitsToUint(trigger); o += n;
-    tail.w[o] = floatBitsToUint(t_chord); o += n;
-    tail.w[o] = floatBitsToUint(s.t_a); o += n;
-    tail.w[o] = floatBitsToUint(s.f_a); o += n;
-    tail.w[o] = floatBitsToUint(s.t_b); o += n;
-    tail.w[o] = floatBitsToUint(s.f_b); o += n;
-    tail.w[o] = floatBitsToUint(s.tc); o += n;
-    tail.w[o] = floatBitsToUint(s.rate); o += n;
-    tail.w[o] = floatBitsToUint(s.best.t); o += n;
-    tail.w[o] = floatBitsToUint(s.best.f); o += n;
-    tail.w[o] = floatBitsToUint(s.width); o += n;
-    tail.w[o] = uint(s.k) | uint(s.side + 1) << 8 | uint(s.bracketed) << 10 | min(g_walks, 0xffffu) << 16;
-    return true;
-}
-#endif
 
 #include "common/resolve_entry.glsl"
 #ifdef RESOLVE_SEARCHES
@@ -449,7 +365,6 @@ void publish_hit(uvec2 px, RayPoint p, uint flags) {
     imageStore(hits, ivec2(px), pack_hit(p.t, n, p.fs, p.level, flags | walks_flag(), p.st));
 }
 
-#ifndef RESOLVE_TAIL_PASS
 // No terrain on the ray: the ocean surface where it meets the datum over water (the sea floor
 // beyond the datum horizon was culled — the ocean hides it), else sky.
 void no_terrain(vec3 d, float t_ocean, uvec2 px) {
@@ -520,31 +435,9 @@ bool resolve_terrain(uvec2 px, vec3 d, float t_ocean, uint64_t key, uint64_t ske
 #else
     const bool bisect = false;
 #endif
-#ifdef RESOLVE_TAIL
-    if (need_root) {
-        RootSearch s = root_begin(d, chord_n, p);
-        bool may_hand = pc.tail_after > 0u;
-        while (root_more(s, false)) {
-            // Every lane in this loop is still searching, and all took the same steps. A
-            // hand-over costs the tail pass a state stored and loaded and the best point walked
-            // again: worth it only where most of the warp is done and waits on a few lanes.
-            if (may_hand && s.k >= int(pc.tail_after)
-                && (pc.tail_lanes == 0u || subgroupAdd(1u) <= pc.tail_lanes)) {
-                if (tail_push(px, start, trigger, p.t, s)) return true;
-                may_hand = false;
-            }
-            root_step(d, start, trigger, false, s);
-        }
-        if (root_accepted(s, trigger, false)) {
-            p = s.best;
-            flags |= HIT_CORRECTED;
-        }
-    }
-#else
     if (crossed || (need_root && correct_along_ray(d, start, trigger, bisect, chord_n, p))) {
         flags |= HIT_CORRECTED;
     }
-#endif
 #if defined(RESOLVE_SEARCHES) && !defined(RESOLVE_SHELL_PASS)
     if (correct && pc.outline != 0u && !shell_only) {
         float w_p = NEAR * uintBitsToFloat(uint(key >> 32));
@@ -641,50 +534,5 @@ void main() {
 }
 #endif
 
-#else
-// publish.resolve.tail: the searches publish.resolve handed over, carried on from their state
-// with the same steps, and published. The best point so far is walked again only where no
-// later step beat it (the same point: the same walk from the same distance and slot).
-void main() {
-    uint i = gl_GlobalInvocationID.x;
-    uint n = pc.tail_cap;
-    if (i >= min(tail.w[3], n)) return;
-    uint o = 4u + i;
-    uint xy = tail.w[o]; o += n;
-    uint start = tail.w[o]; o += n;
-    float trigger = uintBitsToFloat(tail.w[o]); o += n;
-    float t_chord = uintBitsToFloat(tail.w[o]); o += n;
-    RootSearch s;
-    s.t_a = uintBitsToFloat(tail.w[o]); o += n;
-    s.f_a = uintBitsToFloat(tail.w[o]); o += n;
-    s.t_b = uintBitsToFloat(tail.w[o]); o += n;
-    s.f_b = uintBitsToFloat(tail.w[o]); o += n;
-    s.tc = uintBitsToFloat(tail.w[o]); o += n;
-    s.rate = uintBitsToFloat(tail.w[o]); o += n;
-    s.best.t = uintBitsToFloat(tail.w[o]); o += n;
-    s.best.f = uintBitsToFloat(tail.w[o]); o += n;
-    s.width = uintBitsToFloat(tail.w[o]); o += n;
-    uint packed = tail.w[o];
-    s.k = int(packed & 0xffu);
-    s.side = int((packed >> 8) & 3u) - 1;
-    s.bracketed = ((packed >> 10) & 1u) != 0u;
-    g_walks = packed >> 16;
-    s.done = false;
-    s.lo = (1.0 - CORRECT_MAX_REL) * t_chord;
-    s.hi = (1.0 + CORRECT_MAX_REL) * t_chord;
-    // Not a slot: marks a best point from before the hand-over.
-    s.best.fs = 0xffffffffu;
-    uvec2 px = uvec2(xy & 0xffffu, xy >> 16);
-    vec3 d = pixel_ray(vec2(px) + 0.5);
-    while (root_more(s, false)) root_step(d, start, trigger, false, s);
-    bool accepted = root_accepted(s, trigger, false);
-    uint walks = g_walks;
-    RayPoint p = s.best;
-    if (!accepted) p = ray_point(d, t_chord, start);
-    else if (s.best.fs == 0xffffffffu) p = ray_point(d, s.best.t, start);
-    g_walks = walks;
-    publish_hit(px, p, accepted ? HIT_CORRECTED : 0u);
-}
-#endif
 
 #endif

@@ -33,16 +33,6 @@ pub struct GpuArgs {
     /// over (a tuning knob: 0 hands every leaf over) [default: engine::publish::RASTER_MAX_BOX_PX].
     #[arg(long, env = "PLANETFALL_RASTER_MAX_BOX")]
     pub raster_max_box: Option<u32>,
-    /// Root search steps `publish.resolve` takes before it hands a pixel's search to
-    /// `publish.resolve.tail` (0: never; engine::publish::RESOLVE_TAIL_AFTER turns it on; the
-    /// hits are the same bits either way) [default: 0].
-    #[arg(long, env = "PLANETFALL_RESOLVE_TAIL_AFTER")]
-    pub resolve_tail_after: Option<u32>,
-    /// With `--resolve-tail-after`: a search is handed over only while at most this many lanes
-    /// of its subgroup still search (0: whatever the count; engine::publish::RESOLVE_TAIL_LANES
-    /// is the measured setting) [default: 0].
-    #[arg(long, env = "PLANETFALL_RESOLVE_TAIL_LANES")]
-    pub resolve_tail_lanes: Option<u32>,
     /// From this root search step on, a point within --resolve-late-scale times the
     /// correction's trigger is close enough (0: never) [default: engine::publish::RESOLVE_LATE_AFTER].
     #[arg(long, env = "PLANETFALL_RESOLVE_LATE_AFTER")]
@@ -168,8 +158,7 @@ pub fn frame_options(ctx: &Context, o: &mut engine::renderer::RendererOptions) {
 /// Sets the options' publish mode from `--publish`, the compute raster's hand-over box
 /// from `--raster-max-box` (for frames that make no GPU tiles), occlusion culling from
 /// `--occlusion`, the exposure from `--exposure`, the march from `--resolve-march`, the
-/// outline search from `--resolve-outline` and `--resolve-bisect`, the resolve's hand-over
-/// from `--resolve-tail-after`, the shell from
+/// outline search from `--resolve-outline` and `--resolve-bisect`, the shell from
 /// `--resolve-shell`, the skyline search from `--resolve-skyline`, the mesh's smallest residual split from
 /// `--split-min-px`, the outlines' depth cap from `--silhouette-cos`, the tile slots from
 /// `--tile-slots` and the parts left out from `--skip`.
@@ -183,12 +172,6 @@ pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     o.exposure = a.exposure;
     if let Some(px) = a.raster_max_box {
         o.publish.max_box_px = px;
-    }
-    if let Some(n) = a.resolve_tail_after {
-        o.publish.tail_after = n;
-    }
-    if let Some(n) = a.resolve_tail_lanes {
-        o.publish.tail_lanes = n;
     }
     if let Some(n) = a.resolve_late_after {
         o.publish.late_after = n;

@@ -63,30 +63,6 @@ pub const RASTER_HIZ_TILE: u32 = 8;
 /// en masse) 0.04–0.12 ms.
 pub const RASTER_MAX_BOX_PX: u32 = 256;
 
-/// The steps to turn it on with (`--resolve-tail-after`): root search steps `publish.resolve`
-/// takes for a pixel before it hands the search over to `publish.resolve.tail`
-/// (`shaders/common/resolve.glsl`). A warp runs until its slowest pixel is done, and the
-/// resolve's time followed the mean over warps of their slowest pixel's walks (docs/bench.md
-/// "The root search's walks and a warp's slowest pixel"): a few pixels whose search runs long,
-/// where relief is steep and seen at a grazing angle, kept whole warps of finished pixels
-/// waiting. Handed over, those searches carry on side by side in full warps, with the same
-/// operations, so every hit is the same bits. Off by default: on an H100 at 1080p (docs/bench.md
-/// "Shared raster boxes (reverted) and the resolve's tail") it takes 0.012–0.033 ms off the resolve where a warp's
-/// slowest pixel walks twice the mean (gibraltar-100m-p30, hawaii-1km-p30,
-/// grand-canyon-100m-p0) and adds 0.015–0.017 ms where it does not (khumbu-2m-p0,
-/// hawaii-2m-p30): the second pass's fixed cost.
-pub const RESOLVE_TAIL_AFTER: u32 = 1;
-
-/// The lanes to turn the tail's subgroup rule on with (`--resolve-tail-lanes`, beside
-/// [`RESOLVE_TAIL_AFTER`]): a search is handed over only while at most this many lanes of its
-/// subgroup still search. A warp most of whose pixels are done stops waiting on its few
-/// long searches, and one whose pixels mostly still search keeps them, where handing them all
-/// over only moves the work into the tail pass and adds its fixed cost. A quarter of a
-/// 32-lane subgroup. Measured on the H200 with the tail after 1 step (docs/bench.md "A looser
-/// trigger for the root search's late steps"), it still cost +0.012–0.014 ms where searches
-/// are short (hawaii-2m-p30, khumbu-2m-p0), so the tail stays off.
-pub const RESOLVE_TAIL_LANES: u32 = 8;
-
 /// The root search step from which a point within [`RESOLVE_LATE_SCALE`] times the
 /// correction's trigger is close enough. A pixel left uncorrected keeps |f| under the trigger
 /// (0.1 px at 1080p and 60°); a search that has not met it after its first step is mostly regula
@@ -111,13 +87,6 @@ pub const RESOLVE_LATE_SCALE: f32 = 4.0;
 /// (docs/bench.md "Searches that give up bracketed").
 pub const RESOLVE_RESCUE_STEPS: u32 = 14;
 
-/// Searches `publish.tail` holds at most, per pixel of the frame (a quarter), and in all;
-/// a pixel whose search does not fit finishes in `publish.resolve`.
-pub(super) const TAIL_SHARE: u64 = 4;
-pub(super) const TAIL_MAX: u64 = 1 << 20;
-/// Words of one handed-over search (`TAIL_WORDS` in `shaders/common/resolve.glsl`).
-pub(super) const TAIL_WORDS: u64 = 14;
-
 /// Publish options.
 #[derive(Clone, Copy, Debug)]
 pub struct PublishOptions {
@@ -127,12 +96,6 @@ pub struct PublishOptions {
     pub mode: PublishMode,
     /// The largest pixel box one `raster.compute` thread takes ([`RASTER_MAX_BOX_PX`]).
     pub max_box_px: u32,
-    /// Root search steps `publish.resolve` takes before it hands a pixel's search to
-    /// `publish.resolve.tail` ([`RESOLVE_TAIL_AFTER`]; 0: never, no tail pass).
-    pub tail_after: u32,
-    /// A search is handed over only while at most this many lanes of its subgroup still
-    /// search ([`RESOLVE_TAIL_LANES`]; 0: whatever the count).
-    pub tail_lanes: u32,
     /// From this root search step on (0: never), a point within `late_scale` times the
     /// correction's trigger is close enough: the long searches stop sooner, at a looser bound
     /// ([`RESOLVE_LATE_AFTER`], [`RESOLVE_LATE_SCALE`]). Not with `root_bisect`, which is there
@@ -270,10 +233,10 @@ impl PublishOptions {
         self.searches() && !self.shell_handed_over()
     }
 
-    /// The lean resolve hands work over: long root searches to `publish.resolve.tail`, or the
-    /// shell's rays to `publish.resolve.shell`; it is then `publish.resolve.handover`.
+    /// The lean resolve hands the shell's rays to `publish.resolve.shell`; it is then
+    /// `publish.resolve.handover`.
     pub fn resolve_hands_over(&self) -> bool {
-        !self.searching_resolve() && (self.tail_after > 0 || self.shell_handed_over())
+        !self.searching_resolve() && self.shell_handed_over()
     }
 }
 
@@ -283,8 +246,6 @@ impl Default for PublishOptions {
             no_correction: false,
             mode: PublishMode::default(),
             max_box_px: RASTER_MAX_BOX_PX,
-            tail_after: 0,
-            tail_lanes: 0,
             late_after: RESOLVE_LATE_AFTER,
             late_scale: RESOLVE_LATE_SCALE,
             rescue_steps: RESOLVE_RESCUE_STEPS,

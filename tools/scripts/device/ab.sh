@@ -3,7 +3,7 @@
 # the resolve's walks, the SM clock and accuracy. Put the baseline's stripped binary at
 # .dev/planetfall-old (prepare.sh puts the current one at .dev/planetfall). V: the views;
 # RUNS: the binaries in order (names under .dev/; `name@VAR=value@VAR2=value` runs it with those
-# environment variables set, e.g. planetfall@PLANETFALL_RESOLVE_TAIL_AFTER=1); TB: seconds a run may take; extra bench
+# environment variables set, e.g. planetfall@PLANETFALL_RESOLVE_SKYLINE=off); TB: seconds a run may take; extra bench
 # options after the script's name (both binaries must know them). Call it without piping into
 # `tail`: on a timeout the pipe's output is lost, and each run prints as it ends.
 set -u
