@@ -103,8 +103,8 @@ pub fn declare_publish(
     };
     // The searches for crossings the chord's root misses are a shader of their own, so the
     // default resolve carries none of their code (registers; lavapipe's compile time).
-    // Likewise the hand-overs: their code costs the plain resolve even when it hands nothing
-    // over (docs/bench.md, "every view again").
+    // Likewise the shell's hand-over: its code costs the plain resolve even when it hands
+    // nothing over (docs/bench.md, "every view again").
     let handing_over = opts.resolve_hands_over();
     let resolve = if opts.searching_resolve() {
         g.compute("publish.resolve.search", &shaders::PUBLISH_RESOLVE_SEARCH)
