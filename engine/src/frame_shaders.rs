@@ -42,16 +42,11 @@ pub fn compute(opts: &RendererOptions, device: &DeviceInfo) -> Vec<&'static Shad
     if opts.publish.mode.resolve(device) != PublishMode::Hardware {
         list.extend([&shaders::RASTER_BIG_ARGS, &shaders::RASTER_COMPUTE_BIG]);
     }
-    list.push(if opts.publish.resolve_hands_over() {
-        &shaders::PUBLISH_RESOLVE_HANDOVER
-    } else {
-        &shaders::PUBLISH_RESOLVE
-    });
-    if opts.publish.skyline_walks() {
-        list.push(&shaders::PUBLISH_RESOLVE_SKYLINE_WALK);
-    } else if opts.publish.skyline_searched() {
-        list.push(&shaders::PUBLISH_RESOLVE_SKYLINE);
+    list.push(opts.publish.resolve_shader());
+    if opts.publish.shell_handed_over() {
+        list.push(&shaders::PUBLISH_RESOLVE_SHELL);
     }
+    list.extend(opts.publish.skyline_shader());
     list.extend([
         &shaders::ATMOS_TRANSMITTANCE,
         &shaders::ATMOS_MULTISCATTER,

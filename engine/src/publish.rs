@@ -101,27 +101,15 @@ pub fn declare_publish(
             0,
         ),
     };
-    // The searches for crossings the chord's root misses are a shader of their own, so the
-    // default resolve carries none of their code (registers; lavapipe's compile time).
-    // Likewise the shell's hand-over: its code costs the plain resolve even when it hands
-    // nothing over (docs/bench.md, "every view again").
-    let handing_over = opts.resolve_hands_over();
-    let resolve = if opts.searching_resolve() {
-        g.compute("publish.resolve.search", &shaders::PUBLISH_RESOLVE_SEARCH)
-    } else if handing_over {
-        g.compute(
-            "publish.resolve.handover",
-            &shaders::PUBLISH_RESOLVE_HANDOVER,
-        )
-    } else {
-        g.compute("publish.resolve", &shaders::PUBLISH_RESOLVE)
-    };
+    let shader = opts.resolve_shader();
+    let resolve = g.compute(shader.name, shader);
     let resolve = read_surface(resolve, surface)
         .read("pool", mesh.pool)
         .read("vis", r.vis)
         .write("hits", &mut hits)
         .write("seen", &mut seen);
-    let resolve = if opts.searching_resolve() || handing_over {
+    // The search and hand-over variants read the shell: those of the frames with a search on.
+    let resolve = if opts.searches() {
         resolve.read("shell", r.shell)
     } else {
         resolve
@@ -144,7 +132,7 @@ pub fn declare_publish(
     ];
     let mut skylined = r.skylined;
     let resolve = resolve.write("skylined", &mut skylined);
-    if handing_over {
+    if opts.shell_handed_over() {
         resolve
             .write("shelled", &mut shelled)
             .push(&push)
@@ -165,17 +153,8 @@ pub fn declare_publish(
             .push(&push)
             .dispatch_indirect(shelled, 0);
     }
-    if opts.skyline_searched() {
-        // With the outlines, the variant that walks up the crests (its shared state and
-        // registers cost the plain pass 30 % on an H100).
-        let node = if opts.skyline_walks() {
-            g.compute(
-                "publish.resolve.skyline.walk",
-                &shaders::PUBLISH_RESOLVE_SKYLINE_WALK,
-            )
-        } else {
-            g.compute("publish.resolve.skyline", &shaders::PUBLISH_RESOLVE_SKYLINE)
-        };
+    if let Some(shader) = opts.skyline_shader() {
+        let node = g.compute(shader.name, shader);
         read_surface(node, surface)
             .read("pool", mesh.pool)
             .read("vis", r.vis)

@@ -1,7 +1,7 @@
 //! `engine::frame_shaders::compute`, the list of compute shaders whose pipelines a viewer
 //! builds in the background before its first frame, against the compute nodes of compiled
-//! planet frames: for the default options, with occlusion culling, and with the hardware
-//! publish. A shader the list misses would be built late, on the first frame's critical path;
+//! planet frames: for the default options, with occlusion culling, with the hardware
+//! publish, and with the resolve's variants. A shader the list misses would be built late, on the first frame's critical path;
 //! one it holds needlessly would cost a cold start CPU time.
 
 use engine::camera::ViewCamera;
@@ -62,10 +62,21 @@ fn the_prebuilt_list_is_the_first_frames_compute_shaders() {
     occlusion.publish.occlusion = true;
     let mut hardware = base;
     hardware.publish.mode = PublishMode::Hardware;
+    // The resolve's variants: the searching one, the shell's hand-over and its pass, the
+    // skyline pass that walks up the outlines' crests.
+    let mut search = base;
+    search.publish.outline_samples = 8;
+    let mut shell = base;
+    shell.publish.shell_k = 2.0;
+    let mut walk = base;
+    walk.publish.skyline_outline_m = 20.0;
     for (what, opts) in [
         ("default", base),
         ("occlusion", occlusion),
         ("hardware", hardware),
+        ("search", search),
+        ("shell", shell),
+        ("walk", walk),
     ] {
         let listed: BTreeSet<String> = engine::frame_shaders::compute(&opts, &gpu.ctx.info)
             .iter()

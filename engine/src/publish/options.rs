@@ -1,6 +1,8 @@
 //! The publish's options: the raster's mode, the resolve's searches and hand-overs, and the
 //! constants that set them by default.
 
+use framegraph::shader::Shader;
+
 /// Who rasterises the leaves `raster.compute` hands over (near-plane crossers, big footprints).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum PublishMode {
@@ -233,10 +235,31 @@ impl PublishOptions {
         self.searches() && !self.shell_handed_over()
     }
 
-    /// The lean resolve hands the shell's rays to `publish.resolve.shell`; it is then
-    /// `publish.resolve.handover`.
-    pub fn resolve_hands_over(&self) -> bool {
-        !self.searching_resolve() && self.shell_handed_over()
+    /// The resolve's shader, its node's name. The searches for crossings the chord's root
+    /// misses are a shader of their own, so the default resolve carries none of their code
+    /// (registers; lavapipe's compile time); likewise the shell's hand-over
+    /// (`publish.resolve.handover`), whose code costs the plain resolve even when it hands
+    /// nothing over (docs/bench.md, "every view again").
+    pub fn resolve_shader(&self) -> &'static Shader {
+        if self.searching_resolve() {
+            &shaders::PUBLISH_RESOLVE_SEARCH
+        } else if self.shell_handed_over() {
+            &shaders::PUBLISH_RESOLVE_HANDOVER
+        } else {
+            &shaders::PUBLISH_RESOLVE
+        }
+    }
+
+    /// The skyline pass's shader where it runs: with the outlines, the variant that walks up
+    /// the crests (its shared state and registers cost the plain pass 30 % on an H100).
+    pub fn skyline_shader(&self) -> Option<&'static Shader> {
+        if self.skyline_walks() {
+            Some(&shaders::PUBLISH_RESOLVE_SKYLINE_WALK)
+        } else if self.skyline_searched() {
+            Some(&shaders::PUBLISH_RESOLVE_SKYLINE)
+        } else {
+            None
+        }
     }
 }
 
