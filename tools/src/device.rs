@@ -123,6 +123,11 @@ pub struct GpuArgs {
     /// (`engine::shade::Skips`) [default: none].
     #[arg(long, env = "PLANETFALL_SKIP", value_parser = engine::shade::Skips::parse)]
     pub skip: Option<engine::shade::Skips>,
+    /// Ask the driver for every pipeline's statistics (registers, shared and local memory,
+    /// instructions: VK_KHR_pipeline_executable_properties, where the device has it); the
+    /// bench reports them ("## Pipelines").
+    #[arg(long, env = "PLANETFALL_PIPELINE_STATS")]
+    pub pipeline_stats: bool,
 }
 
 pub fn parse_on_off(s: &str) -> Result<bool, String> {
@@ -263,6 +268,7 @@ impl GpuArgs {
             validation: self.validation,
             device: self.device.clone(),
             pipeline_cache: Some(pipeline_cache_path()),
+            pipeline_statistics: self.pipeline_stats,
             ..Default::default()
         };
         Context::new(&opts).context("creating the Vulkan context")

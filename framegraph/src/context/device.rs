@@ -66,6 +66,8 @@ pub(super) struct Supported {
     shader_int8: bool,
     storage_buffer8_bit_access: bool,
     maintenance4: bool,
+    /// VK_KHR_pipeline_executable_properties with its `pipelineExecutableInfo` feature.
+    pub pipeline_executable_info: bool,
     /// 1.3 features come from their KHR extensions (the device reports 1.2).
     pub via_khr: bool,
 }
@@ -179,6 +181,14 @@ pub(super) fn check_features(
             feature: "Vulkan 1.3",
         });
     }
+    // The extension's feature is queried only where the extension exists (a feature struct of
+    // an absent extension may not be chained).
+    let pipeline_executable_info = has_dev(ash::khr::pipeline_executable_properties::NAME) && {
+        let mut fe = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
+        let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut fe);
+        unsafe { instance.get_physical_device_features2(physical, &mut f2) };
+        fe.pipeline_executable_info != 0
+    };
     if via_khr {
         log::info!("device `{name}` reports Vulkan 1.2 (a capture layer?): using VK_KHR_synchronization2 and VK_KHR_dynamic_rendering");
     }
@@ -192,6 +202,7 @@ pub(super) fn check_features(
         shader_int8: f12.shader_int8 != 0,
         storage_buffer8_bit_access: f12.storage_buffer8_bit_access != 0,
         maintenance4: f13.maintenance4 != 0,
+        pipeline_executable_info,
         via_khr,
     })
 }
@@ -204,6 +215,7 @@ pub(super) fn create_device(
     physical: vk::PhysicalDevice,
     sup: &Supported,
     swapchain: bool,
+    pipeline_statistics: bool,
 ) -> Result<(ash::Device, Queue, Option<Queue>)> {
     let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
     let gc = vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE;
@@ -273,6 +285,11 @@ pub(super) fn create_device(
     if swapchain {
         dev_ext_names.push(ash::khr::swapchain::NAME.as_ptr());
     }
+    let mut executable_info = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
+        .pipeline_executable_info(true);
+    if pipeline_statistics {
+        dev_ext_names.push(ash::khr::pipeline_executable_properties::NAME.as_ptr());
+    }
     let mut dci = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queue_infos)
         .enabled_features(&enabled)
@@ -283,6 +300,9 @@ pub(super) fn create_device(
         dci = dci.push_next(&mut sync2).push_next(&mut rendering);
     } else {
         dci = dci.push_next(&mut e13);
+    }
+    if pipeline_statistics {
+        dci = dci.push_next(&mut executable_info);
     }
     let dci = dci.enabled_extension_names(&dev_ext_names);
     let mut device =

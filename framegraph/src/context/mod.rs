@@ -38,6 +38,9 @@ pub struct ContextOptions {
     /// A file to keep the pipeline cache in across processes (loaded if it is this device's
     /// and whole, saved when the context is dropped; `pipeline_cache.rs`).
     pub pipeline_cache: Option<std::path::PathBuf>,
+    /// Ask the driver for every pipeline's statistics (registers, memory, instructions;
+    /// `pipeline::stats`), where it has VK_KHR_pipeline_executable_properties.
+    pub pipeline_statistics: bool,
 }
 
 impl ContextOptions {
@@ -88,6 +91,9 @@ pub struct Context {
     pipeline_cache_path: Option<std::path::PathBuf>,
     /// The cache started from a file of an earlier process.
     pub pipeline_cache_loaded: bool,
+    /// Present where statistics were asked for and the device has the extension: every
+    /// pipeline is then created to capture them (`pipeline::stats`).
+    pub pipeline_executable: Option<ash::khr::pipeline_executable_properties::Device>,
 }
 
 impl Context {
@@ -99,8 +105,15 @@ impl Context {
         let (instance, debug_instance) = create_instance(&entry, opts, &messages)?;
         let physical = pick_device(&instance, opts.device.as_deref())?;
         let supported = check_features(&instance, physical)?;
+        let want_stats = opts.pipeline_statistics && supported.pipeline_executable_info;
+        if opts.pipeline_statistics && !want_stats {
+            log::warn!(
+                "pipeline statistics asked for, but `{}` lacks VK_KHR_pipeline_executable_properties",
+                supported.name
+            );
+        }
         let (device, universal, transfer) =
-            create_device(&instance, physical, &supported, opts.swapchain)?;
+            create_device(&instance, physical, &supported, opts.swapchain, want_stats)?;
 
         let allocator = Allocator::new(&AllocatorCreateDesc {
             instance: instance.clone(),
@@ -156,6 +169,8 @@ impl Context {
         let debug_utils_dev = debug_instance
             .as_ref()
             .map(|_| ash::ext::debug_utils::Device::new(&instance, &device));
+        let pipeline_executable = want_stats
+            .then(|| ash::khr::pipeline_executable_properties::Device::new(&instance, &device));
         Ok(Context {
             entry,
             instance,
@@ -174,6 +189,7 @@ impl Context {
             pipeline_cache,
             pipeline_cache_path: opts.pipeline_cache.clone(),
             pipeline_cache_loaded,
+            pipeline_executable,
         })
     }
 

@@ -197,6 +197,15 @@ impl Gpu {
         result
     }
 
+    /// The driver's statistics of the pipelines both executors built (empty unless the context
+    /// captures them).
+    pub fn pipeline_stats(&self) -> Vec<super::pipelines::PipelineRow> {
+        super::pipelines::rows(&[
+            self.exec.pipelines.statistics(),
+            self.timed.pipelines.statistics(),
+        ])
+    }
+
     /// Free the executors; fail on validation messages or leaked GPU memory.
     pub fn finish(mut self) -> Result<()> {
         self.timed.destroy(&self.ctx);

@@ -345,6 +345,7 @@ pub fn render(r: &Report) -> String {
     if let Some(rd) = &r.readiness {
         s += &readiness(rd);
     }
+    s += &super::pipelines::markdown(&r.pipelines, r.pipeline_stats_asked);
     s
 }
 

@@ -11,6 +11,7 @@ pub mod floors;
 pub mod frame;
 pub mod limits;
 pub mod markdown;
+pub mod pipelines;
 pub mod pop;
 pub mod pop_reference;
 pub mod prefetch;
@@ -266,6 +267,8 @@ pub fn run(gpu_args: &crate::device::GpuArgs, o: &Options) -> Result<(Report, Ve
         r.flights = flights;
         r.teleport = Some(teleport);
     }
+    r.pipeline_stats_asked = gpu_args.pipeline_stats;
+    r.pipelines = gpu.pipeline_stats();
     // The report records the messages even when they fail the run.
     let messages = gpu.ctx.messages.clone();
     let finished = gpu.finish();

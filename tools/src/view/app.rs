@@ -90,6 +90,7 @@ impl App {
             instance_extensions: framegraph::swapchain::required_extensions(display)?,
             swapchain: true,
             pipeline_cache: Some(crate::device::pipeline_cache_path()),
+            pipeline_statistics: false,
         };
         let t = std::time::Instant::now();
         let ctx = Context::new(&opts).context("creating the Vulkan context")?;

@@ -1,7 +1,10 @@
 //! Pipelines built from reflected shaders: one push-descriptor set layout (set 0) per pipeline,
 //! push constants from the reflected block, cached by shader identity and raster state.
 //!
-//! Holds [`Pipeline`] and the cache [`Pipelines`].
+//! Holds [`Pipeline`] and the cache [`Pipelines`]; [`stats`] reads what the driver says of
+//! each pipeline it built.
+
+pub mod stats;
 
 use crate::context::Context;
 use crate::error::{Error, Result, VkCheck};
@@ -21,6 +24,8 @@ pub struct Pipeline {
     pub push_stages: vk::ShaderStageFlags,
     pub push_size: u32,
     pub bind_point: vk::PipelineBindPoint,
+    /// The driver's statistics, where the context captures them (`ContextOptions::pipeline_statistics`).
+    pub stats: Option<stats::PipelineStats>,
 }
 
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -110,6 +115,7 @@ pub struct Builder {
     device: ash::Device,
     cache: vk::PipelineCache,
     debug_utils: Option<ash::ext::debug_utils::Device>,
+    executable: Option<ash::khr::pipeline_executable_properties::Device>,
 }
 
 impl Builder {
@@ -118,7 +124,23 @@ impl Builder {
             device: ctx.device.clone(),
             cache: ctx.pipeline_cache,
             debug_utils: ctx.debug_utils.clone(),
+            executable: ctx.pipeline_executable.clone(),
         }
+    }
+
+    /// Creation flags: statistics captured where the context asks for them.
+    fn flags(&self) -> vk::PipelineCreateFlags {
+        if self.executable.is_some() {
+            vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
+        } else {
+            vk::PipelineCreateFlags::empty()
+        }
+    }
+
+    fn stats(&self, raw: vk::Pipeline, name: &str) -> Option<stats::PipelineStats> {
+        self.executable
+            .as_ref()
+            .map(|ext| stats::query(ext, raw, name))
     }
 
     fn name_object<H: vk::Handle>(&self, handle: H, name: &str) {
@@ -301,6 +323,7 @@ impl Pipelines {
             .module(module)
             .name(&entry);
         let info = vk::ComputePipelineCreateInfo::default()
+            .flags(b.flags())
             .stage(stage)
             .layout(layout);
         let raw = unsafe { b.device.create_compute_pipelines(b.cache, &[info], None) };
@@ -324,6 +347,7 @@ impl Pipelines {
             push_stages,
             push_size,
             bind_point: vk::PipelineBindPoint::COMPUTE,
+            stats: b.stats(raw, shader.name),
         });
         self.map.lock().insert(key, p.clone());
         Ok(p)
@@ -414,6 +438,7 @@ impl Pipelines {
             .color_attachment_formats(colors)
             .depth_attachment_format(depth.unwrap_or(vk::Format::UNDEFINED));
         let info = vk::GraphicsPipelineCreateInfo::default()
+            .flags(b.flags())
             .stages(&stages)
             .vertex_input_state(&vertex_input)
             .input_assembly_state(&ia)
@@ -437,7 +462,8 @@ impl Pipelines {
             ctx.device.destroy_shader_module(vm, None);
             ctx.device.destroy_shader_module(fm, None);
         }
-        ctx.name_object(raw, &format!("{} + {}", vs.name, fs.name));
+        let name = format!("{} + {}", vs.name, fs.name);
+        ctx.name_object(raw, &name);
         let p = std::sync::Arc::new(Pipeline {
             raw,
             layout,
@@ -446,6 +472,7 @@ impl Pipelines {
             push_stages,
             push_size,
             bind_point: vk::PipelineBindPoint::GRAPHICS,
+            stats: b.stats(raw, &name),
         });
         self.map.lock().insert(key, p.clone());
         Ok(p)
@@ -475,6 +502,19 @@ impl Pipelines {
                 .collect();
             results.into_iter().collect()
         })
+    }
+
+    /// The driver's statistics of every cached pipeline, by pipeline name (empty unless the
+    /// context captures them).
+    pub fn statistics(&self) -> Vec<stats::PipelineStats> {
+        let mut all: Vec<stats::PipelineStats> = self
+            .map
+            .lock()
+            .values()
+            .filter_map(|p| p.stats.clone())
+            .collect();
+        all.sort_by(|a, b| a.pipeline.cmp(&b.pipeline));
+        all
     }
 
     /// Pipelines cached (compute and raster).
