@@ -39,9 +39,6 @@ pub fn compute(opts: &RendererOptions, device: &DeviceInfo) -> Vec<&'static Shad
     } else {
         list.push(&shaders::RASTER_COMPUTE);
     }
-    if opts.publish.medium_raster() {
-        list.push(&shaders::RASTER_COMPUTE_MEDIUM);
-    }
     if opts.publish.mode.resolve(device) != PublishMode::Hardware {
         list.extend([&shaders::RASTER_BIG_ARGS, &shaders::RASTER_COMPUTE_BIG]);
     }

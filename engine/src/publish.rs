@@ -235,15 +235,6 @@ pub fn declare_raster(
     };
     let skylined_bytes = 16 + if skyline { 4 * pixels + mask_bytes } else { 0 };
     let mut skylined = g.create_buffer("publish.skylined", BufferDesc::gpu(skylined_bytes));
-    // `raster.compute.medium`'s dispatch header, then its leaves (common/raster_small.glsl).
-    let medium_on = opts.medium_raster();
-    let medium_bytes = 16
-        + if medium_on {
-            4 * mesh.capacity as u64
-        } else {
-            0
-        };
-    let mut medium = g.create_buffer("raster.medium", BufferDesc::gpu(medium_bytes));
     let mut clear = g
         .transfer("publish.clear")
         .fill(&mut vis, 0, vk::WHOLE_SIZE, u32::MAX)
@@ -253,9 +244,6 @@ pub fn declare_raster(
     let header = bytemuck::cast_slice(&[0u32, 1, 1, 0]);
     if handover {
         clear = clear.update(&mut shelled, 0, header);
-    }
-    if medium_on {
-        clear = clear.update(&mut medium, 0, bytemuck::cast_slice(&[0u32, 1, 1, 0]));
     }
     if skyline {
         let clear = clear.update(&mut skylined, 0, header);
@@ -277,12 +265,6 @@ pub fn declare_raster(
         .dispatch([1, 1, 1]);
     let max_box = (opts.max_box_px as f32).to_bits();
     let shell_k = opts.shell_k.max(0.0).to_bits();
-    let medium_box = if medium_on {
-        opts.medium_box_px as f32
-    } else {
-        0.0
-    }
-    .to_bits();
     match mesh.occlusion.filter(|_| opts.occlusion) {
         None => {
             g.compute("raster.compute", &shaders::RASTER_COMPUTE)
@@ -293,14 +275,13 @@ pub fn declare_raster(
                 .write("big", &mut big)
                 .write("vis", &mut vis)
                 .write("shell", &mut shell)
-                .write("medium", &mut medium)
-                .push(&[compute as u32, max_box, 0, shell_k, medium_box])
+                .push(&[compute as u32, max_box, 0, shell_k])
                 .dispatch_indirect(dispatch, 0);
         }
         Some(o) => {
             // Two phases: last frame's visible leaves, the depth they leave per tile, then
             // the rest against it (`shaders/common/raster_small.glsl`).
-            let push = [compute as u32, max_box, o.frame_stamp, shell_k, medium_box];
+            let push = [compute as u32, max_box, o.frame_stamp, shell_k];
             g.compute("raster.compute.early", &shaders::RASTER_COMPUTE_EARLY)
                 .read("frame", frame)
                 .read("pool", mesh.pool)
@@ -310,7 +291,6 @@ pub fn declare_raster(
                 .write("big", &mut big)
                 .write("vis", &mut vis)
                 .write("shell", &mut shell)
-                .write("medium", &mut medium)
                 .push(&push)
                 .dispatch_indirect(dispatch, 0);
             let tiles = [w.div_ceil(RASTER_HIZ_TILE), h.div_ceil(RASTER_HIZ_TILE)];
@@ -333,18 +313,9 @@ pub fn declare_raster(
                 .write("big", &mut big)
                 .write("vis", &mut vis)
                 .write("shell", &mut shell)
-                .write("medium", &mut medium)
                 .push(&push)
                 .dispatch_indirect(dispatch, 0);
         }
-    }
-    if medium_on {
-        g.compute("raster.compute.medium", &shaders::RASTER_COMPUTE_MEDIUM)
-            .read("frame", frame)
-            .read("pool", mesh.pool)
-            .read("medium", medium)
-            .write("vis", &mut vis)
-            .dispatch_indirect(medium, 0);
     }
     let depth = if compute {
         declare_big_compute(g, mesh, frame, big, &mut vis, &mut shell, shell_k);

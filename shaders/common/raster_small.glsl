@@ -34,17 +34,11 @@ layout(std430, set = 0, binding = 6) readonly buffer Hiz { uint far_bits[]; } hi
 // The prisms' nearest faces (common/raster_shell.glsl), keyed as the visibility buffer.
 layout(std430, set = 0, binding = 7) buffer Shell { uint64_t v[]; } shell;
 
-// Leaves whose pixel box is over handover.medium_box, listed for raster.compute.medium (a
-// header of its dispatch's x, y, z and a spare word, then the leaves).
-layout(std430, set = 0, binding = 8) buffer Medium { uint groups; uint y; uint z; uint spare; uint leaves[]; } medium;
-
 // mode 0: hand over to raster.hardware, 1: to raster.compute.big; max_box: the largest pixel
 // box one thread rasterises (engine/src/publish.rs RASTER_MAX_BOX_PX); frame_stamp: this
 // frame's stamp (the early phase takes the leaves stamped one less); shell_k: the prisms'
-// raise over the largest residual (0: no shell); medium_box: boxes over it (and within
-// max_box) go to raster.compute.medium, whose workgroup shares a leaf's pixels, since a warp
-// of one leaf a lane runs as long as its largest box (0: none go).
-layout(push_constant) uniform Handover { uint mode; float max_box; uint frame_stamp; float shell_k; float medium_box; } handover;
+// raise over the largest residual (0: no shell).
+layout(push_constant) uniform Handover { uint mode; float max_box; uint frame_stamp; float shell_k; } handover;
 
 #ifdef RASTER_LATE
 // Whether every RASTER_HIZ_TILE² tile of the pixel box [lo, hi] holds early-phase depths all
@@ -138,10 +132,6 @@ void main() {
                 return;
             }
 #endif
-            if (handover.medium_box > 0.0 && box.x * box.y > handover.medium_box) {
-                medium.leaves[atomicAdd(medium.groups, 1u)] = leaf;
-                return;
-            }
             RasterTri t;
             if (raster_setup(s0, s1, s2, z, t)) draw_rows(t, lo, hi, leaf, false);
             return;

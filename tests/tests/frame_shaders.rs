@@ -70,8 +70,6 @@ fn the_prebuilt_list_is_the_first_frames_compute_shaders() {
     shell.publish.shell_k = 2.0;
     let mut walk = base;
     walk.publish.skyline_outline_m = 20.0;
-    let mut medium = base;
-    medium.publish.medium_box_px = 16;
     for (what, opts) in [
         ("default", base),
         ("occlusion", occlusion),
@@ -79,7 +77,6 @@ fn the_prebuilt_list_is_the_first_frames_compute_shaders() {
         ("search", search),
         ("shell", shell),
         ("walk", walk),
-        ("medium", medium),
     ] {
         let listed: BTreeSet<String> = engine::frame_shaders::compute(&opts, &gpu.ctx.info)
             .iter()

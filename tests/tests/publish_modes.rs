@@ -188,21 +188,6 @@ fn check(gpu: &mut Gpu, name: &str, tris: &[[DVec3; 3]]) -> usize {
         differ, 0,
         "{name}: one thread per leaf vs all tiled: {differ} px differ"
     );
-    // Boxes over 4 px shared by a workgroup (raster.compute.medium): the same rule again.
-    let medium = rasterise(
-        gpu,
-        &cam,
-        tris,
-        PublishOptions {
-            medium_box_px: 4,
-            ..mode(PublishMode::Compute)
-        },
-    );
-    let differ = (0..cs.len()).filter(|&i| cs[i] != medium[i]).count();
-    assert_eq!(
-        differ, 0,
-        "{name}: one thread per leaf vs medium boxes by a workgroup: {differ} px differ"
-    );
     let (mut covered, mut certain, mut agree, mut worst_rel) = (0, 0, 0, 0.0f64);
     for y in 0..H {
         for x in 0..W {
@@ -373,15 +358,6 @@ fn occlusion_culling_is_exact() {
     let differ = (0..all.len()).filter(|&i| all[i] != culled[i]).count();
     assert_eq!(differ, 0, "occlusion culling changed {differ} px");
     assert_eq!(counts.early as usize, wall);
-    // Both phases hand their medium boxes (the wall's ~3 px cells have boxes of 6–12 px) to
-    // raster.compute.medium: the same bits.
-    let medium = PublishOptions {
-        medium_box_px: 4,
-        ..opts
-    };
-    let (shared, _) = rasterise_with(&mut gpu, &cam, &tris, medium, Some((&stamps, stamp)));
-    let differ = (0..all.len()).filter(|&i| all[i] != shared[i]).count();
-    assert_eq!(differ, 0, "medium boxes in both phases changed {differ} px");
     assert_eq!(
         counts.occluded as usize, hidden,
         "every hidden triangle culled, none other"

@@ -33,11 +33,6 @@ pub struct GpuArgs {
     /// over (a tuning knob: 0 hands every leaf over) [default: engine::publish::RASTER_MAX_BOX_PX].
     #[arg(long, env = "PLANETFALL_RASTER_MAX_BOX")]
     pub raster_max_box: Option<u32>,
-    /// Leaves whose pixel box is over this many px (and within the largest box) are drawn by
-    /// `raster.compute.medium`, a workgroup sharing each leaf's pixels, rather than by one
-    /// thread each (a tuning knob: 0 none) [default: 0].
-    #[arg(long, env = "PLANETFALL_RASTER_MEDIUM_BOX")]
-    pub raster_medium_box: Option<u32>,
     /// From this root search step on, a point within --resolve-late-scale times the
     /// correction's trigger is close enough (0: never) [default: engine::publish::RESOLVE_LATE_AFTER].
     #[arg(long, env = "PLANETFALL_RESOLVE_LATE_AFTER")]
@@ -180,9 +175,6 @@ pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     o.publish.mode = a.publish;
     o.publish.occlusion = a.occlusion;
     o.exposure = a.exposure;
-    if let Some(px) = a.raster_medium_box {
-        o.publish.medium_box_px = px;
-    }
     if let Some(px) = a.raster_max_box {
         o.publish.max_box_px = px;
     }

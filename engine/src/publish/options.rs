@@ -98,10 +98,6 @@ pub struct PublishOptions {
     pub mode: PublishMode,
     /// The largest pixel box one `raster.compute` thread takes ([`RASTER_MAX_BOX_PX`]).
     pub max_box_px: u32,
-    /// Leaves whose pixel box is over this (and within `max_box_px`) are drawn by
-    /// `raster.compute.medium`, a workgroup sharing each leaf's pixels, instead of one thread
-    /// each (0: none; a tuning knob, off by default).
-    pub medium_box_px: u32,
     /// From this root search step on (0: never), a point within `late_scale` times the
     /// correction's trigger is close enough: the long searches stop sooner, at a looser bound
     /// ([`RESOLVE_LATE_AFTER`], [`RESOLVE_LATE_SCALE`]). Not with `root_bisect`, which is there
@@ -234,11 +230,6 @@ impl PublishOptions {
         self.skyline_outlines() && self.skyline_walk
     }
 
-    /// Whether `raster.compute` lists medium boxes for `raster.compute.medium`.
-    pub fn medium_raster(&self) -> bool {
-        self.medium_box_px > 0 && self.medium_box_px < self.max_box_px
-    }
-
     /// Whether `publish.resolve.search` runs in place of `publish.resolve`.
     pub(super) fn searching_resolve(&self) -> bool {
         self.searches() && !self.shell_handed_over()
@@ -278,7 +269,6 @@ impl Default for PublishOptions {
             no_correction: false,
             mode: PublishMode::default(),
             max_box_px: RASTER_MAX_BOX_PX,
-            medium_box_px: 0,
             late_after: RESOLVE_LATE_AFTER,
             late_scale: RESOLVE_LATE_SCALE,
             rescue_steps: RESOLVE_RESCUE_STEPS,
