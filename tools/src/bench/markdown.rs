@@ -214,6 +214,9 @@ pub fn render(r: &Report) -> String {
             cells.join(" | ")
         );
     }
+    if let Some(row) = super::pipelines::register_row(&r.pipelines, &names) {
+        let _ = writeln!(s, "{row}");
+    }
 
     let floored: Vec<&String> = names
         .iter()

@@ -88,6 +88,42 @@ pub fn markdown(rows: &[PipelineRow], asked: bool) -> String {
     s
 }
 
+/// A row for the per-node table under its `names` columns: each node's registers a thread, as
+/// the driver names them (the first statistic whose name speaks of registers or GPRs); None
+/// when the run captured no such statistic. A raster pipeline (`vs + fs`) is listed under its
+/// vertex shader's node.
+pub fn register_row(rows: &[PipelineRow], names: &[String]) -> Option<String> {
+    let is_regs = |k: &str| {
+        let k = k.to_ascii_lowercase();
+        k.contains("register") || k.contains("gpr")
+    };
+    let stat = rows
+        .iter()
+        .flat_map(|r| &r.stats)
+        .map(|(k, _)| k)
+        .find(|k| is_regs(k))?;
+    let cells: Vec<String> = names
+        .iter()
+        .map(|n| {
+            let values: Vec<&str> = rows
+                .iter()
+                .filter(|r| r.pipeline == *n || r.pipeline.starts_with(&format!("{n} + ")))
+                .filter_map(|r| r.stats.iter().find(|(k, _)| k == stat))
+                .map(|(_, v)| v.as_str())
+                .collect();
+            if values.is_empty() {
+                "-".into()
+            } else {
+                values.join(" / ")
+            }
+        })
+        .collect();
+    Some(format!(
+        "| {stat} (driver, a thread) | | | {} |",
+        cells.join(" | ")
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,6 +156,12 @@ mod tests {
         assert!(md.contains("| pipeline | executable | subgroup | Register Count | Spills |"));
         assert!(md.contains("| publish.resolve | Compute Shader | 32 | 128 | false |"));
         assert!(markdown(&[], false).is_empty());
+        let names = vec!["cbt.eval".to_string(), "raster.hardware".to_string()];
+        assert_eq!(
+            register_row(&rows, &names).unwrap(),
+            "| Register Count (driver, a thread) | | | 40 | - |"
+        );
+        assert_eq!(register_row(&[], &names), None);
         assert!(markdown(&[], true).contains("reported none"));
     }
 }
