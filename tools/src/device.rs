@@ -125,7 +125,7 @@ pub struct GpuArgs {
     pub skip: Option<engine::shade::Skips>,
     /// Ask the driver for every pipeline's statistics (registers, shared and local memory,
     /// instructions: VK_KHR_pipeline_executable_properties, where the device has it); the
-    /// bench reports them ("## Pipelines").
+    /// bench reports them ("## Pipelines"), `render` and `capture` print them at the end.
     #[arg(long, env = "PLANETFALL_PIPELINE_STATS")]
     pub pipeline_stats: bool,
 }

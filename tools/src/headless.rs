@@ -151,8 +151,13 @@ impl Headless {
         run(&self.ctx, &mut self.exec, self.renderer.as_mut(), cam, a)
     }
 
-    /// Free everything; fail on validation messages or leaked GPU memory.
+    /// Free everything; fail on validation messages or leaked GPU memory. With
+    /// `--pipeline-stats`, first print the driver's statistics of the pipelines built.
     pub fn finish(mut self) -> Result<()> {
+        if self.ctx.pipeline_executable.is_some() {
+            let rows = crate::bench::pipelines::rows(&[self.exec.pipelines.statistics()]);
+            print!("{}", crate::bench::pipelines::markdown(&rows, true));
+        }
         self.free();
         let n = self.ctx.messages.count();
         anyhow::ensure!(n == 0, "validation reported {n} message(s)");
