@@ -43,6 +43,11 @@ pub struct MeshStats {
     /// `raster.compute.late`); the raster drew `drawn − occluded`.
     #[serde(default)]
     pub occluded: u32,
+    /// Of `drawn`, with occlusion culling, the leaves that won a pixel in the frame before
+    /// (`raster.compute.early` drew them first). In a still view these are the visible leaves,
+    /// so `drawn − early` is what an exact cull could leave out at most.
+    #[serde(default)]
+    pub early: u32,
     /// The fine-detail gain after the frame (`cbt::gain`).
     #[serde(default = "unit_gain")]
     pub fine_detail_gain: f32,
@@ -70,6 +75,8 @@ pub struct FrameStats {
     /// Leaves the raster culled as occluded (`publish::RasterCounts::occluded`; the control
     /// block does not hold it).
     pub occluded: u32,
+    /// Leaves the raster's early phase drew (`publish::RasterCounts::early`).
+    pub early: u32,
     /// `Control::morphing`.
     pub morphing: u32,
 }
@@ -89,6 +96,7 @@ impl FrameStats {
             high_water: c.high_water,
             fine_split_wishes: c.fine_split_wishes,
             occluded: 0,
+            early: 0,
             morphing: c.morphing,
         }
     }
@@ -105,6 +113,7 @@ impl FrameStats {
             saturated: self.saturated(),
             fine_split_wishes: self.fine_split_wishes,
             occluded: self.occluded,
+            early: self.early,
             fine_detail_gain: fine_detail_gain as f32,
         }
     }

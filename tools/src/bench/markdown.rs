@@ -34,6 +34,20 @@ fn frame_cell(t: &Timed) -> String {
     }
 }
 
+/// Leaves culled as occluded, and with the cull on, of how many that won no pixel in the frame
+/// before (in a still view: the hidden leaves, all an exact cull could leave out).
+pub fn occlusion_cell(m: &engine::cbt::MeshStats) -> String {
+    if m.early == 0 {
+        return m.occluded.to_string();
+    }
+    let hidden = m.drawn.saturating_sub(m.early);
+    format!(
+        "{} of the {hidden} that won no pixel, {:.1} %",
+        m.occluded,
+        100.0 * m.occluded as f64 / hidden.max(1) as f64
+    )
+}
+
 fn pct(x: f64) -> String {
     format!("{:.3}", 100.0 * x)
 }
@@ -169,7 +183,7 @@ pub fn render(r: &Report) -> String {
             s,
             "| {} | {:.0} | {:.1} | {:.1} ({:.3}) | {}{} / {:.2} | {} / {:.2} | {} | {:.3} | {} | {} | {} ({}) | {} | {} | {}/{} |",
             v.name, v.alt_m, v.setup_ms, v.first_frame_ms, v.first_frame_gpu_ms, st.frames_to_settled, if st.settled { "" } else { " (cap)" }, st.seconds_to_settled,
-            st.frames_to_still, st.seconds_to_still, frame_cell(&v.timed), v.timed.wall_per_frame_ms, clock_cell(&v.timed), v.mesh.leaves, v.mesh.drawn, v.mesh.occluded, v.mesh.high_water, v.mesh.iterations,
+            st.frames_to_still, st.seconds_to_still, frame_cell(&v.timed), v.timed.wall_per_frame_ms, clock_cell(&v.timed), v.mesh.leaves, v.mesh.drawn, occlusion_cell(&v.mesh), v.mesh.high_water, v.mesh.iterations,
             v.tiles.resident, v.tiles.wanted
         );
     }
@@ -537,6 +551,31 @@ fn host_stages(s: &mut String, r: &Report) {
             t.host_busy_median_ms,
             t.host_busy_p95_ms,
             cells.join(" | ")
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use engine::cbt::MeshStats;
+
+    #[test]
+    fn the_occlusion_cell_names_the_cull_against_the_hidden_leaves() {
+        let off = MeshStats {
+            drawn: 1000,
+            ..Default::default()
+        };
+        assert_eq!(super::occlusion_cell(&off), "0");
+        // 1,000 drawn, 600 won a pixel last frame: 400 hidden, 300 of them culled.
+        let on = MeshStats {
+            drawn: 1000,
+            early: 600,
+            occluded: 300,
+            ..Default::default()
+        };
+        assert_eq!(
+            super::occlusion_cell(&on),
+            "300 of the 400 that won no pixel, 75.0 %"
         );
     }
 }

@@ -217,11 +217,12 @@ pub fn run(gpu_args: &crate::device::GpuArgs, o: &Options) -> Result<(Report, Ve
             .with_context(|| format!("view {}", b.name))?;
         let t = &v.timed;
         println!(
-            "{:6.1} s {:<26} setup {:7.1} ms  first {:8.1} ms  settled {:3} fr {:6.2} s  GPU {:8.3} ms (p95 {:.3}, wall {:.3}/frame) SM {}{}  terrain {:.1} %{}  see-through {:.3} %  covers-sky {:.3} %  sil p95 {:.2} px  leaves {}",
+            "{:6.1} s {:<26} setup {:7.1} ms  first {:8.1} ms  settled {:3} fr {:6.2} s  GPU {:8.3} ms (p95 {:.3}, wall {:.3}/frame) SM {}{}  terrain {:.1} %{}  see-through {:.3} %  covers-sky {:.3} %  sil p95 {:.2} px  leaves {}{}",
             t0.elapsed().as_secs_f64(), v.name, v.setup_ms, v.first_frame_ms, v.settle.frames_to_settled, v.settle.seconds_to_settled, t.gpu_median_ms, t.gpu_p95_ms, t.wall_per_frame_ms,
             markdown::clock_cell(t), if t.flags.is_empty() { String::new() } else { format!("  FLAGGED ({})", t.flags.join("; ")) },
             100.0 * v.score.terrain, if v.score.measured_nothing { " (MEASURED NOTHING)" } else { "" },
-            100.0 * v.score.see_through, 100.0 * v.score.covers_sky, v.score.silhouette_px_p95, v.mesh.leaves
+            100.0 * v.score.see_through, 100.0 * v.score.covers_sky, v.score.silhouette_px_p95, v.mesh.leaves,
+            if v.mesh.early > 0 { format!(" drawn {} occluded {}", v.mesh.drawn, markdown::occlusion_cell(&v.mesh)) } else { String::new() }
         );
         for g in &v.rings.rings {
             println!(

@@ -137,6 +137,7 @@ mod tests {
                 saturated: 0,
                 fine_split_wishes: 3,
                 occluded: 2,
+                early: 4,
                 fine_detail_gain: 0.5,
             }),
             tiles: Some(TileStats {
@@ -154,7 +155,7 @@ mod tests {
             v,
             serde_json::json!({
                 "leaves": 10, "drawn": 7, "high_water": 12, "iterations": 1, "quiet": true,
-                "saturated": 0, "fine_split_wishes": 3, "occluded": 2, "fine_detail_gain": 0.5, "tiles": {"resident": 6, "pending": 0, "wanted": 6, "provisional": 0,
+                "saturated": 0, "fine_split_wishes": 3, "occluded": 2, "early": 4, "fine_detail_gain": 0.5, "tiles": {"resident": 6, "pending": 0, "wanted": 6, "provisional": 0,
                 "crossfading": 0, "failed": 0, "waited": false}, "blue": 0.5
             })
         );

@@ -131,6 +131,7 @@ impl GpuMesh {
                     let r: RasterCounts =
                         bytemuck::pod_read_unaligned(&r[..size_of::<RasterCounts>()]);
                     self.stats.occluded = r.occluded;
+                    self.stats.early = r.early;
                 }
                 counted = Some(self.control.fine_split_wishes);
                 if epoch == self.epoch {
