@@ -3,7 +3,7 @@
 // raster.compute.early (RASTER_EARLY: the leaves that won a pixel in the last frame, as
 // publish.resolve stamped them) and raster.compute.late (RASTER_LATE: the others, each tested
 // against raster.hiz, the farthest depth the early phase left per 8×8 px tile). A late leaf
-// whose nearest corner lies behind that depth over every tile of its pixel box would lose
+// whose nearest corner lies behind that depth over every tile of its pixel box it may cover would lose
 // every pixel it covers to what is already drawn, so skipping it leaves the visibility buffer
 // exactly as drawing it would: the cull is conservative by construction (a margin of 0.1 % of
 // the depth covers the coverage rule's extrapolation past the corners). Pixels the early
@@ -41,17 +41,34 @@ layout(std430, set = 0, binding = 7) buffer Shell { uint64_t v[]; } shell;
 layout(push_constant) uniform Handover { uint mode; float max_box; uint frame_stamp; float shell_k; } handover;
 
 #ifdef RASTER_LATE
-// Whether every RASTER_HIZ_TILE² tile of the pixel box [lo, hi] holds early-phase depths all
-// nearer than `z_near` (the leaf's largest z_ndc, its nearest point). Boxes over 16 tiles are
-// kept untested (the loop bounds one thread's work).
-bool occluded(vec2 lo, vec2 hi, float z_near) {
+// Whether t may cover a pixel centre of the rectangle [a, b] (centres): each edge's weight is
+// affine, so over the rectangle it peaks at a corner; ten times the coverage margin to spare
+// against the corners' rounding, so the test is conservative.
+bool may_cover(RasterTri t, vec2 a, vec2 b) {
+    vec3 peak = vec3(-1e30);
+    for (uint k = 0u; k < 4u; ++k) {
+        vec2 q = vec2((k & 1u) == 0u ? a.x : b.x, (k & 2u) == 0u ? a.y : b.y);
+        peak = max(peak, vec3(cross2(t.s1 - q, t.s2 - q), cross2(t.s2 - q, t.s0 - q), cross2(t.s0 - q, t.s1 - q)) * t.inv);
+    }
+    return all(greaterThanEqual(peak, -10.0 * t.eps));
+}
+
+// Whether every RASTER_HIZ_TILE² tile of the pixel box [lo, hi] that t may cover holds
+// early-phase depths all nearer than `z_near` (the leaf's largest z_ndc, its nearest point). A
+// tile of the box the triangle cannot reach (a thin grazing triangle's box is mostly such
+// tiles) receives none of its pixels, so what it holds (sky, say) does not keep the leaf.
+// Boxes over 16 tiles are kept untested (the loop bounds one thread's work).
+bool occluded(RasterTri t, vec2 lo, vec2 hi, float z_near) {
     uint near_bits = floatBitsToUint((1.0 / z_near) * (1.0 - 1e-3));
     uvec2 t0 = uvec2(lo) / RASTER_HIZ_TILE, t1 = uvec2(hi) / RASTER_HIZ_TILE;
     if ((t1.x - t0.x + 1u) * (t1.y - t0.y + 1u) > 16u) return false;
     uint tw = (uint(frame.viewport.x) + RASTER_HIZ_TILE - 1u) / RASTER_HIZ_TILE;
     for (uint y = t0.y; y <= t1.y; ++y) {
         for (uint x = t0.x; x <= t1.x; ++x) {
-            if (hiz.far_bits[y * tw + x] >= near_bits) return false;
+            if (hiz.far_bits[y * tw + x] < near_bits) continue;
+            vec2 a = max(vec2(uvec2(x, y) * RASTER_HIZ_TILE), lo) + 0.5;
+            vec2 b = min(vec2(uvec2(x, y) * RASTER_HIZ_TILE + RASTER_HIZ_TILE - 1u), hi) + 0.5;
+            if (may_cover(t, a, b)) return false;
         }
     }
     return true;
@@ -126,14 +143,15 @@ void main() {
         vec2 box = hi - lo + 1.0;
         if (box.x * box.y <= handover.max_box) {
             vec3 z = vec3(c[0].z / c[0].w, c[1].z / c[1].w, c[2].z / c[2].w);
+            RasterTri t;
+            if (!raster_setup(s0, s1, s2, z, t)) return; // degenerate: covers no pixel centre
 #ifdef RASTER_LATE
-            if (occluded(lo, hi, max(max(z.x, z.y), z.z))) {
+            if (occluded(t, lo, hi, max(max(z.x, z.y), z.z))) {
                 atomicAdd(big.occluded, 1u);
                 return;
             }
 #endif
-            RasterTri t;
-            if (raster_setup(s0, s1, s2, z, t)) draw_rows(t, lo, hi, leaf, false);
+            draw_rows(t, lo, hi, leaf, false);
             return;
         }
     }

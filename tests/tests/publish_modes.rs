@@ -377,6 +377,58 @@ fn occlusion_culling_is_exact() {
     gpu.assert_clean();
 }
 
+/// A thin leaf hidden behind a wall whose edge is a diagonal: its pixel box reaches tiles of
+/// sky beyond the edge that the triangle itself cannot cover, so only a test of the tiles it
+/// may cover culls it. The image is the same bits.
+#[test]
+fn a_thin_hidden_leaf_is_culled_though_its_box_reaches_sky() {
+    let mut gpu = Gpu::new();
+    let cam = camera();
+    let p = |x, y, z| at(&cam, x, y, z);
+    // The wall at 10 m: 0.5 m cells below the diagonal x + y = 0 (every point with x + y < 0
+    // within ±7 m × ±4.5 m), sky above it.
+    let mut tris = Vec::new();
+    let cell = 0.5;
+    for i in -14..14 {
+        for j in -9..9 {
+            if i + j >= 0 {
+                continue;
+            }
+            let (x0, y0) = (i as f64 * cell, j as f64 * cell);
+            let (x1, y1) = (x0 + cell, y0 + cell);
+            tris.push([p(x0, y0, 10.0), p(x1, y0, 10.0), p(x1, y1, 10.0)]);
+            tris.push([p(x0, y0, 10.0), p(x1, y1, 10.0), p(x0, y1, 10.0)]);
+        }
+    }
+    let wall = tris.len();
+    // At 20 m, behind the wall: a sliver along the diagonal, 2 px inside it, whose 15 × 15 px
+    // box (one thread's, under the 256 px hand-over) spans 3 × 3 tiles; the box's corner tile
+    // beyond the diagonal holds sky, while every tile the sliver may cover holds wall only
+    // (pixel centres with sx − sy < 16 at 96 × 64 and 5.54 px a metre at 10 m). Given in
+    // pixels, placed at 20 m.
+    let px = |sx: f64, sy: f64| {
+        let k = 55.425_625_842_204_07 / 20.0; // px a metre at 20 m
+        p((sx - 48.0) / k, (32.0 - sy) / k, 20.0)
+    };
+    tris.push([px(20.0, 22.0), px(33.0, 35.0), px(31.5, 35.5)]);
+    let stamp = 7;
+    let stamps: Vec<u32> = (0..tris.len())
+        .map(|i| if i < wall { stamp - 1 } else { 0 })
+        .collect();
+    let opts = PublishOptions {
+        mode: PublishMode::Compute,
+        occlusion: true,
+        ..Default::default()
+    };
+    let all = rasterise(&mut gpu, &cam, &tris, opts);
+    let (culled, counts) = rasterise_with(&mut gpu, &cam, &tris, opts, Some((&stamps, stamp)));
+    assert_eq!(counts.early as usize, wall);
+    assert_eq!(counts.occluded, 1, "the sliver culled");
+    let differ = (0..all.len()).filter(|&i| all[i] != culled[i]).count();
+    assert_eq!(differ, 0, "occlusion culling changed {differ} px");
+    gpu.assert_clean();
+}
+
 /// The renderer runs a concrete mode: the one asked for, or auto's choice for the device.
 #[test]
 fn the_renderer_resolves_the_publish_mode() {
