@@ -294,9 +294,10 @@ pub fn declare_raster(
                 .push(&push)
                 .dispatch_indirect(dispatch, 0);
             let tiles = [w.div_ceil(RASTER_HIZ_TILE), h.div_ceil(RASTER_HIZ_TILE)];
+            // The farthest depth per tile, then per quarter tile (shaders/raster/hiz.comp).
             let mut hiz = g.create_buffer(
                 "raster.hiz",
-                BufferDesc::gpu(4 * tiles[0] as u64 * tiles[1] as u64),
+                BufferDesc::gpu(4 * 5 * tiles[0] as u64 * tiles[1] as u64),
             );
             g.compute("raster.hiz", &shaders::RASTER_HIZ)
                 .read("frame", frame)

@@ -54,10 +54,11 @@ bool may_cover(RasterTri t, vec2 a, vec2 b) {
 }
 
 // Whether every RASTER_HIZ_TILE² tile of the pixel box [lo, hi] that t may cover holds
-// early-phase depths all nearer than `z_near` (the leaf's largest z_ndc, its nearest point). A
-// tile of the box the triangle cannot reach (a thin grazing triangle's box is mostly such
-// tiles) receives none of its pixels, so what it holds (sky, say) does not keep the leaf: the
-// edge test comes first, and only the tiles it keeps are read. Boxes over 72 tiles are kept
+// early-phase depths all nearer than `z_near` (the leaf's largest z_ndc, its nearest point),
+// or failing that, each quarter of the tile that t may cover does. A tile of the box the
+// triangle cannot reach (a thin grazing triangle's box is mostly such tiles) receives none of
+// its pixels, so what it holds (sky, say) does not keep the leaf: the edge test comes first,
+// and only the tiles it keeps are read. Boxes over 72 tiles are kept
 // untested: none of one thread's boxes (at most 256 px, `handover.max_box`) spans more
 // (33 × 2 for a 256 × 1 px box across a tile row), so the bound is there for larger settings.
 bool occluded(RasterTri t, vec2 lo, vec2 hi, float z_near) {
@@ -65,11 +66,20 @@ bool occluded(RasterTri t, vec2 lo, vec2 hi, float z_near) {
     uvec2 t0 = uvec2(lo) / RASTER_HIZ_TILE, t1 = uvec2(hi) / RASTER_HIZ_TILE;
     if ((t1.x - t0.x + 1u) * (t1.y - t0.y + 1u) > 72u) return false;
     uint tw = (uint(frame.viewport.x) + RASTER_HIZ_TILE - 1u) / RASTER_HIZ_TILE;
+    uint th = (uint(frame.viewport.y) + RASTER_HIZ_TILE - 1u) / RASTER_HIZ_TILE;
+    const uint h = RASTER_HIZ_TILE / 2u;
     for (uint y = t0.y; y <= t1.y; ++y) {
         for (uint x = t0.x; x <= t1.x; ++x) {
             vec2 a = max(vec2(uvec2(x, y) * RASTER_HIZ_TILE), lo) + 0.5;
             vec2 b = min(vec2(uvec2(x, y) * RASTER_HIZ_TILE + RASTER_HIZ_TILE - 1u), hi) + 0.5;
-            if (may_cover(t, a, b) && hiz.far_bits[y * tw + x] >= near_bits) return false;
+            if (!may_cover(t, a, b) || hiz.far_bits[y * tw + x] < near_bits) continue;
+            // The tile does not hide it: its quarters the triangle may cover must, each.
+            for (uint k = 0u; k < 4u; ++k) {
+                uvec2 f = 2u * uvec2(x, y) + uvec2(k & 1u, k >> 1u);
+                vec2 qa = max(vec2(f * h), lo) + 0.5, qb = min(vec2(f * h + h - 1u), hi) + 0.5;
+                if (any(greaterThan(qa, qb)) || !may_cover(t, qa, qb)) continue;
+                if (hiz.far_bits[tw * th + f.y * 2u * tw + f.x] >= near_bits) return false;
+            }
         }
     }
     return true;

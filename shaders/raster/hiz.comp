@@ -1,9 +1,11 @@
 #version 460
 // raster.hiz: the farthest depth per RASTER_HIZ_TILE² px tile of the visibility buffer as the
 // early phase of the occlusion-culled raster left it (the key's high word: the bits of
-// 1 / z_ndc, which order like the view depth; an empty pixel is the far value 0xffffffff).
-// raster.compute.late culls a leaf behind it. Pixels past the viewport do not count (no leaf
-// covers them).
+// 1 / z_ndc, which order like the view depth; an empty pixel is the far value 0xffffffff),
+// then per quarter of each tile (after the tiles, a row of 2 × tiles across): raster.compute.late
+// culls a leaf behind them, reading a tile's quarters where the tile alone does not hide it
+// (a ridge's tile holds the farther ground beside the ridge too). Pixels past the viewport do
+// not count (no leaf covers them).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 layout(local_size_x = 8, local_size_y = 8) in;
 #include "common/frame.glsl"
@@ -12,16 +14,22 @@ layout(local_size_x = 8, local_size_y = 8) in;
 layout(std430, set = 0, binding = 4) readonly buffer Vis { uint64_t v[]; } vis;
 layout(std430, set = 0, binding = 6) writeonly buffer Hiz { uint far_bits[]; } hiz;
 
-shared uint s_far;
+shared uint s_far[4];
 
 void main() {
     uvec2 px = gl_GlobalInvocationID.xy;
     uvec2 vp = uvec2(frame.viewport);
-    if (gl_LocalInvocationIndex == 0u) s_far = 0u;
+    uvec2 q = gl_LocalInvocationID.xy / (RASTER_HIZ_TILE / 2u);
+    if (gl_LocalInvocationIndex < 4u) s_far[gl_LocalInvocationIndex] = 0u;
     barrier();
-    if (all(lessThan(px, vp))) atomicMax(s_far, uint(vis.v[px.y * vp.x + px.x] >> 32));
+    if (all(lessThan(px, vp))) atomicMax(s_far[q.y * 2u + q.x], uint(vis.v[px.y * vp.x + px.x] >> 32));
     barrier();
+    uvec2 n = gl_NumWorkGroups.xy, g = gl_WorkGroupID.xy;
     if (gl_LocalInvocationIndex == 0u) {
-        hiz.far_bits[gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] = s_far;
+        hiz.far_bits[g.y * n.x + g.x] = max(max(s_far[0], s_far[1]), max(s_far[2], s_far[3]));
+    }
+    if (gl_LocalInvocationIndex < 4u) {
+        uvec2 f = 2u * g + uvec2(gl_LocalInvocationIndex & 1u, gl_LocalInvocationIndex >> 1u);
+        hiz.far_bits[n.x * n.y + f.y * 2u * n.x + f.x] = s_far[gl_LocalInvocationIndex];
     }
 }

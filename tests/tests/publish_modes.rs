@@ -377,9 +377,10 @@ fn occlusion_culling_is_exact() {
     gpu.assert_clean();
 }
 
-/// A thin leaf hidden behind a wall whose edge is a diagonal: its pixel box reaches tiles of
-/// sky beyond the edge that the triangle itself cannot cover, so only a test of the tiles it
-/// may cover culls it. The image is the same bits.
+/// Thin leaves hidden behind a wall whose edge is a diagonal: the first one's pixel box reaches
+/// tiles of sky beyond the edge that the triangle itself cannot cover, so only a test of the
+/// tiles it may cover culls it; the second crosses tiles that hold sky, but not in the quarters
+/// it crosses. The image is the same bits.
 #[test]
 fn a_thin_hidden_leaf_is_culled_though_its_box_reaches_sky() {
     let mut gpu = Gpu::new();
@@ -411,6 +412,9 @@ fn a_thin_hidden_leaf_is_culled_though_its_box_reaches_sky() {
         p((sx - 48.0) / k, (32.0 - sy) / k, 20.0)
     };
     tris.push([px(20.0, 22.0), px(33.0, 35.0), px(31.5, 35.5)]);
+    // Nearer the edge, along sx − sy = 12: it crosses 8 px tiles that reach past the diagonal
+    // (sx − sy from 9 to 23), but only 4 px quarters of wall (9 to 15): the quarters cull it.
+    tris.push([px(20.0, 8.0), px(33.0, 21.0), px(32.0, 20.5)]);
     let stamp = 7;
     let stamps: Vec<u32> = (0..tris.len())
         .map(|i| if i < wall { stamp - 1 } else { 0 })
@@ -423,7 +427,7 @@ fn a_thin_hidden_leaf_is_culled_though_its_box_reaches_sky() {
     let all = rasterise(&mut gpu, &cam, &tris, opts);
     let (culled, counts) = rasterise_with(&mut gpu, &cam, &tris, opts, Some((&stamps, stamp)));
     assert_eq!(counts.early as usize, wall);
-    assert_eq!(counts.occluded, 1, "the sliver culled");
+    assert_eq!(counts.occluded, 2, "both slivers culled");
     let differ = (0..all.len()).filter(|&i| all[i] != culled[i]).count();
     assert_eq!(differ, 0, "occlusion culling changed {differ} px");
     gpu.assert_clean();
