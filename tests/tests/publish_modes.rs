@@ -306,6 +306,26 @@ fn compute_publish_clips_at_the_near_plane_like_the_hardware() {
     assert!(check(&mut gpu, "a stack of big triangles", &stack) > (W * H / 2) as usize);
 }
 
+/// A wall 10 m ahead: the 0.5 m cells (i, j) over ±7 m × ±4.5 m that `keep` takes, two
+/// triangles each (the view is ±8.7 m × ±5.8 m there, 16:10.7: ~3 px cells and a margin of sky).
+fn wall(cam: &ViewCamera, keep: impl Fn(i32, i32) -> bool) -> Vec<[DVec3; 3]> {
+    let p = |x, y| at(cam, x, y, 10.0);
+    let cell = 0.5;
+    let mut tris = Vec::new();
+    for i in -14..14 {
+        for j in -9..9 {
+            if !keep(i, j) {
+                continue;
+            }
+            let (x0, y0) = (i as f64 * cell, j as f64 * cell);
+            let (x1, y1) = (x0 + cell, y0 + cell);
+            tris.push([p(x0, y0), p(x1, y0), p(x1, y1)]);
+            tris.push([p(x0, y0), p(x1, y1), p(x0, y1)]);
+        }
+    }
+    tris
+}
+
 /// Occlusion culling leaves the visibility buffer the same bits and culls exactly the leaves
 /// behind what the early phase drew. A wall of small triangles 10 m ahead, stamped as drawn in
 /// the last frame, covers the screen; behind it, 20–30 m ahead, 200 small unstamped triangles
@@ -316,18 +336,7 @@ fn occlusion_culling_is_exact() {
     let mut gpu = Gpu::new();
     let cam = camera();
     let p = |x, y, z| at(&cam, x, y, z);
-    // The wall: 0.5 m cells over ±7 m × ±4.5 m at 10 m (the view is ±8.7 m × ±5.8 m there,
-    // 16:10.7), so ~3 px cells — and a margin of sky around it.
-    let mut tris = Vec::new();
-    let cell = 0.5;
-    for i in -14..14 {
-        for j in -9..9 {
-            let (x0, y0) = (i as f64 * cell, j as f64 * cell);
-            let (x1, y1) = (x0 + cell, y0 + cell);
-            tris.push([p(x0, y0, 10.0), p(x1, y0, 10.0), p(x1, y1, 10.0)]);
-            tris.push([p(x0, y0, 10.0), p(x1, y1, 10.0), p(x0, y1, 10.0)]);
-        }
-    }
+    let mut tris = wall(&cam, |_, _| true);
     let wall = tris.len();
     // Hidden: within the wall's middle (their 8 px tiles all covered by it), 20–30 m ahead.
     for k in 0..200 {
@@ -386,21 +395,9 @@ fn a_thin_hidden_leaf_is_culled_though_its_box_reaches_sky() {
     let mut gpu = Gpu::new();
     let cam = camera();
     let p = |x, y, z| at(&cam, x, y, z);
-    // The wall at 10 m: 0.5 m cells below the diagonal x + y = 0 (every point with x + y < 0
-    // within ±7 m × ±4.5 m), sky above it.
-    let mut tris = Vec::new();
-    let cell = 0.5;
-    for i in -14..14 {
-        for j in -9..9 {
-            if i + j >= 0 {
-                continue;
-            }
-            let (x0, y0) = (i as f64 * cell, j as f64 * cell);
-            let (x1, y1) = (x0 + cell, y0 + cell);
-            tris.push([p(x0, y0, 10.0), p(x1, y0, 10.0), p(x1, y1, 10.0)]);
-            tris.push([p(x0, y0, 10.0), p(x1, y1, 10.0), p(x0, y1, 10.0)]);
-        }
-    }
+    // The wall's cells below the diagonal x + y = 0 (every point with x + y < 0 within its
+    // extent), sky above it.
+    let mut tris = wall(&cam, |i, j| i + j < 0);
     let wall = tris.len();
     // At 20 m, behind the wall: a sliver along the diagonal, 2 px inside it, whose 15 × 15 px
     // box (one thread's, under the 256 px hand-over) spans 3 × 3 tiles; the box's corner tile
