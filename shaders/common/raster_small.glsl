@@ -2,12 +2,13 @@
 // raster.compute (every leaf), and with occlusion culling the two phases
 // raster.compute.early (RASTER_EARLY: the leaves that won a pixel in the last frame, as
 // publish.resolve stamped them) and raster.compute.late (RASTER_LATE: the others, each tested
-// against raster.hiz, the farthest depth the early phase left per 8×8 px tile). A late leaf
-// whose nearest corner lies behind that depth over every tile of its pixel box it may cover would lose
-// every pixel it covers to what is already drawn, so skipping it leaves the visibility buffer
-// exactly as drawing it would: the cull is conservative by construction (a margin of 0.1 % of
-// the depth covers the coverage rule's extrapolation past the corners). Pixels the early
-// phase left empty are at the far value and cull nothing.
+// against raster.hiz, the farthest depth the early phase left per 8×8 px tile and per 4×4
+// quarter). A late leaf whose nearest corner lies behind that depth over every tile (or
+// quarter) of its pixel box that it may cover would lose every pixel it covers to what is
+// already drawn, so skipping it leaves the visibility buffer exactly as drawing it would: the
+// cull is conservative by construction (a margin of 0.1 % of the depth covers the coverage
+// rule's extrapolation past the corners). Pixels the early phase left empty are at the far
+// value and cull nothing.
 #ifndef RASTER_SMALL_GLSL
 #define RASTER_SMALL_GLSL
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
@@ -58,9 +59,9 @@ bool may_cover(RasterTri t, vec2 a, vec2 b) {
 // or failing that, each quarter of the tile that t may cover does. A tile of the box the
 // triangle cannot reach (a thin grazing triangle's box is mostly such tiles) receives none of
 // its pixels, so what it holds (sky, say) does not keep the leaf: the edge test comes first,
-// and only the tiles it keeps are read. Boxes over 72 tiles are kept
-// untested: none of one thread's boxes (at most 256 px, `handover.max_box`) spans more
-// (33 × 2 for a 256 × 1 px box across a tile row), so the bound is there for larger settings.
+// and only the tiles it keeps are read. Boxes over 72 tiles are kept untested: none of one
+// thread's boxes (at most 256 px, `handover.max_box`) spans more (33 × 2 for a 256 × 1 px box
+// across a tile row), so the bound is there for larger settings.
 bool occluded(RasterTri t, vec2 lo, vec2 hi, float z_near) {
     uint near_bits = floatBitsToUint((1.0 / z_near) * (1.0 - 1e-3));
     uvec2 t0 = uvec2(lo) / RASTER_HIZ_TILE, t1 = uvec2(hi) / RASTER_HIZ_TILE;
