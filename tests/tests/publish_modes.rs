@@ -326,6 +326,34 @@ fn wall(cam: &ViewCamera, keep: impl Fn(i32, i32) -> bool) -> Vec<[DVec3; 3]> {
     tris
 }
 
+/// This frame's stamp in the occlusion tests (the early phase takes the leaves stamped 6).
+const STAMP: u32 = 7;
+
+fn culling() -> PublishOptions {
+    PublishOptions {
+        mode: PublishMode::Compute,
+        occlusion: true,
+        ..Default::default()
+    }
+}
+
+/// `tris` drawn with occlusion culling on, the first `wall` stamped as drawn in the last frame
+/// and the rest not: the visibility buffer without stamps (every leaf drawn), with them, and
+/// the raster's counts of the second.
+fn drawn_and_culled(
+    gpu: &mut Gpu,
+    cam: &ViewCamera,
+    tris: &[[DVec3; 3]],
+    wall: usize,
+) -> (Vec<u64>, Vec<u64>, RasterCounts) {
+    let stamps: Vec<u32> = (0..tris.len())
+        .map(|i| if i < wall { STAMP - 1 } else { 0 })
+        .collect();
+    let all = rasterise(gpu, cam, tris, culling());
+    let (culled, counts) = rasterise_with(gpu, cam, tris, culling(), Some((&stamps, STAMP)));
+    (all, culled, counts)
+}
+
 /// Occlusion culling leaves the visibility buffer the same bits and culls exactly the leaves
 /// behind what the early phase drew. A wall of small triangles 10 m ahead, stamped as drawn in
 /// the last frame, covers the screen; behind it, 20–30 m ahead, 200 small unstamped triangles
@@ -353,17 +381,7 @@ fn occlusion_culling_is_exact() {
         let (x, y) = ((k % 4) as f64 - 1.5, (k / 4) as f64 - 1.0);
         tris.push([p(x, y, 5.0), p(x + 0.2, y, 5.0), p(x, y + 0.2, 5.0)]);
     }
-    let stamp = 7;
-    let stamps: Vec<u32> = (0..tris.len())
-        .map(|i| if i < wall { stamp - 1 } else { 0 })
-        .collect();
-    let opts = PublishOptions {
-        mode: PublishMode::Compute,
-        occlusion: true,
-        ..Default::default()
-    };
-    let all = rasterise(&mut gpu, &cam, &tris, opts);
-    let (culled, counts) = rasterise_with(&mut gpu, &cam, &tris, opts, Some((&stamps, stamp)));
+    let (all, culled, counts) = drawn_and_culled(&mut gpu, &cam, &tris, wall);
     let differ = (0..all.len()).filter(|&i| all[i] != culled[i]).count();
     assert_eq!(differ, 0, "occlusion culling changed {differ} px");
     assert_eq!(counts.early as usize, wall);
@@ -380,7 +398,7 @@ fn occlusion_culling_is_exact() {
     }
     // Nothing stamped as drawn in the last frame: nothing to test against, nothing culled.
     let none = vec![0u32; tris.len()];
-    let (first, counts) = rasterise_with(&mut gpu, &cam, &tris, opts, Some((&none, stamp)));
+    let (first, counts) = rasterise_with(&mut gpu, &cam, &tris, culling(), Some((&none, STAMP)));
     assert_eq!((counts.early, counts.occluded), (0, 0));
     assert_eq!(first, all);
     gpu.assert_clean();
@@ -412,17 +430,7 @@ fn a_thin_hidden_leaf_is_culled_though_its_box_reaches_sky() {
     // Nearer the edge, along sx − sy = 12: it crosses 8 px tiles that reach past the diagonal
     // (sx − sy from 9 to 23), but only 4 px quarters of wall (9 to 15): the quarters cull it.
     tris.push([px(20.0, 8.0), px(33.0, 21.0), px(32.0, 20.5)]);
-    let stamp = 7;
-    let stamps: Vec<u32> = (0..tris.len())
-        .map(|i| if i < wall { stamp - 1 } else { 0 })
-        .collect();
-    let opts = PublishOptions {
-        mode: PublishMode::Compute,
-        occlusion: true,
-        ..Default::default()
-    };
-    let all = rasterise(&mut gpu, &cam, &tris, opts);
-    let (culled, counts) = rasterise_with(&mut gpu, &cam, &tris, opts, Some((&stamps, stamp)));
+    let (all, culled, counts) = drawn_and_culled(&mut gpu, &cam, &tris, wall);
     assert_eq!(counts.early as usize, wall);
     assert_eq!(counts.occluded, 2, "both slivers culled");
     let differ = (0..all.len()).filter(|&i| all[i] != culled[i]).count();
