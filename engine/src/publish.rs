@@ -108,7 +108,8 @@ pub fn declare_publish(
         .read("vis", r.vis)
         .write("hits", &mut hits)
         .write("seen", &mut seen);
-    // The search and hand-over variants read the shell: those of the frames with a search on.
+    // Every resolve variant but the plain one reads the shell (any search on: the searching
+    // resolve, or the shell's hand-over).
     let resolve = if opts.searches() {
         resolve.read("shell", r.shell)
     } else {

@@ -155,8 +155,8 @@ impl Headless {
     /// `--pipeline-stats`, first print the driver's statistics of the pipelines built.
     pub fn finish(mut self) -> Result<()> {
         if self.ctx.pipeline_executable.is_some() {
-            let rows = crate::bench::pipelines::rows(&[self.exec.pipelines.statistics()]);
-            print!("{}", crate::bench::pipelines::markdown(&rows, true));
+            let rows = crate::pipeline_stats::rows(&[self.exec.pipelines.statistics()]);
+            print!("{}", crate::pipeline_stats::markdown(&rows, true));
         }
         self.free();
         let n = self.ctx.messages.count();

@@ -16,6 +16,7 @@ mod device;
 mod headless;
 mod image_out;
 mod lines;
+mod pipeline_stats;
 mod test_scene;
 mod view;
 

@@ -28,6 +28,15 @@ pub struct Pipeline {
     pub stats: Option<stats::PipelineStats>,
 }
 
+/// A pipeline layout made from reflection: set 0's push-descriptor layout and the push range.
+struct Layout {
+    set_layout: vk::DescriptorSetLayout,
+    layout: vk::PipelineLayout,
+    bindings: Vec<Binding>,
+    push_stages: vk::ShaderStageFlags,
+    push_size: u32,
+}
+
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum Key {
     Compute(usize),
@@ -191,17 +200,7 @@ impl Pipelines {
         Ok(raw)
     }
 
-    fn layout(
-        &self,
-        b: &Builder,
-        shaders: &[&Shader],
-    ) -> Result<(
-        vk::DescriptorSetLayout,
-        vk::PipelineLayout,
-        Vec<Binding>,
-        vk::ShaderStageFlags,
-        u32,
-    )> {
+    fn layout(&self, b: &Builder, shaders: &[&Shader]) -> Result<Layout> {
         let mut bindings: Vec<(Binding, vk::ShaderStageFlags)> = Vec::new();
         let mut push_size = 0;
         let mut push_stages = vk::ShaderStageFlags::empty();
@@ -271,13 +270,39 @@ impl Pipelines {
         }
         let layout =
             unsafe { b.device.create_pipeline_layout(&pl, None) }.vk("vkCreatePipelineLayout")?;
-        Ok((
+        Ok(Layout {
             set_layout,
             layout,
-            bindings.into_iter().map(|(b, _)| b).collect(),
+            bindings: bindings.into_iter().map(|(b, _)| b).collect(),
             push_stages,
             push_size,
-        ))
+        })
+    }
+
+    /// Name the new pipeline `raw`, keep it with its layout (and the driver's statistics where
+    /// the context captures them) under `key`.
+    fn keep(
+        &self,
+        b: &Builder,
+        key: Key,
+        raw: vk::Pipeline,
+        name: &str,
+        l: Layout,
+        bind_point: vk::PipelineBindPoint,
+    ) -> std::sync::Arc<Pipeline> {
+        b.name_object(raw, name);
+        let p = std::sync::Arc::new(Pipeline {
+            raw,
+            layout: l.layout,
+            set_layout: l.set_layout,
+            bindings: l.bindings,
+            push_stages: l.push_stages,
+            push_size: l.push_size,
+            bind_point,
+            stats: b.stats(raw, name),
+        });
+        self.map.lock().insert(key, p.clone());
+        p
     }
 
     fn module(b: &Builder, s: &Shader) -> Result<vk::ShaderModule> {
@@ -309,7 +334,7 @@ impl Pipelines {
             return Ok(p.clone());
         }
         let started = std::time::Instant::now();
-        let (set_layout, layout, bindings, push_stages, push_size) = self.layout(b, &[shader])?;
+        let l = self.layout(b, &[shader])?;
         let module = Self::module(b, shader)?;
         let entry = CString::new(
             shader
@@ -325,32 +350,20 @@ impl Pipelines {
         let info = vk::ComputePipelineCreateInfo::default()
             .flags(b.flags())
             .stage(stage)
-            .layout(layout);
+            .layout(l.layout);
         let raw = unsafe { b.device.create_compute_pipelines(b.cache, &[info], None) };
         unsafe { b.device.destroy_shader_module(module, None) };
         let raw = raw.map_err(|(_, result)| Error::Pipeline {
             shader: shader.name.into(),
             result,
         })?[0];
-        b.name_object(raw, shader.name);
         log::debug!(
             "compute pipeline {} ({} KiB of SPIR-V) built in {:.0} ms",
             shader.name,
             shader.spirv_len() / 1024,
             started.elapsed().as_secs_f64() * 1e3
         );
-        let p = std::sync::Arc::new(Pipeline {
-            raw,
-            layout,
-            set_layout,
-            bindings,
-            push_stages,
-            push_size,
-            bind_point: vk::PipelineBindPoint::COMPUTE,
-            stats: b.stats(raw, shader.name),
-        });
-        self.map.lock().insert(key, p.clone());
-        Ok(p)
+        Ok(self.keep(b, key, raw, shader.name, l, vk::PipelineBindPoint::COMPUTE))
     }
 
     pub fn raster(
@@ -373,7 +386,8 @@ impl Pipelines {
             return Ok(p.clone());
         }
         let b = Builder::of(ctx);
-        let (set_layout, layout, bindings, push_stages, push_size) = self.layout(&b, &[vs, fs])?;
+        let name = format!("{} + {}", vs.name, fs.name);
+        let l = self.layout(&b, &[vs, fs])?;
         let vm = Self::module(&b, vs)?;
         let fm = Self::module(&b, fs)?;
         let main = c"main";
@@ -448,34 +462,21 @@ impl Pipelines {
             .depth_stencil_state(&ds)
             .color_blend_state(&cb)
             .dynamic_state(&dy)
-            .layout(layout)
+            .layout(l.layout)
             .push_next(&mut rendering);
         let raw = unsafe {
             ctx.device
                 .create_graphics_pipelines(ctx.pipeline_cache, &[info], None)
         }
         .map_err(|(_, result)| Error::Pipeline {
-            shader: format!("{} + {}", vs.name, fs.name),
+            shader: name.clone(),
             result,
         })?[0];
         unsafe {
             ctx.device.destroy_shader_module(vm, None);
             ctx.device.destroy_shader_module(fm, None);
         }
-        let name = format!("{} + {}", vs.name, fs.name);
-        ctx.name_object(raw, &name);
-        let p = std::sync::Arc::new(Pipeline {
-            raw,
-            layout,
-            set_layout,
-            bindings,
-            push_stages,
-            push_size,
-            bind_point: vk::PipelineBindPoint::GRAPHICS,
-            stats: b.stats(raw, &name),
-        });
-        self.map.lock().insert(key, p.clone());
-        Ok(p)
+        Ok(self.keep(&b, key, raw, &name, l, vk::PipelineBindPoint::GRAPHICS))
     }
 
     /// Build the compute pipelines of `shaders` that are not cached yet, on up to one thread

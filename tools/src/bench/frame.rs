@@ -199,8 +199,8 @@ impl Gpu {
 
     /// The driver's statistics of the pipelines both executors built (empty unless the context
     /// captures them).
-    pub fn pipeline_stats(&self) -> Vec<super::pipelines::PipelineRow> {
-        super::pipelines::rows(&[
+    pub fn pipeline_stats(&self) -> Vec<crate::pipeline_stats::PipelineRow> {
+        crate::pipeline_stats::rows(&[
             self.exec.pipelines.statistics(),
             self.timed.pipelines.statistics(),
         ])

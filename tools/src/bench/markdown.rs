@@ -228,7 +228,7 @@ pub fn render(r: &Report) -> String {
             cells.join(" | ")
         );
     }
-    if let Some(row) = super::pipelines::register_row(&r.pipelines, &names) {
+    if let Some(row) = crate::pipeline_stats::register_row(&r.pipelines, &names) {
         let _ = writeln!(s, "{row}");
     }
 
@@ -362,7 +362,7 @@ pub fn render(r: &Report) -> String {
     if let Some(rd) = &r.readiness {
         s += &readiness(rd);
     }
-    s += &super::pipelines::markdown(&r.pipelines, r.pipeline_stats_asked);
+    s += &crate::pipeline_stats::markdown(&r.pipelines, r.pipeline_stats_asked);
     s
 }
 

@@ -11,7 +11,6 @@ pub mod floors;
 pub mod frame;
 pub mod limits;
 pub mod markdown;
-pub mod pipelines;
 pub mod pop;
 pub mod pop_reference;
 pub mod prefetch;

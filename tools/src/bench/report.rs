@@ -41,11 +41,11 @@ pub struct Report {
     /// The flights' readiness: waits, missing levels, supply, teleports (readiness.rs).
     #[serde(default)]
     pub readiness: Option<Readiness>,
-    /// The driver's statistics of every pipeline built (`--pipeline-stats`; pipelines.rs).
+    /// The driver's statistics of every pipeline built (`--pipeline-stats`; `crate::pipeline_stats`).
     #[serde(default)]
     pub pipeline_stats_asked: bool,
     #[serde(default)]
-    pub pipelines: Vec<super::pipelines::PipelineRow>,
+    pub pipelines: Vec<crate::pipeline_stats::PipelineRow>,
     /// Seconds the whole run took.
     pub wall_s: f64,
 }

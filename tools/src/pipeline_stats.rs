@@ -1,6 +1,6 @@
-//! The driver's statistics of every pipeline the run built (`--pipeline-stats`,
-//! `framegraph::pipeline::stats`): registers, shared and local memory, instructions, as the
-//! driver names them. A node's occupancy, and so its latency hiding, follows from them; the
+//! The driver's statistics of every pipeline a run built (`--pipeline-stats`,
+//! `framegraph::pipeline::stats`; the bench reports them, `render` and `capture` print them):
+//! registers, shared and local memory, instructions, as the driver names them. A node's occupancy, and so its latency hiding, follows from them; the
 //! GPU times alone cannot say why a node is slow.
 
 use serde::{Deserialize, Serialize};
