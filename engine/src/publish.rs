@@ -92,7 +92,10 @@ pub fn declare_publish(
     // Stamp 0 writes none: without occlusion culling nothing reads them (the scratch buffer
     // only satisfies the binding when the mesh keeps no stamps).
     let (mut seen, stamp) = match mesh.occlusion {
-        Some(o) => (o.seen, if opts.occlusion { o.frame_stamp } else { 0 }),
+        Some(o) => (
+            r.seen.unwrap_or(o.seen),
+            if opts.occlusion { o.frame_stamp } else { 0 },
+        ),
         None => (
             g.create_buffer(
                 "publish.seen",
@@ -202,6 +205,9 @@ pub struct Rasterised {
     /// `publish.resolve.skyline` (a 16-byte header, cleared by `publish.clear`, then room for
     /// every pixel; the header alone where the skyline search is off).
     pub skylined: BufferRef,
+    /// The occlusion stamps after the late phase stamped the leaves it culled (None: no cull
+    /// ran).
+    pub seen: Option<BufferRef>,
 }
 
 /// Declare the raster half of the publish, `publish.clear` … `raster.hardware` or
@@ -266,6 +272,7 @@ pub fn declare_raster(
         .dispatch([1, 1, 1]);
     let max_box = (opts.max_box_px as f32).to_bits();
     let shell_k = opts.shell_k.max(0.0).to_bits();
+    let mut stamps = None;
     match mesh.occlusion.filter(|_| opts.occlusion) {
         None => {
             g.compute("raster.compute", &shaders::RASTER_COMPUTE)
@@ -305,18 +312,20 @@ pub fn declare_raster(
                 .read("vis", vis)
                 .write("hiz", &mut hiz)
                 .dispatch([tiles[0], tiles[1], 1]);
+            let mut seen = o.seen;
             g.compute("raster.compute.late", &shaders::RASTER_COMPUTE_LATE)
                 .read("frame", frame)
                 .read("pool", mesh.pool)
                 .read("draw_list", mesh.draw_list)
                 .read("dispatch", dispatch)
-                .read("seen", o.seen)
+                .write("seen", &mut seen)
                 .read("hiz", hiz)
                 .write("big", &mut big)
                 .write("vis", &mut vis)
                 .write("shell", &mut shell)
                 .push(&push)
                 .dispatch_indirect(dispatch, 0);
+            stamps = Some(seen);
         }
     }
     let depth = if compute {
@@ -332,6 +341,7 @@ pub fn declare_raster(
         big,
         shelled,
         skylined,
+        seen: stamps,
     }
 }
 

@@ -13,6 +13,7 @@ layout(local_size_x = 64) in;
 #define CBT_WRITES_FREE_BITS
 #define CBT_WRITES_REQUEST_BITS
 #define CBT_WRITES_DRAW_BITS
+#define CBT_WRITES_SEEN
 #include "common/cbt_buffers.glsl"
 #include "common/cbt_leb.glsl"
 
@@ -74,6 +75,12 @@ void main() {
         atomicAnd(draw_bits.w[word], ~bit);
         return;
     }
+    // The odd child of a split takes its parent's occlusion stamp (the even child keeps the
+    // parent's entry, and so its stamp): a child of a leaf that won a pixel in the last frame
+    // is drawn in the next frame's early phase, so the depth that phase leaves covers what the
+    // refining mesh shows, and a child of a hidden leaf is hidden too. Without it a new leaf
+    // would carry its entry's last occupant's stamp. A merge's parent keeps its even child's.
+    if (pool.b[i].fate == CBT_FATE_SPLIT) seen.frame[pool.b[i].child] = seen.frame[i];
     bool changed = pool.b[i].path != next;
     pool.b[i].path = next;
     pool.b[i].corners = pool.b[i].next_corners;

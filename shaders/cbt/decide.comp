@@ -6,6 +6,7 @@ layout(local_size_x = 64) in;
 
 #define CBT_WRITES_POOL
 #define CBT_WRITES_CONTROL
+#define CBT_READS_SEEN
 #include "common/cbt_buffers.glsl"
 #include "common/cbt_criterion.glsl"
 #include "common/cbt_pool.glsl"
@@ -31,11 +32,19 @@ void main() {
     load_positions(i, p);
     bool can_split = (pool.b[i].flags & (CBT_FLAG_CULLED | CBT_FLAG_OFFSCREEN | CBT_FLAG_CAPPED)) == 0u;
     if (can_split && wants_split(p, pool.b[i].r_hyp, pool.b[i].r_leg)) {
-        push_twin_chain(i);
-        pool.b[i].wish = CBT_WISH_SPLIT;
-        atomicAdd(control.c.stats[stat_index(CBT_STAT_SPLIT_WISHES)], 1u);
-        if ((pool.b[i].flags & CBT_FLAG_FINE) != 0u) atomicAdd(control.c.fine_split_wishes, 1u);
-        return;
+        // A leaf the occlusion cull found hidden behind drawn terrain in the last frame keeps
+        // its level: its pixels all went to nearer leaves, so finer chords there would not
+        // show. An entry reused this frame by a new leaf may carry its predecessor's stamp;
+        // that leaf then waits a frame (it is drawn, and stamped by what it wins).
+        if (pc.hidden_stamp != 0u && seen.frame[i] == pc.hidden_stamp) {
+            atomicAdd(control.c.hidden_kept, 1u);
+        } else {
+            push_twin_chain(i);
+            pool.b[i].wish = CBT_WISH_SPLIT;
+            atomicAdd(control.c.stats[stat_index(CBT_STAT_SPLIT_WISHES)], 1u);
+            if ((pool.b[i].flags & CBT_FLAG_FINE) != 0u) atomicAdd(control.c.fine_split_wishes, 1u);
+            return;
+        }
     }
     uint s = leaf_sibling(i);
     if (s != CBT_INVALID) {

@@ -13,6 +13,7 @@ void main() {
     for (uint k = 0u; k < 8u * CBT_MAX_ITERATIONS; ++k) control.c.stats[k] = 0u;
     control.c.fine_split_wishes = 0u;
     control.c.morphing = 0u;
+    control.c.hidden_kept = 0u;
     uint hw = control.c.high_water;
     control.c.entry_sweep = sweep_over(hw);
     sweeps.s.entry = control.c.entry_sweep;

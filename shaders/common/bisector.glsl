@@ -95,7 +95,8 @@ struct CbtControl {
     uint stats[32];             // offset 96  CBT_MAX_ITERATIONS x 8
     uint fine_split_wishes;     // offset 224 DECIDE: split wishes of CBT_FLAG_FINE leaves, whole frame
     uint morphing;              // offset 228 FINISH: leaves with a corner still morphing
-};                              // 232 bytes
+    uint hidden_kept;           // offset 232 DECIDE: leaves hidden last frame kept from splitting
+};                              // 236 bytes
 
 // Side arrays (separate buffers), sized from the capacity N (a multiple of 64):
 //   free bits      uint64_t[N/64]   bit i = 1 <=> entry i is free

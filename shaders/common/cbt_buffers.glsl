@@ -2,7 +2,7 @@
 // Mirror of engine/src/cbt/gpu/layout.rs. A kernel names the buffers it uses before including:
 //   #define CBT_WRITES_<X> for those it writes, CBT_READS_<X> for those it only reads (readonly),
 //   X in POOL, CONTROL, SWEEPS, COMMIT_SWEEPS, FREE_BITS, FREE_TREE, REQUEST_BITS, REQUEST_TREE, DRAW_BITS,
-//   DRAW_TREE, DRAW_LIST; CBT_WRITES_MEMO declares both memo buffers.
+//   DRAW_TREE, DRAW_LIST; CBT_WRITES_MEMO declares both memo buffers, CBT_READS_SEEN / CBT_WRITES_SEEN the stamps.
 // Only those are declared: glslc -O0 lists every declared global in the entry point's
 // interface, and the frame graph binds by instance name, requiring each declared binding to be
 // bound, `readonly` ones with `.read` and writable ones with `.write`. CBT_NO_PUSH leaves out the
@@ -99,8 +99,17 @@ layout(std430, set = 0, binding = 10) readonly buffer DrawList { uint i[]; } dra
 layout(std430, set = 0, binding = 11) buffer MemoCorners { uint w[]; } memo_corners;
 layout(std430, set = 0, binding = 12) buffer MemoMids { uint w[]; } memo_mids;
 #endif
+// Occlusion culling's stamps (engine/src/cbt/gpu/buffers.rs `seen`): the last frame whose
+// resolve saw the leaf win a pixel, or with CBT_HIDDEN_STAMP the frame raster.compute.late
+// culled it as hidden.
+#define CBT_HIDDEN_STAMP 0x80000000u
+#if defined(CBT_WRITES_SEEN)
+layout(std430, set = 0, binding = 13) buffer Seen { uint frame[]; } seen;
+#elif defined(CBT_READS_SEEN)
+layout(std430, set = 0, binding = 13) readonly buffer Seen { uint frame[]; } seen;
+#endif
 
-// Push constants of every cbt.* node (112 bytes): the criterion parameters (engine
+// Push constants of every cbt.* node (116 bytes): the criterion parameters (engine
 // `CbtParams`, as f32) and where in the frame the node runs. Mirror of `gpu::layout::CbtPush`.
 #ifndef CBT_NO_PUSH
 layout(push_constant) uniform CbtPush {
@@ -132,6 +141,7 @@ layout(push_constant) uniform CbtPush {
     float outline_cos_full; // … full at this |cos| of incidence (from grazing_cos_full)
     uint memo_now;          // the surface clock of this frame's slot records (TileAtlas)
     uint memo_since;        // memos kept before this clock are stale (level cap changed, memo off)
+    uint hidden_stamp;      // a leaf whose stamp equals this was hidden last frame: no split (0: off)
 } pc;
 
 uint stat_index(uint k) { return pc.iteration * 8u + k; }

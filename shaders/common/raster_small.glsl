@@ -25,9 +25,14 @@ layout(std430, set = 0, binding = 1) readonly buffer DrawList { uint leaves[]; }
 layout(std430, set = 0, binding = 2) readonly buffer Dispatch { uint args[4]; } dispatch;
 layout(std430, set = 0, binding = 4) buffer Vis { uint64_t v[]; } vis;
 
-#if defined(RASTER_EARLY) || defined(RASTER_LATE)
-// Per pool entry, the last frame whose resolve saw the leaf win a pixel (publish.resolve).
+// Per pool entry, the last frame whose resolve saw the leaf win a pixel (publish.resolve), or
+// the frame the late phase culled it as hidden, with RASTER_HIDDEN_STAMP (cbt.decide keeps such
+// a leaf from splitting the next frame; engine/src/cbt/gpu/buffers.rs `seen`).
+#define RASTER_HIDDEN_STAMP 0x80000000u
+#if defined(RASTER_EARLY)
 layout(std430, set = 0, binding = 5) readonly buffer Seen { uint frame[]; } seen;
+#elif defined(RASTER_LATE)
+layout(std430, set = 0, binding = 5) buffer Seen { uint frame[]; } seen;
 #endif
 #ifdef RASTER_LATE
 layout(std430, set = 0, binding = 6) readonly buffer Hiz { uint far_bits[]; } hiz;
@@ -160,6 +165,7 @@ void main() {
 #ifdef RASTER_LATE
             if (occluded(t, lo, hi, max(max(z.x, z.y), z.z))) {
                 atomicAdd(big.occluded, 1u);
+                seen.frame[leaf] = handover.frame_stamp | RASTER_HIDDEN_STAMP;
                 return;
             }
 #endif

@@ -233,6 +233,9 @@ pub struct Control {
     /// FINISH: leaves with a corner still morphing (`births` ≠ 0): the mesh is not still yet
     /// (`gpu::record::still`).
     pub morphing: u32,
+    /// DECIDE: leaves kept from splitting over the frame's iterations because the occlusion
+    /// cull found them hidden in the last frame (`CbtParams::refine_hidden`; 0 in the model).
+    pub hidden_kept: u32,
 }
 
 /// Number of 64-bit words of a bit array over `capacity` entries.
@@ -292,7 +295,7 @@ mod tests {
         }
         assert_eq!(end, 160);
         assert_eq!(offset_of!(Bisector, positions), 88);
-        assert_eq!(size_of::<Control>(), 96 + 32 * MAX_ITERATIONS + 8);
+        assert_eq!(size_of::<Control>(), 96 + 32 * MAX_ITERATIONS + 12);
         assert_eq!(offset_of!(Control, draw), 36);
         assert_eq!(offset_of!(Control, stats), 96);
     }

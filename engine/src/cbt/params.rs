@@ -83,6 +83,11 @@ pub struct CbtParams {
     /// are unchanged (docs/cbt.md "The surface memo"); false walks every point every time. The
     /// same points either way; GPU only (the model always walks).
     pub surface_memo: bool,
+    /// With occlusion culling (`publish::PublishOptions::occlusion`), a leaf culled as hidden
+    /// in the last frame still splits (true) or keeps its level (false, the default: ground
+    /// behind nearer terrain is not refined for pixels it does not win; issue 15). GPU only:
+    /// the model draws nothing, so it has no hidden leaves.
+    pub refine_hidden: bool,
 }
 
 impl Default for CbtParams {
@@ -113,6 +118,7 @@ impl Default for CbtParams {
             quiet_move_fraction: 1e-3,
             morph_updates: 0,
             surface_memo: true,
+            refine_hidden: false,
         }
     }
 }

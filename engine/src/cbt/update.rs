@@ -48,6 +48,10 @@ pub struct MeshStats {
     /// so `drawn − early` is what an exact cull could leave out at most.
     #[serde(default)]
     pub early: u32,
+    /// Split wishes refused over the frame's iterations because the leaf was culled as hidden
+    /// in the frame before (`CbtParams::refine_hidden` false, with occlusion culling).
+    #[serde(default)]
+    pub hidden_kept: u32,
     /// The fine-detail gain after the frame (`cbt::gain`).
     #[serde(default = "unit_gain")]
     pub fine_detail_gain: f32,
@@ -79,6 +83,8 @@ pub struct FrameStats {
     pub early: u32,
     /// `Control::morphing`.
     pub morphing: u32,
+    /// `Control::hidden_kept`.
+    pub hidden_kept: u32,
 }
 
 impl FrameStats {
@@ -98,6 +104,7 @@ impl FrameStats {
             occluded: 0,
             early: 0,
             morphing: c.morphing,
+            hidden_kept: c.hidden_kept,
         }
     }
 
@@ -114,6 +121,7 @@ impl FrameStats {
             fine_split_wishes: self.fine_split_wishes,
             occluded: self.occluded,
             early: self.early,
+            hidden_kept: self.hidden_kept,
             fine_detail_gain: fine_detail_gain as f32,
         }
     }
@@ -182,6 +190,7 @@ pub fn frame_args(pool: &mut Pool) {
     c.stats = [IterationStats::default(); MAX_ITERATIONS];
     c.fine_split_wishes = 0;
     c.morphing = 0;
+    c.hidden_kept = 0;
     c.entry_sweep = DispatchArgs::covering(c.high_water);
     c.pending = 1;
     c.iteration = 0;

@@ -376,6 +376,8 @@ impl PlanetRenderer {
         } else {
             0
         };
+        // The cull's stamps of hidden leaves are read by the next frame's update.
+        self.mesh.occlusion = self.opts.publish.occlusion && req.view != DebugView::Cbt;
         self.mesh.prepare(
             req.frame_slot,
             ViewPose::new(cam, self.body.radius),
@@ -410,7 +412,7 @@ impl PlanetRenderer {
             return Ok(None);
         }
         let edges = req.view == DebugView::Wireframe;
-        let bindings = self.mesh.bindings(g, &mesh);
+        let bindings = self.mesh.bindings(&mesh);
         let mut publish = self.opts.publish;
         publish.no_correction |= self.opts.skips.contains(Skips::ROOT_SEARCH);
         let p = declare_publish(g, extent, bindings, surface, publish, edges);

@@ -41,8 +41,13 @@ pub fn occlusion_cell(m: &engine::cbt::MeshStats) -> String {
         return m.occluded.to_string();
     }
     let hidden = m.drawn.saturating_sub(m.early);
+    let kept = if m.hidden_kept > 0 {
+        format!("; {} kept from splitting", m.hidden_kept)
+    } else {
+        String::new()
+    };
     format!(
-        "{} of the {hidden} that won no pixel, {:.1} %",
+        "{} of the {hidden} that won no pixel, {:.1} %{kept}",
         m.occluded,
         100.0 * m.occluded as f64 / hidden.max(1) as f64
     )
@@ -576,6 +581,14 @@ mod tests {
         assert_eq!(
             super::occlusion_cell(&on),
             "300 of the 400 that won no pixel, 75.0 %"
+        );
+        let kept = MeshStats {
+            hidden_kept: 12,
+            ..on
+        };
+        assert_eq!(
+            super::occlusion_cell(&kept),
+            "300 of the 400 that won no pixel, 75.0 %; 12 kept from splitting"
         );
     }
 }

@@ -138,6 +138,7 @@ mod tests {
                 fine_split_wishes: 3,
                 occluded: 2,
                 early: 4,
+                hidden_kept: 1,
                 fine_detail_gain: 0.5,
             }),
             tiles: Some(TileStats {
@@ -155,7 +156,7 @@ mod tests {
             v,
             serde_json::json!({
                 "leaves": 10, "drawn": 7, "high_water": 12, "iterations": 1, "quiet": true,
-                "saturated": 0, "fine_split_wishes": 3, "occluded": 2, "early": 4, "fine_detail_gain": 0.5, "tiles": {"resident": 6, "pending": 0, "wanted": 6, "provisional": 0,
+                "saturated": 0, "fine_split_wishes": 3, "occluded": 2, "early": 4, "hidden_kept": 1, "fine_detail_gain": 0.5, "tiles": {"resident": 6, "pending": 0, "wanted": 6, "provisional": 0,
                 "crossfading": 0, "failed": 0, "waited": false}, "blue": 0.5
             })
         );

@@ -109,7 +109,15 @@ buffer_set! {
     /// buffers, each under a bisector's 160 bytes an entry, so both fit where the pool does.
     memo_corners: |c| bytes_of::<u32>(MEMO_CORNER_WORDS * c as usize),
     memo_mids: |c| bytes_of::<u32>(MEMO_MID_WORDS * c as usize),
+    /// Occlusion culling's stamp per entry (binding 13): the last frame whose resolve saw the
+    /// leaf win a pixel, or that frame with [`HIDDEN_STAMP`] where `raster.compute.late` found
+    /// it hidden (`shaders/common/raster_small.glsl`); `cbt.decide` keeps a leaf hidden in the
+    /// last frame from splitting (`CbtParams::refine_hidden`). Zeroed by `cbt.init`.
+    seen: |c| bytes_of::<u32>(c as usize),
 }
+
+/// The bit a stamp of [`CbtBuffers::seen`] carries where the leaf was culled as hidden.
+pub const HIDDEN_STAMP: u32 = 1 << 31;
 
 /// Words per entry of the memo buffers: seven per point, and the clock with the corners.
 pub const MEMO_CORNER_WORDS: usize = 3 * 7 + 1;
@@ -130,7 +138,8 @@ mod tests {
         );
         assert_eq!(s.draw_list, 4096 * 4);
         let names: Vec<&str> = s.iter().map(|(n, _)| n).collect();
-        assert_eq!(names.len(), 13);
+        assert_eq!(names.len(), 14);
+        assert_eq!((names[13], s.seen), ("seen", 4096 * 4));
         assert_eq!(names[10], "draw_list");
         assert_eq!((s.memo_corners, s.memo_mids), (4096 * 88, 4096 * 84));
         assert_eq!(label("pool"), "cbt.pool");
@@ -140,10 +149,11 @@ mod tests {
     fn names_are_the_shaders_binding_names() {
         let src = include_str!("../../../../shaders/common/cbt_buffers.glsl");
         for (i, (name, _)) in CbtBuffers::sizes(64).iter().enumerate() {
-            let decl = format!("binding = {i}) buffer ");
+            // The first declaration: writable where a kernel writes it, else readonly.
+            let decl = format!("binding = {i}) ");
             let line = src
                 .lines()
-                .find(|l| l.contains(&decl))
+                .find(|l| l.contains(&decl) && l.contains(" buffer "))
                 .unwrap_or_else(|| panic!("binding {i} missing"));
             assert!(line.ends_with(&format!("}} {name};")), "{name}: {line}");
         }

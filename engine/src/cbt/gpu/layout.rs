@@ -97,6 +97,10 @@ pub struct CbtPush {
     pub memo_now: u32,
     /// … and the clock before which a kept memo is stale (u32::MAX: the memo is off).
     pub memo_since: u32,
+    /// The stamp of a leaf `raster.compute.late` culled as hidden in the last frame (that
+    /// frame's stamp with [`super::buffers::HIDDEN_STAMP`]): such a leaf does not split
+    /// (`cbt.decide`; 0: every leaf may).
+    pub hidden_stamp: u32,
 }
 
 impl CbtPush {
@@ -131,6 +135,7 @@ impl CbtPush {
             outline_cos_full: p.outline_cos_full as f32,
             memo_now: 0,
             memo_since: if p.surface_memo { 0 } else { u32::MAX },
+            hidden_stamp: 0,
         }
     }
 
@@ -140,6 +145,14 @@ impl CbtPush {
         CbtPush {
             memo_now: clock.now,
             memo_since: self.memo_since.max(clock.since),
+            ..self
+        }
+    }
+
+    /// The same push constants with the stamp of a leaf hidden in the last frame (0: none).
+    pub fn with_hidden_stamp(self, hidden_stamp: u32) -> CbtPush {
+        CbtPush {
+            hidden_stamp,
             ..self
         }
     }

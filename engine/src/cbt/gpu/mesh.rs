@@ -4,6 +4,7 @@
 //! counters read and the view choose how many iterations the next frame records
 //! ([`super::record`]).
 
+use super::buffers::HIDDEN_STAMP;
 use super::layout::CbtPush;
 use super::nodes::{self, CbtHandles};
 use super::readback::frame_stats;
@@ -42,9 +43,11 @@ pub struct GpuMesh {
     counters: Vec<GpuBuffer>,
     /// Host-visible copies of the raster's counts (`raster.counters`), one per frame slot.
     raster_counters: Vec<GpuBuffer>,
-    /// Occlusion culling's stamps, one per pool entry (`publish::OcclusionBindings`): zeroed
-    /// with the pool by `raster.seen.clear` ([`GpuMesh::bindings`]).
-    leaf_stamps: GpuBuffer,
+    /// Occlusion culling runs in the frames declared (the raster stamps the leaves it finds
+    /// hidden, so the next frame's `cbt.decide` may keep them from splitting).
+    pub occlusion: bool,
+    /// The last frame declared with occlusion culling: its stamps are this frame's to read.
+    occlusion_frame: Option<u64>,
     /// Per slot, the frame declared there and not yet read: its view, the pool epoch and its
     /// frame index.
     declared: Vec<Option<(ViewPose, u64, u64)>>,
@@ -62,6 +65,9 @@ pub struct GpuMesh {
     slot: usize,
     /// Iterations the prepared frame records.
     pub iterations: u32,
+    /// The stamp a leaf culled as hidden in the last frame carries (0: none to read, the last
+    /// frame ran no occlusion culling or was another pool's).
+    hidden_stamp: u32,
     /// The last completed frame's counters (frames in flight old).
     pub stats: FrameStats,
     pub control: Control,
@@ -88,15 +94,14 @@ impl GpuMesh {
         let counters = zeroed_readbacks(ctx, "cbt.counters", size_of::<Control>(), slots)?;
         let raster_counters =
             zeroed_readbacks(ctx, "raster.counters", size_of::<RasterCounts>(), slots)?;
-        let leaf_stamps =
-            GpuBuffer::new(ctx, "raster.seen", BufferDesc::gpu(4 * cbt.capacity as u64))?;
         let declared = vec![None; counters.len()];
         Ok(GpuMesh {
             cbt,
             rested: false,
             counters,
             raster_counters,
-            leaf_stamps,
+            occlusion: false,
+            occlusion_frame: None,
             declared,
             frames: 0,
             inputs: None,
@@ -105,6 +110,7 @@ impl GpuMesh {
             seen: None,
             slot: 0,
             iterations: 0,
+            hidden_stamp: 0,
             stats: FrameStats::default(),
             control: Control::default(),
             gain: FineDetailGain::default(),
@@ -167,6 +173,13 @@ impl GpuMesh {
         };
         self.declared[slot] = Some((view, self.epoch, frame));
         self.slot = slot;
+        self.hidden_stamp = match self.occlusion_frame {
+            Some(last) if self.occlusion && last + 1 == frame && !self.cbt.init_this_frame() => {
+                stamp(last) | HIDDEN_STAMP
+            }
+            _ => 0,
+        };
+        self.occlusion_frame = self.occlusion.then_some(frame);
     }
 
     /// The prepared frame's update (`iterations` recorded; none in a still frame, whose pool
@@ -182,7 +195,12 @@ impl GpuMesh {
                 &mut h,
                 surface,
                 CbtPush::new(&self.cbt.params, self.cbt.capacity, self.iterations)
-                    .with_clock(self.clock),
+                    .with_clock(self.clock)
+                    .with_hidden_stamp(if self.cbt.params.refine_hidden {
+                        0
+                    } else {
+                        self.hidden_stamp
+                    }),
             );
         }
         let mut dst = g.import_buffer(&self.counters[self.slot]);
@@ -201,20 +219,13 @@ impl GpuMesh {
     }
 
     /// What the raster reads, with the occlusion stamps: the pool's corners and draw list (of
-    /// `h`, this frame's handles from [`GpuMesh::declare`]) and the leaves' stamps, this
-    /// frame's being one more than the last's.
-    /// A frame that starts with `cbt.init` zeroes the stamps first (`raster.seen.clear`).
-    pub fn bindings(&self, g: &mut Graph<'_>, h: &CbtHandles) -> MeshBindings {
-        let mut seen = g.import_buffer(&self.leaf_stamps);
-        if self.cbt.init_this_frame() {
-            g.transfer("raster.seen.clear")
-                .fill(&mut seen, 0, ash::vk::WHOLE_SIZE, 0);
-        }
+    /// `h`, this frame's handles from [`GpuMesh::declare`]) and the leaves' stamps (the pool's
+    /// `seen`, zeroed by `cbt.init`), this frame's being one more than the last's.
+    pub fn bindings(&self, h: &CbtHandles) -> MeshBindings {
         MeshBindings {
             occlusion: Some(OcclusionBindings {
-                seen,
-                // ≥ 2: a zeroed stamp is never "the last frame's".
-                frame_stamp: (self.frames as u32).wrapping_add(1).max(2),
+                seen: h.seen,
+                frame_stamp: stamp(self.frames - 1),
             }),
             ..h.mesh()
         }
@@ -242,8 +253,13 @@ impl GpuMesh {
         for c in self.counters.into_iter().chain(self.raster_counters) {
             c.destroy(ctx);
         }
-        self.leaf_stamps.destroy(ctx);
     }
+}
+
+/// The occlusion stamp of frame `frame` (as counted by [`GpuMesh::prepare`]): ≥ 2, so a zeroed
+/// stamp is never "the last frame's", and clear of [`HIDDEN_STAMP`].
+fn stamp(frame: u64) -> u32 {
+    ((frame as u32).wrapping_add(2) & !HIDDEN_STAMP).max(2)
 }
 
 /// `n` host-readable buffers of `bytes` zeros, named `{name}{i}`.

@@ -64,6 +64,7 @@ pub fn eval(g: &mut Graph<'_>, h: &mut CbtHandles, t: &SurfaceBindings, p: CbtPu
 pub fn decide(g: &mut Graph<'_>, h: &mut CbtHandles, t: &SurfaceBindings, p: CbtPush) {
     g.compute("cbt.decide", &shaders::CBT_DECIDE)
         .read("frame", t.frame)
+        .read("seen", h.seen)
         .write("pool", &mut h.pool)
         .write("control", &mut h.control)
         .push(&p)
@@ -122,6 +123,7 @@ pub fn commit(g: &mut Graph<'_>, h: &mut CbtHandles, p: CbtPush) {
         .write("free_bits", &mut h.free_bits)
         .write("request_bits", &mut h.request_bits)
         .write("draw_bits", &mut h.draw_bits)
+        .write("seen", &mut h.seen)
         .push(&p)
         .dispatch_indirect(h.commit_sweeps, CommitSweeps::COMMIT);
     g.compute("cbt.reduce", &shaders::CBT_REDUCE)
