@@ -290,12 +290,13 @@ pub fn declare_raster(
             // Two phases: last frame's visible leaves, the depth they leave per tile, then
             // the rest against it (`shaders/common/raster_small.glsl`).
             let push = [compute as u32, max_box, o.frame_stamp, shell_k];
+            let mut seen = o.seen;
             g.compute("raster.compute.early", &shaders::RASTER_COMPUTE_EARLY)
                 .read("frame", frame)
                 .read("pool", mesh.pool)
                 .read("draw_list", mesh.draw_list)
                 .read("dispatch", dispatch)
-                .read("seen", o.seen)
+                .write("seen", &mut seen)
                 .write("big", &mut big)
                 .write("vis", &mut vis)
                 .write("shell", &mut shell)
@@ -312,7 +313,6 @@ pub fn declare_raster(
                 .read("vis", vis)
                 .write("hiz", &mut hiz)
                 .dispatch([tiles[0], tiles[1], 1]);
-            let mut seen = o.seen;
             g.compute("raster.compute.late", &shaders::RASTER_COMPUTE_LATE)
                 .read("frame", frame)
                 .read("pool", mesh.pool)

@@ -32,11 +32,12 @@ void main() {
     load_positions(i, p);
     bool can_split = (pool.b[i].flags & (CBT_FLAG_CULLED | CBT_FLAG_OFFSCREEN | CBT_FLAG_CAPPED)) == 0u;
     if (can_split && wants_split(p, pool.b[i].r_hyp, pool.b[i].r_leg)) {
-        // A leaf the occlusion cull found hidden behind drawn terrain in the last frame keeps
-        // its level: its pixels all went to nearer leaves, so finer chords there would not
-        // show. An entry reused this frame by a new leaf may carry its predecessor's stamp;
-        // that leaf then waits a frame (it is drawn, and stamped by what it wins).
-        if (pc.hidden_stamp != 0u && seen.frame[i] == pc.hidden_stamp) {
+        // A leaf the occlusion cull found hidden behind drawn terrain in the last frame (or,
+        // as asked, any leaf drawn there that won no pixel) keeps its level: its pixels all went
+        // to nearer leaves, so finer chords there would not show. A split's new child carries
+        // its parent's stamp (cbt.commit).
+        uint stamp = pc.hidden_stamp != 0u ? seen.frame[i] : 0u;
+        if (((stamp ^ pc.hidden_stamp) & CBT_STAMP_FRAME) == 0u && (stamp & pc.hidden_stamp & ~CBT_STAMP_FRAME) != 0u) {
             atomicAdd(control.c.hidden_kept, 1u);
         } else {
             push_twin_chain(i);

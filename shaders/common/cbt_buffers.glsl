@@ -101,8 +101,11 @@ layout(std430, set = 0, binding = 12) buffer MemoMids { uint w[]; } memo_mids;
 #endif
 // Occlusion culling's stamps (engine/src/cbt/gpu/buffers.rs `seen`): the last frame whose
 // resolve saw the leaf win a pixel, or with CBT_HIDDEN_STAMP the frame raster.compute.late
-// culled it as hidden.
+// culled it as hidden, or with CBT_UNSEEN_STAMP the frame a raster phase drew it on screen
+// (a winner's stamp is then rewritten by the resolve).
 #define CBT_HIDDEN_STAMP 0x80000000u
+#define CBT_UNSEEN_STAMP 0x40000000u
+#define CBT_STAMP_FRAME 0x3fffffffu
 #if defined(CBT_WRITES_SEEN)
 layout(std430, set = 0, binding = 13) buffer Seen { uint frame[]; } seen;
 #elif defined(CBT_READS_SEEN)
@@ -141,7 +144,7 @@ layout(push_constant) uniform CbtPush {
     float outline_cos_full; // … full at this |cos| of incidence (from grazing_cos_full)
     uint memo_now;          // the surface clock of this frame's slot records (TileAtlas)
     uint memo_since;        // memos kept before this clock are stale (level cap changed, memo off)
-    uint hidden_stamp;      // a leaf whose stamp equals this was hidden last frame: no split (0: off)
+    uint hidden_stamp;      // the last frame's stamp and the kinds that keep a leaf from splitting (0: off)
 } pc;
 
 uint stat_index(uint k) { return pc.iteration * 8u + k; }

@@ -25,14 +25,17 @@ layout(std430, set = 0, binding = 1) readonly buffer DrawList { uint leaves[]; }
 layout(std430, set = 0, binding = 2) readonly buffer Dispatch { uint args[4]; } dispatch;
 layout(std430, set = 0, binding = 4) buffer Vis { uint64_t v[]; } vis;
 
-// Per pool entry, the last frame whose resolve saw the leaf win a pixel (publish.resolve), or
-// the frame the late phase culled it as hidden, with RASTER_HIDDEN_STAMP (cbt.decide keeps such
-// a leaf from splitting the next frame; engine/src/cbt/gpu/buffers.rs `seen`).
+// Per pool entry, the last frame whose resolve saw the leaf win a pixel (publish.resolve); or
+// the frame a phase drew it on screen, with RASTER_UNSEEN_STAMP (the resolve rewrites a
+// winner's), or the late phase culled it as hidden, with RASTER_HIDDEN_STAMP (cbt.decide may
+// keep such a leaf from splitting the next frame; engine/src/cbt/gpu/buffers.rs `seen`).
 #define RASTER_HIDDEN_STAMP 0x80000000u
-#if defined(RASTER_EARLY)
-layout(std430, set = 0, binding = 5) readonly buffer Seen { uint frame[]; } seen;
-#elif defined(RASTER_LATE)
+#define RASTER_UNSEEN_STAMP 0x40000000u
+#if defined(RASTER_EARLY) || defined(RASTER_LATE)
 layout(std430, set = 0, binding = 5) buffer Seen { uint frame[]; } seen;
+#define RASTER_STAMP(leaf, kind) seen.frame[leaf] = handover.frame_stamp | (kind)
+#else
+#define RASTER_STAMP(leaf, kind)
 #endif
 #ifdef RASTER_LATE
 layout(std430, set = 0, binding = 6) readonly buffer Hiz { uint far_bits[]; } hiz;
@@ -157,6 +160,7 @@ void main() {
         vec2 s0 = raster_screen(c[0], vp), s1 = raster_screen(c[1], vp), s2 = raster_screen(c[2], vp);
         vec2 lo, hi;
         if (!raster_box(min(min(s0, s1), s2), max(max(s0, s1), s2), vp, lo, hi)) return; // off screen
+        RASTER_STAMP(leaf, RASTER_UNSEEN_STAMP);
         vec2 box = hi - lo + 1.0;
         if (box.x * box.y <= handover.max_box) {
             vec3 z = vec3(c[0].z / c[0].w, c[1].z / c[1].w, c[2].z / c[2].w);
@@ -165,13 +169,15 @@ void main() {
 #ifdef RASTER_LATE
             if (occluded(t, lo, hi, max(max(z.x, z.y), z.z))) {
                 atomicAdd(big.occluded, 1u);
-                seen.frame[leaf] = handover.frame_stamp | RASTER_HIDDEN_STAMP;
+                RASTER_STAMP(leaf, RASTER_HIDDEN_STAMP);
                 return;
             }
 #endif
             draw_rows(t, lo, hi, leaf, false);
             return;
         }
+    } else {
+        RASTER_STAMP(leaf, RASTER_UNSEEN_STAMP);
     }
     if (handover.mode == 0u) {
         uint slot = atomicAdd(big.draw_args[0], 3u) / 3u;

@@ -1,12 +1,13 @@
-//! With occlusion culling, `cbt.decide` keeps a leaf that `raster.compute.late` culled as hidden
-//! in the last frame from splitting (`CbtParams::refine_hidden` false): its stamp in the pool's
-//! `seen` buffer is the last frame's with `HIDDEN_STAMP`. A leaf stamped by another frame, or
-//! stamped as having won a pixel, decides as without stamps.
+//! With occlusion culling, `cbt.decide` keeps a leaf that showed nothing in the last frame from
+//! splitting (`CbtParams::hidden_leaves`): its stamp in the pool's `seen` buffer is the last
+//! frame's with `HIDDEN_STAMP` (culled by `raster.compute.late`; `KeepCulled`) or, with
+//! `KeepUnseen`, also `UNSEEN_STAMP` (drawn on screen, won no pixel). A leaf stamped by another
+//! frame, or as having won a pixel, decides as without stamps.
 
 mod cbt_gpu_common;
 use cbt_gpu_common::*;
 use engine::cbt::bisector::{WISH_MERGE, WISH_SPLIT};
-use engine::cbt::gpu::buffers::HIDDEN_STAMP;
+use engine::cbt::gpu::buffers::{HIDDEN_STAMP, UNSEEN_STAMP};
 use engine::cbt::gpu::nodes;
 use engine::cbt::gpu::readback::{self, Readback};
 use engine::cbt::{Bisector, CbtParams};
@@ -15,13 +16,14 @@ const CAPACITY: u32 = 1 << 12;
 /// The last frame's stamp.
 const LAST: u32 = 41;
 
-/// What entry `i`'s stamp says: hidden in the last frame, hidden in the frame before it, or
-/// won a pixel in the last frame (only the first keeps a leaf from splitting).
+/// Entry `i`'s stamp: culled as hidden in the last frame, hidden in the frame before it, won a
+/// pixel in the last frame, or drawn there and won none.
 fn stamp(i: usize) -> u32 {
-    match i % 3 {
+    match i % 4 {
         0 => LAST | HIDDEN_STAMP,
         1 => (LAST - 1) | HIDDEN_STAMP,
-        _ => LAST,
+        2 => LAST,
+        _ => LAST | UNSEEN_STAMP,
     }
 }
 
@@ -33,15 +35,17 @@ fn entries(out: &framegraph::FrameOutput, name: &str) -> Vec<Bisector> {
 }
 
 #[test]
-fn a_leaf_hidden_in_the_last_frame_does_not_split() {
+fn a_leaf_that_showed_nothing_in_the_last_frame_does_not_split() {
     let mut scene = Scene::new(CAPACITY, CbtParams::default());
     // The mesh at rest 30 km up, then the eye at 3 km: the leaves in view are ten times larger
     // on screen, and many wish to split.
     scene.run_to_quiet(&camera(LAT, LON, 30_000.0, 30.0, -25.0), 40);
     let cam = camera(LAT, LON, 3_000.0, 30.0, -25.0);
     let stamps: Vec<u32> = (0..CAPACITY as usize).map(stamp).collect();
-    // From the same pool, one iteration's measures, then DECIDE without stamps and again with
-    // the last frame's (DECIDE rewrites every leaf's wish).
+    // From the same pool, one iteration's measures, then DECIDE without stamps, keeping the
+    // culled, and keeping the unseen too (DECIDE rewrites every leaf's wish).
+    let culled = LAST | HIDDEN_STAMP;
+    let unseen = culled | UNSEEN_STAMP;
     let out = scene.frame_custom(&cam, Readback::Counters, None, |g, h, t, push| {
         nodes::frame_args(g, h, push);
         let p = push.at(0);
@@ -50,39 +54,54 @@ fn a_leaf_hidden_in_the_last_frame_does_not_split() {
         g.readback("plain", h.pool);
         g.transfer("test.stamps")
             .update(&mut h.seen, 0, bytemuck::cast_slice(&stamps));
-        nodes::decide(g, h, t, p.with_hidden_stamp(LAST | HIDDEN_STAMP));
-        g.readback("stamped", h.pool);
+        nodes::decide(g, h, t, p.with_hidden_stamp(culled));
+        g.readback("culled", h.pool);
+        nodes::decide(g, h, t, p.with_hidden_stamp(unseen));
+        g.readback("unseen", h.pool);
     });
-    let (plain, stamped) = (entries(&out, "plain"), entries(&out, "stamped"));
+    let plain = entries(&out, "plain");
     let control = readback::control(&out).expect("control");
-    let (mut kept, mut splits) = (0u32, [0u32; 3]);
-    for (i, (a, b)) in plain.iter().zip(&stamped).enumerate() {
-        if a.path == 0 {
-            continue;
-        }
-        if a.wish == WISH_SPLIT {
-            splits[i % 3] += 1;
-        }
-        if i % 3 == 0 && a.wish == WISH_SPLIT {
-            kept += 1;
-            assert!(
-                b.wish != WISH_SPLIT,
-                "entry {i}: hidden in the last frame, yet it wishes to split"
-            );
-        } else if !(i % 3 == 0 && b.wish == WISH_MERGE) {
-            assert_eq!(
-                a.wish, b.wish,
-                "entry {i} (stamp {:#x}): its wish changed",
-                stamps[i]
-            );
+    let mut kept_total = 0;
+    let mut splits = [0u32; 4];
+    for (name, kinds) in [
+        ("culled", [true, false, false, false]),
+        ("unseen", [true, false, false, true]),
+    ] {
+        let decided = entries(&out, name);
+        for (i, (a, b)) in plain.iter().zip(&decided).enumerate() {
+            if a.path == 0 {
+                continue;
+            }
+            if name == "culled" && a.wish == WISH_SPLIT {
+                splits[i % 4] += 1;
+            }
+            if kinds[i % 4] && a.wish == WISH_SPLIT {
+                kept_total += 1;
+                assert!(
+                    b.wish != WISH_SPLIT,
+                    "{name}: entry {i} (stamp {:#x}) showed nothing in the last frame, yet it wishes to split",
+                    stamps[i]
+                );
+            } else if !(kinds[i % 4] && b.wish == WISH_MERGE) {
+                assert_eq!(
+                    a.wish, b.wish,
+                    "{name}: entry {i} (stamp {:#x}): its wish changed",
+                    stamps[i]
+                );
+            }
         }
     }
-    println!("split wishes by stamp (hidden last frame, hidden before, won a pixel): {splits:?}; kept {kept}");
+    println!(
+        "split wishes by stamp (culled last frame, culled before, won a pixel, unseen): {splits:?}"
+    );
     assert!(
         splits.iter().all(|&n| n >= 20),
         "too few split wishes to test: {splits:?}"
     );
-    assert_eq!(control.hidden_kept, kept, "the counter of leaves kept");
+    assert_eq!(
+        control.hidden_kept, kept_total,
+        "the counter of leaves kept"
+    );
     scene.destroy();
 }
 

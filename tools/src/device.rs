@@ -54,12 +54,12 @@ pub struct GpuArgs {
     /// drawn in one pass: faster on the H200, docs/bench.md "Occlusion culling").
     #[arg(long, env = "PLANETFALL_OCCLUSION", default_value = "off", value_parser = parse_on_off, action = clap::ArgAction::Set)]
     pub occlusion: bool,
-    /// With --occlusion on, leaves the cull found hidden in the last frame still split (on) or
-    /// keep their level until they show (off: fewer leaves behind nearer terrain;
-    /// `engine::cbt::CbtParams::refine_hidden`). With it on the image is the same bits as
-    /// without the cull.
-    #[arg(long, env = "PLANETFALL_REFINE_HIDDEN", default_value = "off", value_parser = parse_on_off, action = clap::ArgAction::Set)]
-    pub refine_hidden: bool,
+    /// With --occlusion on, which leaves that showed nothing in the last frame keep their level
+    /// instead of splitting: `keep-culled` (those the cull found hidden behind nearer terrain),
+    /// `keep-unseen` (also those drawn on screen that won no pixel) or `refine` (none: the image
+    /// is the same bits as without the cull) (`engine::cbt::HiddenLeaves`).
+    #[arg(long, env = "PLANETFALL_HIDDEN_LEAVES", default_value = "keep-culled")]
+    pub hidden_leaves: engine::cbt::HiddenLeaves,
     /// Samples `publish.resolve` takes back along a grazing ray for detail the mesh's chords
     /// pass under: 16 (engine::publish::RESOLVE_MARCH_SAMPLES) mends about 60 % of it, at up to
     /// 2.9 ms a frame on the H200 over rough ground [default: 0, none].
@@ -180,7 +180,7 @@ pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     };
     o.publish.mode = a.publish;
     o.publish.occlusion = a.occlusion;
-    o.cbt.refine_hidden = a.refine_hidden;
+    o.cbt.hidden_leaves = a.hidden_leaves;
     o.exposure = a.exposure;
     if let Some(px) = a.raster_max_box {
         o.publish.max_box_px = px;

@@ -233,8 +233,8 @@ pub struct Control {
     /// FINISH: leaves with a corner still morphing (`births` ≠ 0): the mesh is not still yet
     /// (`gpu::record::still`).
     pub morphing: u32,
-    /// DECIDE: leaves kept from splitting over the frame's iterations because the occlusion
-    /// cull found them hidden in the last frame (`CbtParams::refine_hidden`; 0 in the model).
+    /// DECIDE: leaves kept from splitting over the frame's iterations because they showed
+    /// nothing in the last frame (`CbtParams::hidden_leaves`; 0 in the model).
     pub hidden_kept: u32,
 }
 

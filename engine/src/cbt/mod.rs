@@ -30,7 +30,7 @@ pub mod update;
 pub mod validate;
 
 pub use bisector::Bisector;
-pub use params::CbtParams;
+pub use params::{CbtParams, HiddenLeaves};
 pub use pool::{CbtError, Pool};
 pub use surface::{AnalyticSurface, Surface};
 pub use update::{update_frame, FrameStats, MeshStats};

@@ -83,11 +83,37 @@ pub struct CbtParams {
     /// are unchanged (docs/cbt.md "The surface memo"); false walks every point every time. The
     /// same points either way; GPU only (the model always walks).
     pub surface_memo: bool,
-    /// With occlusion culling (`publish::PublishOptions::occlusion`), a leaf culled as hidden
-    /// in the last frame still splits (true) or keeps its level (false, the default: ground
-    /// behind nearer terrain is not refined for pixels it does not win; issue 15). GPU only:
-    /// the model draws nothing, so it has no hidden leaves.
-    pub refine_hidden: bool,
+    /// With occlusion culling (`publish::PublishOptions::occlusion`), which leaves of the
+    /// last frame keep their level instead of splitting (GPU only: the model draws nothing).
+    pub hidden_leaves: HiddenLeaves,
+}
+
+/// Leaves that showed nothing in the last frame, refined or kept at their level
+/// (`CbtParams::hidden_leaves`; only with occlusion culling, whose stamps say which).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HiddenLeaves {
+    /// Every leaf refines as without the cull: the image is the same bits.
+    Refine,
+    /// Leaves `raster.compute.late` culled as hidden behind what the early phase drew keep
+    /// their level: hidden by the cull's conservative depth test.
+    #[default]
+    KeepCulled,
+    /// Those, and leaves drawn on screen that won no pixel: everything the image did not show.
+    KeepUnseen,
+}
+
+impl std::str::FromStr for HiddenLeaves {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "refine" => Ok(HiddenLeaves::Refine),
+            "keep-culled" => Ok(HiddenLeaves::KeepCulled),
+            "keep-unseen" => Ok(HiddenLeaves::KeepUnseen),
+            _ => Err(format!(
+                "expected refine, keep-culled or keep-unseen, got {s:?}"
+            )),
+        }
+    }
 }
 
 impl Default for CbtParams {
@@ -118,7 +144,7 @@ impl Default for CbtParams {
             quiet_move_fraction: 1e-3,
             morph_updates: 0,
             surface_memo: true,
-            refine_hidden: false,
+            hidden_leaves: HiddenLeaves::default(),
         }
     }
 }

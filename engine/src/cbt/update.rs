@@ -49,7 +49,7 @@ pub struct MeshStats {
     #[serde(default)]
     pub early: u32,
     /// Split wishes refused over the frame's iterations because the leaf was culled as hidden
-    /// in the frame before (`CbtParams::refine_hidden` false, with occlusion culling).
+    /// in the frame before (`CbtParams::hidden_leaves`, with occlusion culling).
     #[serde(default)]
     pub hidden_kept: u32,
     /// The fine-detail gain after the frame (`cbt::gain`).

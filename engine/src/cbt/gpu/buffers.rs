@@ -110,14 +110,19 @@ buffer_set! {
     memo_corners: |c| bytes_of::<u32>(MEMO_CORNER_WORDS * c as usize),
     memo_mids: |c| bytes_of::<u32>(MEMO_MID_WORDS * c as usize),
     /// Occlusion culling's stamp per entry (binding 13): the last frame whose resolve saw the
-    /// leaf win a pixel, or that frame with [`HIDDEN_STAMP`] where `raster.compute.late` found
-    /// it hidden (`shaders/common/raster_small.glsl`); `cbt.decide` keeps a leaf hidden in the
-    /// last frame from splitting (`CbtParams::refine_hidden`). Zeroed by `cbt.init`.
+    /// leaf win a pixel, or that frame with [`HIDDEN_STAMP`] where `raster.compute.late` culled
+    /// it as hidden, or with [`UNSEEN_STAMP`] where a raster phase drew it on screen and it won
+    /// no pixel (`shaders/common/raster_small.glsl`); `cbt.decide` keeps such a leaf of the
+    /// last frame from splitting (`CbtParams::hidden_leaves`). Zeroed by `cbt.init`.
     seen: |c| bytes_of::<u32>(c as usize),
 }
 
-/// The bit a stamp of [`CbtBuffers::seen`] carries where the leaf was culled as hidden.
+/// The bit a stamp of [`CbtBuffers::seen`] carries where the leaf was culled as hidden …
 pub const HIDDEN_STAMP: u32 = 1 << 31;
+/// … where it was drawn on screen and won no pixel …
+pub const UNSEEN_STAMP: u32 = 1 << 30;
+/// … and the frame's bits.
+pub const STAMP_FRAME: u32 = UNSEEN_STAMP - 1;
 
 /// Words per entry of the memo buffers: seven per point, and the clock with the corners.
 pub const MEMO_CORNER_WORDS: usize = 3 * 7 + 1;

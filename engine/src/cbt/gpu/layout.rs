@@ -97,9 +97,9 @@ pub struct CbtPush {
     pub memo_now: u32,
     /// … and the clock before which a kept memo is stale (u32::MAX: the memo is off).
     pub memo_since: u32,
-    /// The stamp of a leaf `raster.compute.late` culled as hidden in the last frame (that
-    /// frame's stamp with [`super::buffers::HIDDEN_STAMP`]): such a leaf does not split
-    /// (`cbt.decide`; 0: every leaf may).
+    /// The last frame's occlusion stamp with the kind bits ([`super::buffers::HIDDEN_STAMP`],
+    /// [`super::buffers::UNSEEN_STAMP`]) whose leaves keep their level: a leaf stamped that
+    /// frame with one of those kinds does not split (`cbt.decide`; 0: every leaf may).
     pub hidden_stamp: u32,
 }
 

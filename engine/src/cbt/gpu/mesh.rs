@@ -4,7 +4,7 @@
 //! counters read and the view choose how many iterations the next frame records
 //! ([`super::record`]).
 
-use super::buffers::HIDDEN_STAMP;
+use super::buffers::{HIDDEN_STAMP, STAMP_FRAME, UNSEEN_STAMP};
 use super::layout::CbtPush;
 use super::nodes::{self, CbtHandles};
 use super::readback::frame_stats;
@@ -13,7 +13,7 @@ use super::{CbtGpu, CbtGpuError};
 use crate::atlas::{SurfaceBindings, SurfaceClock};
 use crate::cbt::bisector::Control;
 use crate::cbt::gain::FineDetailGain;
-use crate::cbt::params::CbtParams;
+use crate::cbt::params::{CbtParams, HiddenLeaves};
 use crate::cbt::update::FrameStats;
 use crate::publish::{MeshBindings, OcclusionBindings, RasterCounts};
 use framegraph::{Access, BufferDesc, Context, GpuBuffer, Graph};
@@ -65,8 +65,8 @@ pub struct GpuMesh {
     slot: usize,
     /// Iterations the prepared frame records.
     pub iterations: u32,
-    /// The stamp a leaf culled as hidden in the last frame carries (0: none to read, the last
-    /// frame ran no occlusion culling or was another pool's).
+    /// The last frame's occlusion stamp (0: none to read, the last frame ran no occlusion
+    /// culling or was another pool's).
     hidden_stamp: u32,
     /// The last completed frame's counters (frames in flight old).
     pub stats: FrameStats,
@@ -175,7 +175,7 @@ impl GpuMesh {
         self.slot = slot;
         self.hidden_stamp = match self.occlusion_frame {
             Some(last) if self.occlusion && last + 1 == frame && !self.cbt.init_this_frame() => {
-                stamp(last) | HIDDEN_STAMP
+                stamp(last)
             }
             _ => 0,
         };
@@ -196,10 +196,10 @@ impl GpuMesh {
                 surface,
                 CbtPush::new(&self.cbt.params, self.cbt.capacity, self.iterations)
                     .with_clock(self.clock)
-                    .with_hidden_stamp(if self.cbt.params.refine_hidden {
-                        0
-                    } else {
-                        self.hidden_stamp
+                    .with_hidden_stamp(match (self.hidden_stamp, self.cbt.params.hidden_leaves) {
+                        (0, _) | (_, HiddenLeaves::Refine) => 0,
+                        (s, HiddenLeaves::KeepCulled) => s | HIDDEN_STAMP,
+                        (s, HiddenLeaves::KeepUnseen) => s | HIDDEN_STAMP | UNSEEN_STAMP,
                     }),
             );
         }
@@ -257,9 +257,9 @@ impl GpuMesh {
 }
 
 /// The occlusion stamp of frame `frame` (as counted by [`GpuMesh::prepare`]): ≥ 2, so a zeroed
-/// stamp is never "the last frame's", and clear of [`HIDDEN_STAMP`].
+/// stamp is never "the last frame's", and within [`STAMP_FRAME`] (clear of the kind bits).
 fn stamp(frame: u64) -> u32 {
-    ((frame as u32).wrapping_add(2) & !HIDDEN_STAMP).max(2)
+    ((frame as u32).wrapping_add(2) & STAMP_FRAME).max(2)
 }
 
 /// `n` host-readable buffers of `bytes` zeros, named `{name}{i}`.
