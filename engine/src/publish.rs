@@ -205,8 +205,8 @@ pub struct Rasterised {
     /// `publish.resolve.skyline` (a 16-byte header, cleared by `publish.clear`, then room for
     /// every pixel; the header alone where the skyline search is off).
     pub skylined: BufferRef,
-    /// The occlusion stamps after the late phase stamped the leaves it culled (None: no cull
-    /// ran).
+    /// The occlusion stamps after both phases stamped the leaves they drew on screen and the
+    /// late phase those it culled (None: no cull ran).
     pub seen: Option<BufferRef>,
 }
 

@@ -43,10 +43,10 @@ pub struct GpuMesh {
     counters: Vec<GpuBuffer>,
     /// Host-visible copies of the raster's counts (`raster.counters`), one per frame slot.
     raster_counters: Vec<GpuBuffer>,
-    /// Occlusion culling runs in the frames declared (the raster stamps the leaves it finds
-    /// hidden, so the next frame's `cbt.decide` may keep them from splitting).
+    /// Occlusion culling runs in the frames prepared from now on (the raster stamps the leaves
+    /// it culls or draws unseen, so the next frame's `cbt.decide` may keep them from splitting).
     pub occlusion: bool,
-    /// The last frame declared with occlusion culling: its stamps are this frame's to read.
+    /// The last frame prepared with occlusion culling: its stamps are the next frame's to read.
     occlusion_frame: Option<u64>,
     /// Per slot, the frame declared there and not yet read: its view, the pool epoch and its
     /// frame index.
@@ -225,7 +225,7 @@ impl GpuMesh {
         MeshBindings {
             occlusion: Some(OcclusionBindings {
                 seen: h.seen,
-                frame_stamp: stamp(self.frames - 1),
+                frame_stamp: stamp(self.frames.saturating_sub(1)),
             }),
             ..h.mesh()
         }
