@@ -33,11 +33,14 @@ void main() {
     bool can_split = (pool.b[i].flags & (CBT_FLAG_CULLED | CBT_FLAG_OFFSCREEN | CBT_FLAG_CAPPED)) == 0u;
     if (can_split && wants_split(p, pool.b[i].r_hyp, pool.b[i].r_leg)) {
         // A leaf the occlusion cull found hidden behind drawn terrain in the last frame (or,
-        // as asked, any leaf drawn there that won no pixel) keeps its level: its pixels all went
-        // to nearer leaves, so finer chords there would not show. A split's new child carries
-        // its parent's stamp (cbt.commit).
+        // as asked, a leaf drawn there that won no pixel) keeps its level: its pixels all went
+        // to nearer leaves, so finer chords there would not show. But an unseen leaf the view
+        // grazes (an outline's, CbtParams::silhouette_cos) still splits: its crest, which finer
+        // chords follow, may rise above what hid its chord. A split's new child carries its
+        // parent's stamp (cbt.commit).
         uint stamp = pc.hidden_stamp != 0u ? seen.frame[i] : 0u;
-        if (((stamp ^ pc.hidden_stamp) & CBT_STAMP_FRAME) == 0u && (stamp & pc.hidden_stamp & ~CBT_STAMP_FRAME) != 0u) {
+        uint kinds = ((stamp ^ pc.hidden_stamp) & CBT_STAMP_FRAME) == 0u ? stamp & pc.hidden_stamp : 0u;
+        if ((kinds & CBT_HIDDEN_STAMP) != 0u || ((kinds & CBT_UNSEEN_STAMP) != 0u && !(incidence_cos(p) < pc.silhouette_cos))) {
             atomicAdd(control.c.hidden_kept, 1u);
         } else {
             push_twin_chain(i);

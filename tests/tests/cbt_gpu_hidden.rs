@@ -1,7 +1,8 @@
 //! With occlusion culling, `cbt.decide` keeps a leaf that showed nothing in the last frame from
 //! splitting (`CbtParams::hidden_leaves`): its stamp in the pool's `seen` buffer is the last
 //! frame's with `HIDDEN_STAMP` (culled by `raster.compute.late`; `KeepCulled`) or, with
-//! `KeepUnseen`, also `UNSEEN_STAMP` (drawn on screen, won no pixel). A leaf stamped by another
+//! `KeepUnseen`, also `UNSEEN_STAMP` (drawn on screen, won no pixel) unless the view grazes it
+//! (an outline's leaf, whose crest may rise above what hid its chord). A leaf stamped by another
 //! frame, or as having won a pixel, decides as without stamps.
 
 mod cbt_gpu_common;
@@ -27,6 +28,19 @@ fn stamp(i: usize) -> u32 {
     }
 }
 
+/// |cos| between the chord's normal and the view to its centroid, as `cbt.decide` measures it
+/// (`common/cbt_criterion.glsl` `incidence_cos`; the corners are camera-relative).
+fn incidence_cos(b: &Bisector) -> f32 {
+    let p = |k: usize| glam::Vec3::from_slice(&b.positions[3 * k..3 * k + 3]);
+    let n = (p(1) - p(0)).cross(p(2) - p(0));
+    let g = p(0) + p(1) + p(2);
+    if n.length() > 0.0 && g.length() > 0.0 {
+        n.normalize().dot(g.normalize()).abs()
+    } else {
+        1.0
+    }
+}
+
 fn entries(out: &framegraph::FrameOutput, name: &str) -> Vec<Bisector> {
     let bytes = out.readback(name).expect("readback");
     let mut v = vec![Bisector::default(); CAPACITY as usize];
@@ -36,7 +50,13 @@ fn entries(out: &framegraph::FrameOutput, name: &str) -> Vec<Bisector> {
 
 #[test]
 fn a_leaf_that_showed_nothing_in_the_last_frame_does_not_split() {
-    let mut scene = Scene::new(CAPACITY, CbtParams::default());
+    // Outlines within 3° of grazing (the default's 17.5° takes nearly every leaf wishing to
+    // split in this view), so that the unseen leaves include both kinds.
+    let params = CbtParams {
+        silhouette_cos: 0.05,
+        ..CbtParams::default()
+    };
+    let mut scene = Scene::new(CAPACITY, params);
     // The mesh at rest 30 km up, then the eye at 3 km: the leaves in view are ten times larger
     // on screen, and many wish to split.
     scene.run_to_quiet(&camera(LAT, LON, 30_000.0, 30.0, -25.0), 40);
@@ -63,6 +83,7 @@ fn a_leaf_that_showed_nothing_in_the_last_frame_does_not_split() {
     let control = readback::control(&out).expect("control");
     let mut kept_total = 0;
     let mut splits = [0u32; 4];
+    let (mut outlines, mut unseen_kept) = (0, 0);
     for (name, kinds) in [
         ("culled", [true, false, false, false]),
         ("unseen", [true, false, false, true]),
@@ -75,28 +96,42 @@ fn a_leaf_that_showed_nothing_in_the_last_frame_does_not_split() {
             if name == "culled" && a.wish == WISH_SPLIT {
                 splits[i % 4] += 1;
             }
-            if kinds[i % 4] && a.wish == WISH_SPLIT {
+            // An unseen outline leaf still splits.
+            let outline = i % 4 == 3 && incidence_cos(a) < params.silhouette_cos as f32;
+            if name == "unseen" && outline && a.wish == WISH_SPLIT {
+                outlines += 1;
+            }
+            if name == "unseen" && i % 4 == 3 && !outline && a.wish == WISH_SPLIT {
+                unseen_kept += 1;
+            }
+            if kinds[i % 4] && !outline && a.wish == WISH_SPLIT {
                 kept_total += 1;
                 assert!(
                     b.wish != WISH_SPLIT,
                     "{name}: entry {i} (stamp {:#x}) showed nothing in the last frame, yet it wishes to split",
                     stamps[i]
                 );
-            } else if !(kinds[i % 4] && b.wish == WISH_MERGE) {
+            } else if !(kinds[i % 4] && !outline && b.wish == WISH_MERGE) {
                 assert_eq!(
-                    a.wish, b.wish,
-                    "{name}: entry {i} (stamp {:#x}): its wish changed",
-                    stamps[i]
+                    a.wish,
+                    b.wish,
+                    "{name}: entry {i} (stamp {:#x}, incidence {}): its wish changed",
+                    stamps[i],
+                    incidence_cos(a)
                 );
             }
         }
     }
     println!(
-        "split wishes by stamp (culled last frame, culled before, won a pixel, unseen): {splits:?}"
+        "split wishes by stamp (culled last frame, culled before, won a pixel, unseen): {splits:?}; unseen: {unseen_kept} kept, {outlines} outlines split"
     );
     assert!(
         splits.iter().all(|&n| n >= 20),
         "too few split wishes to test: {splits:?}"
+    );
+    assert!(
+        unseen_kept >= 10 && outlines >= 3,
+        "too few unseen leaves to test: {unseen_kept} kept, {outlines} outlines"
     );
     assert_eq!(
         control.hidden_kept, kept_total,
