@@ -37,6 +37,15 @@
 #define CBT_MAX_DEPTH 64u
 #define CBT_BIRTH_PERIOD 1023u
 
+// Occlusion culling's stamp per pool entry (engine/src/cbt/gpu/buffers.rs `seen`, written by
+// the raster phases and the resolve, read by cbt.decide): the last frame whose resolve saw the
+// leaf win a pixel, or with CBT_HIDDEN_STAMP the frame raster.compute.late culled it as
+// hidden, or with CBT_UNSEEN_STAMP the frame a raster phase drew it on screen (the resolve
+// then rewrites a winner's). The frame is in the low bits.
+#define CBT_HIDDEN_STAMP 0x80000000u
+#define CBT_UNSEEN_STAMP 0x40000000u
+#define CBT_STAMP_FRAME 0x3fffffffu
+
 // Births (bisector.rs: birth_stamp, birth_of, with_birth, morph_weight).
 uint cbt_birth_stamp(uint frame) { return frame % CBT_BIRTH_PERIOD + 1u; }
 uint cbt_birth_of(uint births, uint k) { return (births >> (10u * k)) & 0x3ffu; }

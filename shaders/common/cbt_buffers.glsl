@@ -99,13 +99,7 @@ layout(std430, set = 0, binding = 10) readonly buffer DrawList { uint i[]; } dra
 layout(std430, set = 0, binding = 11) buffer MemoCorners { uint w[]; } memo_corners;
 layout(std430, set = 0, binding = 12) buffer MemoMids { uint w[]; } memo_mids;
 #endif
-// Occlusion culling's stamps (engine/src/cbt/gpu/buffers.rs `seen`): the last frame whose
-// resolve saw the leaf win a pixel, or with CBT_HIDDEN_STAMP the frame raster.compute.late
-// culled it as hidden, or with CBT_UNSEEN_STAMP the frame a raster phase drew it on screen
-// (a winner's stamp is then rewritten by the resolve).
-#define CBT_HIDDEN_STAMP 0x80000000u
-#define CBT_UNSEEN_STAMP 0x40000000u
-#define CBT_STAMP_FRAME 0x3fffffffu
+// Occlusion culling's stamps (CBT_HIDDEN_STAMP in common/bisector.glsl).
 #if defined(CBT_WRITES_SEEN)
 layout(std430, set = 0, binding = 13) buffer Seen { uint frame[]; } seen;
 #elif defined(CBT_READS_SEEN)

@@ -25,12 +25,8 @@ layout(std430, set = 0, binding = 1) readonly buffer DrawList { uint leaves[]; }
 layout(std430, set = 0, binding = 2) readonly buffer Dispatch { uint args[4]; } dispatch;
 layout(std430, set = 0, binding = 4) buffer Vis { uint64_t v[]; } vis;
 
-// Per pool entry, the last frame whose resolve saw the leaf win a pixel (publish.resolve); or
-// the frame a phase drew it on screen, with RASTER_UNSEEN_STAMP (the resolve rewrites a
-// winner's), or the late phase culled it as hidden, with RASTER_HIDDEN_STAMP (cbt.decide may
-// keep such a leaf from splitting the next frame; engine/src/cbt/gpu/buffers.rs `seen`).
-#define RASTER_HIDDEN_STAMP 0x80000000u
-#define RASTER_UNSEEN_STAMP 0x40000000u
+// The occlusion stamps (common/bisector.glsl CBT_HIDDEN_STAMP): both phases stamp the leaves
+// they draw on screen as unseen, the late phase those it culls as hidden.
 #if defined(RASTER_EARLY) || defined(RASTER_LATE)
 layout(std430, set = 0, binding = 5) buffer Seen { uint frame[]; } seen;
 #define RASTER_STAMP(leaf, kind) seen.frame[leaf] = handover.frame_stamp | (kind)
@@ -160,7 +156,7 @@ void main() {
         vec2 s0 = raster_screen(c[0], vp), s1 = raster_screen(c[1], vp), s2 = raster_screen(c[2], vp);
         vec2 lo, hi;
         if (!raster_box(min(min(s0, s1), s2), max(max(s0, s1), s2), vp, lo, hi)) return; // off screen
-        RASTER_STAMP(leaf, RASTER_UNSEEN_STAMP);
+        RASTER_STAMP(leaf, CBT_UNSEEN_STAMP);
         vec2 box = hi - lo + 1.0;
         if (box.x * box.y <= handover.max_box) {
             vec3 z = vec3(c[0].z / c[0].w, c[1].z / c[1].w, c[2].z / c[2].w);
@@ -169,7 +165,7 @@ void main() {
 #ifdef RASTER_LATE
             if (occluded(t, lo, hi, max(max(z.x, z.y), z.z))) {
                 atomicAdd(big.occluded, 1u);
-                RASTER_STAMP(leaf, RASTER_HIDDEN_STAMP);
+                RASTER_STAMP(leaf, CBT_HIDDEN_STAMP);
                 return;
             }
 #endif
@@ -177,7 +173,7 @@ void main() {
             return;
         }
     } else {
-        RASTER_STAMP(leaf, RASTER_UNSEEN_STAMP);
+        RASTER_STAMP(leaf, CBT_UNSEEN_STAMP);
     }
     if (handover.mode == 0u) {
         uint slot = atomicAdd(big.draw_args[0], 3u) / 3u;

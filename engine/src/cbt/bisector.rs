@@ -396,6 +396,9 @@ mod tests {
             ("CBT_FATE_MERGE_FREE", FATE_MERGE_FREE),
             ("CBT_WORKGROUP_SIZE", WORKGROUP_SIZE),
             ("CBT_BIRTH_PERIOD", BIRTH_PERIOD),
+            ("CBT_HIDDEN_STAMP", crate::cbt::gpu::buffers::HIDDEN_STAMP),
+            ("CBT_UNSEEN_STAMP", crate::cbt::gpu::buffers::UNSEEN_STAMP),
+            ("CBT_STAMP_FRAME", crate::cbt::gpu::buffers::STAMP_FRAME),
         ] {
             let pat = format!("#define {name} ");
             let line = src
@@ -406,6 +409,8 @@ mod tests {
             let v = v.trim_end_matches('u');
             let parsed = if let Some(shift) = v.strip_prefix("(1u<<") {
                 1u32 << shift.trim_end_matches(')').parse::<u32>().expect("shift")
+            } else if let Some(hex) = v.strip_prefix("0x") {
+                u32::from_str_radix(hex, 16).expect("hex")
             } else {
                 v.parse().expect("number")
             };

@@ -45,9 +45,8 @@ pub struct GpuMesh {
     raster_counters: Vec<GpuBuffer>,
     /// Occlusion culling runs in the frames prepared from now on (the raster stamps the leaves
     /// it culls or draws unseen, so the next frame's `cbt.decide` may keep them from splitting).
+    /// Stamps carry their frame, so a frame after one without the cull finds none to match.
     pub occlusion: bool,
-    /// The last frame prepared with occlusion culling: its stamps are the next frame's to read.
-    occlusion_frame: Option<u64>,
     /// Per slot, the frame declared there and not yet read: its view, the pool epoch and its
     /// frame index.
     declared: Vec<Option<(ViewPose, u64, u64)>>,
@@ -65,9 +64,6 @@ pub struct GpuMesh {
     slot: usize,
     /// Iterations the prepared frame records.
     pub iterations: u32,
-    /// The last frame's occlusion stamp (0: none to read, the last frame ran no occlusion
-    /// culling or was another pool's).
-    hidden_stamp: u32,
     /// The last completed frame's counters (frames in flight old).
     pub stats: FrameStats,
     pub control: Control,
@@ -101,7 +97,6 @@ impl GpuMesh {
             counters,
             raster_counters,
             occlusion: false,
-            occlusion_frame: None,
             declared,
             frames: 0,
             inputs: None,
@@ -110,7 +105,6 @@ impl GpuMesh {
             seen: None,
             slot: 0,
             iterations: 0,
-            hidden_stamp: 0,
             stats: FrameStats::default(),
             control: Control::default(),
             gain: FineDetailGain::default(),
@@ -173,13 +167,6 @@ impl GpuMesh {
         };
         self.declared[slot] = Some((view, self.epoch, frame));
         self.slot = slot;
-        self.hidden_stamp = match self.occlusion_frame {
-            Some(last) if self.occlusion && last + 1 == frame && !self.cbt.init_this_frame() => {
-                stamp(last)
-            }
-            _ => 0,
-        };
-        self.occlusion_frame = self.occlusion.then_some(frame);
     }
 
     /// The prepared frame's update (`iterations` recorded; none in a still frame, whose pool
@@ -196,11 +183,7 @@ impl GpuMesh {
                 surface,
                 CbtPush::new(&self.cbt.params, self.cbt.capacity, self.iterations)
                     .with_clock(self.clock)
-                    .with_hidden_stamp(match (self.hidden_stamp, self.cbt.params.hidden_leaves) {
-                        (0, _) | (_, HiddenLeaves::Refine) => 0,
-                        (s, HiddenLeaves::KeepCulled) => s | HIDDEN_STAMP,
-                        (s, HiddenLeaves::KeepUnseen) => s | HIDDEN_STAMP | UNSEEN_STAMP,
-                    }),
+                    .with_hidden_stamp(self.hidden_stamp()),
             );
         }
         let mut dst = g.import_buffer(&self.counters[self.slot]);
@@ -216,6 +199,22 @@ impl GpuMesh {
             .side_effect()
             .declare_only();
         h
+    }
+
+    /// What `cbt.decide` matches a leaf's stamp against: the last frame's stamp with the kinds
+    /// `CbtParams::hidden_leaves` keeps (0: none, without the cull, in the first frame of a
+    /// pool or when every leaf refines).
+    fn hidden_stamp(&self) -> u32 {
+        // `frames` counts the prepared frame: the last one is `frames - 2`.
+        if !self.occlusion || self.frames < 2 || self.cbt.init_this_frame() {
+            return 0;
+        }
+        let last = stamp(self.frames - 2);
+        match self.cbt.params.hidden_leaves {
+            HiddenLeaves::Refine => 0,
+            HiddenLeaves::KeepCulled => last | HIDDEN_STAMP,
+            HiddenLeaves::KeepUnseen => last | HIDDEN_STAMP | UNSEEN_STAMP,
+        }
     }
 
     /// What the raster reads, with the occlusion stamps: the pool's corners and draw list (of
