@@ -4,7 +4,7 @@
 //! list misses is built when the frame is recorded, and `tests/tests/frame_shaders.rs` checks
 //! the list against compiled frames.
 
-use crate::publish::PublishMode;
+use crate::publish::{Occlusion, PublishMode};
 use crate::renderer::RendererOptions;
 use framegraph::context::DeviceInfo;
 use framegraph::shader::Shader;
@@ -30,7 +30,9 @@ pub fn compute(opts: &RendererOptions, device: &DeviceInfo) -> Vec<&'static Shad
         &shaders::CBT_FINISH_COMPACT,
         &shaders::RASTER_ARGS,
     ];
-    if opts.publish.occlusion {
+    if opts.publish.occlusion == Occlusion::Stamp {
+        list.push(&shaders::RASTER_COMPUTE_STAMPED);
+    } else if opts.publish.occlusion == Occlusion::Cull {
         list.extend([
             &shaders::RASTER_COMPUTE_EARLY,
             &shaders::RASTER_HIZ,

@@ -7,8 +7,9 @@
 //!   plane in compute, one workgroup per screen tile of each leaf),
 //!
 //! → `publish.resolve` (surface-following hit, or the ocean surface at the datum). The shading
-//! that reads the hits is `crate::shade`. With occlusion culling (`PublishOptions::occlusion`)
-//! `raster.compute` is two phases around `raster.hiz` ([`OcclusionBindings`]).
+//! that reads the hits is `crate::shade`. With occlusion stamps (`PublishOptions::occlusion`)
+//! `raster.compute` is `raster.compute.stamped`, or two phases around `raster.hiz` that cull
+//! ([`OcclusionBindings`]).
 
 mod options;
 
@@ -94,7 +95,11 @@ pub fn declare_publish(
     let (mut seen, stamp) = match mesh.occlusion {
         Some(o) => (
             r.seen.unwrap_or(o.seen),
-            if opts.occlusion { o.frame_stamp } else { 0 },
+            if opts.occlusion.stamps() {
+                o.frame_stamp
+            } else {
+                0
+            },
         ),
         None => (
             g.create_buffer(
@@ -205,8 +210,8 @@ pub struct Rasterised {
     /// `publish.resolve.skyline` (a 16-byte header, cleared by `publish.clear`, then room for
     /// every pixel; the header alone where the skyline search is off).
     pub skylined: BufferRef,
-    /// The occlusion stamps after both phases stamped the leaves they drew on screen and the
-    /// late phase those it culled (None: no cull ran).
+    /// The occlusion stamps after the raster stamped the leaves it drew on screen and the
+    /// late phase those it culled (None: no stamps written).
     pub seen: Option<BufferRef>,
 }
 
@@ -273,7 +278,7 @@ pub fn declare_raster(
     let max_box = (opts.max_box_px as f32).to_bits();
     let shell_k = opts.shell_k.max(0.0).to_bits();
     let mut stamps = None;
-    match mesh.occlusion.filter(|_| opts.occlusion) {
+    match mesh.occlusion.filter(|_| opts.occlusion.stamps()) {
         None => {
             g.compute("raster.compute", &shaders::RASTER_COMPUTE)
                 .read("frame", frame)
@@ -285,6 +290,23 @@ pub fn declare_raster(
                 .write("shell", &mut shell)
                 .push(&[compute as u32, max_box, 0, shell_k])
                 .dispatch_indirect(dispatch, 0);
+        }
+        Some(o) if opts.occlusion == Occlusion::Stamp => {
+            // One pass that stamps each leaf it draws on screen as unseen; the resolve
+            // restamps the winners.
+            let mut seen = o.seen;
+            g.compute("raster.compute.stamped", &shaders::RASTER_COMPUTE_STAMPED)
+                .read("frame", frame)
+                .read("pool", mesh.pool)
+                .read("draw_list", mesh.draw_list)
+                .read("dispatch", dispatch)
+                .write("seen", &mut seen)
+                .write("big", &mut big)
+                .write("vis", &mut vis)
+                .write("shell", &mut shell)
+                .push(&[compute as u32, max_box, o.frame_stamp, shell_k])
+                .dispatch_indirect(dispatch, 0);
+            stamps = Some(seen);
         }
         Some(o) => {
             // Two phases: last frame's visible leaves, the depth they leave per tile, then

@@ -1,5 +1,8 @@
-// The compute rasteriser's small-leaf path, one thread per drawn leaf, in three variants:
-// raster.compute (every leaf), and with occlusion culling the two phases
+// The compute rasteriser's small-leaf path, one thread per drawn leaf, in four variants:
+// raster.compute (every leaf), raster.compute.stamped (RASTER_STAMPED: every leaf, each drawn
+// on screen stamped unseen for publish.resolve to restamp if it wins a pixel, so the mesh
+// learns which leaves showed nothing at one write per leaf), and with occlusion culling the
+// two phases
 // raster.compute.early (RASTER_EARLY: the leaves that won a pixel in the last frame, as
 // publish.resolve stamped them) and raster.compute.late (RASTER_LATE: the others, each tested
 // against raster.hiz, the farthest depth the early phase left per 8×8 px tile and per 4×4
@@ -25,9 +28,9 @@ layout(std430, set = 0, binding = 1) readonly buffer DrawList { uint leaves[]; }
 layout(std430, set = 0, binding = 2) readonly buffer Dispatch { uint args[4]; } dispatch;
 layout(std430, set = 0, binding = 4) buffer Vis { uint64_t v[]; } vis;
 
-// The occlusion stamps (common/bisector.glsl CBT_HIDDEN_STAMP): both phases stamp the leaves
-// they draw on screen as unseen, the late phase those it culls as hidden.
-#if defined(RASTER_EARLY) || defined(RASTER_LATE)
+// The occlusion stamps (common/bisector.glsl CBT_HIDDEN_STAMP): every stamping variant stamps
+// the leaves it draws on screen as unseen, the late phase those it culls as hidden.
+#if defined(RASTER_EARLY) || defined(RASTER_LATE) || defined(RASTER_STAMPED)
 layout(std430, set = 0, binding = 5) buffer Seen { uint frame[]; } seen;
 #define RASTER_STAMP(leaf, kind) seen.frame[leaf] = handover.frame_stamp | (kind)
 #else

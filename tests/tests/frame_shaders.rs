@@ -6,7 +6,7 @@
 
 use engine::camera::ViewCamera;
 use engine::planet::Body;
-use engine::publish::PublishMode;
+use engine::publish::{Occlusion, PublishMode};
 use engine::renderer::{FrameRequest, PlanetRenderer, RendererOptions};
 use engine::source::AnalyticSource;
 use framegraph::graph::NodeKind;
@@ -59,7 +59,9 @@ fn the_prebuilt_list_is_the_first_frames_compute_shaders() {
         o
     };
     let mut occlusion = base;
-    occlusion.publish.occlusion = true;
+    occlusion.publish.occlusion = Occlusion::Cull;
+    let mut stamp = base;
+    stamp.publish.occlusion = Occlusion::Stamp;
     let mut hardware = base;
     hardware.publish.mode = PublishMode::Hardware;
     // The resolve's variants: the searching one, the shell's hand-over and its pass, the
@@ -73,6 +75,7 @@ fn the_prebuilt_list_is_the_first_frames_compute_shaders() {
     for (what, opts) in [
         ("default", base),
         ("occlusion", occlusion),
+        ("stamp", stamp),
         ("hardware", hardware),
         ("search", search),
         ("shell", shell),

@@ -8,7 +8,8 @@ use engine::camera::ViewCamera;
 use engine::cbt::bisector::Bisector;
 use engine::frame_constants::{view_proj, FrameConstants, NEAR_M};
 use engine::publish::{
-    declare_raster, MeshBindings, OcclusionBindings, PublishMode, PublishOptions, RasterCounts,
+    declare_raster, MeshBindings, Occlusion, OcclusionBindings, PublishMode, PublishOptions,
+    RasterCounts,
 };
 use engine::renderer::PlanetRenderer;
 use engine::shade::AovPixel;
@@ -47,14 +48,15 @@ fn rasterise(
 }
 
 /// [`rasterise`] with occlusion stamps (`stamps[i]` for leaf i, and this frame's stamp: the
-/// early phase takes the leaves stamped one less); also the raster's counts.
+/// early phase takes the leaves stamped one less); also the raster's counts and the stamps
+/// it left (empty where it wrote none).
 fn rasterise_with(
     gpu: &mut Gpu,
     cam: &ViewCamera,
     tris: &[[DVec3; 3]],
     opts: PublishOptions,
     stamps: Option<(&[u32], u32)>,
-) -> (Vec<u64>, RasterCounts) {
+) -> (Vec<u64>, RasterCounts, Vec<u32>) {
     let ctx = &gpu.ctx;
     let mut fc: FrameConstants = bytemuck::Zeroable::zeroed();
     fc.view_proj = view_proj(cam).to_cols_array_2d();
@@ -103,15 +105,21 @@ fn rasterise_with(
     let r = declare_raster(&mut g, [W, H], mesh, frame, opts, false);
     g.readback("vis", r.vis);
     g.readback("big", r.big);
+    if let Some(s) = r.seen {
+        g.readback("seen", s);
+    }
     let compiled = g.compile(gpu.ctx.queue_setup()).unwrap();
     let out = gpu.exec.run(&gpu.ctx, compiled).unwrap();
     let vis = bytemuck::cast_slice(out.readback("vis").unwrap()).to_vec();
     let big = out.readback("big").unwrap();
     let counts = bytemuck::pod_read_unaligned(&big[..std::mem::size_of::<RasterCounts>()]);
+    let seen = out
+        .readback("seen")
+        .map_or_else(|_| Vec::new(), |s| bytemuck::cast_slice(s).to_vec());
     for b in bufs {
         b.destroy(&gpu.ctx);
     }
-    (vis, counts)
+    (vis, counts, seen)
 }
 
 /// The nearest of `tris` along the ray through screen point (x, y) px whose view depth is at
@@ -332,7 +340,7 @@ const STAMP: u32 = 7;
 fn culling() -> PublishOptions {
     PublishOptions {
         mode: PublishMode::Compute,
-        occlusion: true,
+        occlusion: Occlusion::Cull,
         ..Default::default()
     }
 }
@@ -350,7 +358,7 @@ fn drawn_and_culled(
         .map(|i| if i < wall { STAMP - 1 } else { 0 })
         .collect();
     let all = rasterise(gpu, cam, tris, culling());
-    let (culled, counts) = rasterise_with(gpu, cam, tris, culling(), Some((&stamps, STAMP)));
+    let (culled, counts, _) = rasterise_with(gpu, cam, tris, culling(), Some((&stamps, STAMP)));
     (all, culled, counts)
 }
 
@@ -398,7 +406,7 @@ fn occlusion_culling_is_exact() {
     }
     // Nothing stamped as drawn in the last frame: nothing to test against, nothing culled.
     let none = vec![0u32; tris.len()];
-    let (first, counts) = rasterise_with(&mut gpu, &cam, &tris, culling(), Some((&none, STAMP)));
+    let (first, counts, _) = rasterise_with(&mut gpu, &cam, &tris, culling(), Some((&none, STAMP)));
     assert_eq!((counts.early, counts.occluded), (0, 0));
     assert_eq!(first, all);
     gpu.assert_clean();
@@ -626,5 +634,62 @@ fn the_late_trigger_ends_long_searches_sooner() {
         "the same terrain pixels"
     );
     r.destroy(&gpu.ctx);
+    gpu.assert_clean();
+}
+
+/// The one stamping pass (`Occlusion::Stamp`) draws the same bits as the plain raster, culls
+/// nothing, and stamps exactly the leaves it drew on screen as unseen this frame: the wall, the
+/// triangles behind it (drawn, winning nothing) and one crossing the near plane (handed over),
+/// while a triangle beside the view keeps its old stamp.
+#[test]
+fn the_stamping_pass_stamps_what_it_draws_and_changes_no_pixel() {
+    let mut gpu = Gpu::new();
+    let cam = camera();
+    let p = |x, y, z| at(&cam, x, y, z);
+    let mut tris = wall(&cam, |_, _| true);
+    for k in 0..20 {
+        let (x, y) = ((k % 5) as f64 * 2.0 - 4.0, (k / 5) as f64 * 2.0 - 3.0);
+        tris.push([p(x, y, 25.0), p(x + 0.8, y, 25.0), p(x, y + 0.8, 25.0)]);
+    }
+    let on_screen = tris.len();
+    // Crossing the near plane, in view: handed over, and drawn on screen all the same.
+    tris.push([p(-0.5, -0.3, -1.0), p(0.5, -0.3, 3.0), p(0.0, 0.4, 3.0)]);
+    let crosser = on_screen;
+    // Far beside the view (the CBT's draw list holds no leaf wholly behind the camera).
+    tris.push([
+        p(300.0, 0.0, 10.0),
+        p(301.0, 0.0, 10.0),
+        p(300.0, 1.0, 10.0),
+    ]);
+    const OLD: u32 = 3;
+    let old = vec![OLD; tris.len()];
+    let stamping = PublishOptions {
+        mode: PublishMode::Compute,
+        occlusion: Occlusion::Stamp,
+        ..Default::default()
+    };
+    let plain = PublishOptions {
+        occlusion: Occlusion::Off,
+        ..stamping
+    };
+    let all = rasterise(&mut gpu, &cam, &tris, plain);
+    let (drawn, counts, seen) =
+        rasterise_with(&mut gpu, &cam, &tris, stamping, Some((&old, STAMP)));
+    let differ = (0..all.len()).filter(|&i| all[i] != drawn[i]).count();
+    assert_eq!(differ, 0, "the stamping pass changed {differ} px");
+    assert_eq!((counts.early, counts.occluded), (0, 0), "nothing culled");
+    assert_eq!(seen.len(), tris.len());
+    let unseen = STAMP | engine::cbt::gpu::buffers::UNSEEN_STAMP;
+    for (leaf, &s) in seen.iter().enumerate() {
+        let want = if leaf <= crosser { unseen } else { OLD };
+        assert_eq!(s, want, "leaf {leaf} of {}", tris.len());
+    }
+    // The hidden triangles did draw: they are stamped, yet hold no pixel.
+    for leaf in on_screen - 20..on_screen {
+        assert!(
+            !drawn.iter().any(|&k| (k & 0xffff_ffff) as usize == leaf),
+            "hidden leaf {leaf} won a pixel"
+        );
+    }
     gpu.assert_clean();
 }

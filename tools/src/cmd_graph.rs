@@ -33,9 +33,9 @@ pub struct Args {
     /// (as `render --publish`).
     #[arg(long, env = "PLANETFALL_PUBLISH", default_value = "auto", value_parser = crate::device::parse_publish)]
     publish: engine::publish::PublishMode,
-    /// Occlusion culling in the compute raster: on or off (as `render --occlusion`).
-    #[arg(long, env = "PLANETFALL_OCCLUSION", default_value = "off", value_parser = crate::device::parse_on_off, action = clap::ArgAction::Set)]
-    occlusion: bool,
+    /// Occlusion stamps in the compute raster: off, stamp or on (as `render --occlusion`).
+    #[arg(long, env = "PLANETFALL_OCCLUSION", default_value = "off")]
+    occlusion: engine::publish::Occlusion,
     #[command(flatten)]
     frame: FrameArgs,
 }

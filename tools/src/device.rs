@@ -49,17 +49,20 @@ pub struct GpuArgs {
     /// a fixed number (5 is the default scale).
     #[arg(long, env = "PLANETFALL_EXPOSURE", default_value = "auto")]
     pub exposure: engine::exposure::ExposureMode,
-    /// Occlusion culling in the compute raster: on (last frame's visible leaves first, then the
-    /// rest culled where hidden behind them; the image is the same bits) or off (every leaf
-    /// drawn in one pass: faster on the H200, docs/bench.md "Occlusion culling").
-    #[arg(long, env = "PLANETFALL_OCCLUSION", default_value = "off", value_parser = parse_on_off, action = clap::ArgAction::Set)]
-    pub occlusion: bool,
-    /// With --occlusion on, which leaves that showed nothing in the last frame keep their level
-    /// instead of splitting: `keep-culled` (those the cull found hidden behind nearer terrain),
-    /// `keep-unseen` (also those drawn on screen that won no pixel) or `refine` (none: the image
-    /// is the same bits as without the cull) (`engine::cbt::HiddenLeaves`).
-    #[arg(long, env = "PLANETFALL_HIDDEN_LEAVES", default_value = "keep-culled")]
-    pub hidden_leaves: engine::cbt::HiddenLeaves,
+    /// Occlusion stamps in the compute raster: off (every leaf drawn in one pass, none
+    /// stamped), stamp (one pass that stamps the leaves it draws, so the mesh knows those
+    /// that won no pixel) or on (last frame's visible leaves first, then the rest culled where
+    /// hidden behind them: slower on the H100 and H200, docs/bench.md "Hidden leaves kept from
+    /// splitting"). The image is the same bits in every case (`engine::publish::Occlusion`).
+    #[arg(long, env = "PLANETFALL_OCCLUSION", default_value = "off")]
+    pub occlusion: engine::publish::Occlusion,
+    /// With --occlusion stamp or on, which leaves that showed nothing in the last frame keep
+    /// their level instead of splitting: `keep-culled` (those the cull found hidden behind
+    /// nearer terrain; the default with on), `keep-unseen` (also those drawn on screen that won
+    /// no pixel, but for outlines; the default with stamp) or `refine` (none: the image is the
+    /// same bits as without stamps) (`engine::cbt::HiddenLeaves`).
+    #[arg(long, env = "PLANETFALL_HIDDEN_LEAVES")]
+    pub hidden_leaves: Option<engine::cbt::HiddenLeaves>,
     /// Samples `publish.resolve` takes back along a grazing ray for detail the mesh's chords
     /// pass under: 16 (engine::publish::RESOLVE_MARCH_SAMPLES) mends about 60 % of it, at up to
     /// 2.9 ms a frame on the H200 over rough ground [default: 0, none].
@@ -180,7 +183,11 @@ pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     };
     o.publish.mode = a.publish;
     o.publish.occlusion = a.occlusion;
-    o.cbt.hidden_leaves = a.hidden_leaves;
+    // Stamps without a cull mark no leaf hidden: there the leaves kept are the unseen.
+    o.cbt.hidden_leaves = a.hidden_leaves.unwrap_or(match a.occlusion {
+        engine::publish::Occlusion::Stamp => engine::cbt::HiddenLeaves::KeepUnseen,
+        _ => engine::cbt::HiddenLeaves::KeepCulled,
+    });
     o.exposure = a.exposure;
     if let Some(px) = a.raster_max_box {
         o.publish.max_box_px = px;

@@ -108,11 +108,10 @@ pub struct PublishOptions {
     /// Steps in all a search unaccepted after its sixth takes while bracketed
     /// ([`RESOLVE_RESCUE_STEPS`]; 6 or less: none).
     pub rescue_steps: u32,
-    /// Occlusion culling in two phases when the mesh keeps stamps ([`OcclusionBindings`]);
-    /// false draws every leaf in one pass (the visibility buffer is the same bits either way).
-    /// Off by default: on the H200 the second pass and `raster.hiz` cost more than the leaves
-    /// it culls save (docs/bench.md, "Occlusion culling").
-    pub occlusion: bool,
+    /// What the raster does with the occlusion stamps when the mesh keeps them
+    /// ([`OcclusionBindings`]): nothing, stamps in one pass, or a cull in two (the visibility
+    /// buffer is the same bits in every case). Off by default.
+    pub occlusion: Occlusion,
     /// Samples `publish.resolve.search` takes back along a grazing ray, within the surface search's
     /// reach, for detail that rises above the ray before the chord it hit (0: none, the
     /// default; [`RESOLVE_MARCH_SAMPLES`] to turn it on). Bit 16 makes it a reference for
@@ -272,7 +271,7 @@ impl Default for PublishOptions {
             late_after: RESOLVE_LATE_AFTER,
             late_scale: RESOLVE_LATE_SCALE,
             rescue_steps: RESOLVE_RESCUE_STEPS,
-            occlusion: false,
+            occlusion: Occlusion::Off,
             march_samples: 0,
             outline_samples: 0,
             root_bisect: false,
@@ -282,6 +281,44 @@ impl Default for PublishOptions {
             skyline: true,
             skyline_outline_m: 0.0,
             skyline_walk: true,
+        }
+    }
+}
+
+/// How the compute raster uses the occlusion stamps (`PublishOptions::occlusion`): which
+/// leaves showed nothing in the last frame, for `cbt.decide` to keep them from splitting
+/// (`cbt::HiddenLeaves`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Occlusion {
+    /// One pass, no stamps: every leaf drawn, every leaf refines.
+    #[default]
+    Off,
+    /// One pass, `raster.compute.stamped`: each leaf drawn on screen is stamped unseen and
+    /// `publish.resolve` restamps the winners, so the mesh knows the leaves that won no
+    /// pixel at one write per leaf. Nothing is culled.
+    Stamp,
+    /// Two phases: last frame's visible leaves, then the rest culled where hidden behind
+    /// them (`raster.compute.early`, `raster.hiz`, `raster.compute.late`). On the H200 and the
+    /// H100 the second phase costs more than the leaves it culls save (docs/bench.md,
+    /// "Hidden leaves kept from splitting").
+    Cull,
+}
+
+impl Occlusion {
+    /// Whether the raster stamps the leaves it draws (and the mesh keeps the stamps).
+    pub fn stamps(self) -> bool {
+        self != Occlusion::Off
+    }
+}
+
+impl std::str::FromStr for Occlusion {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "off" => Ok(Occlusion::Off),
+            "stamp" => Ok(Occlusion::Stamp),
+            "on" | "cull" => Ok(Occlusion::Cull),
+            _ => Err(format!("expected off, stamp or on, got {s:?}")),
         }
     }
 }

@@ -33,7 +33,7 @@ use crate::exposure::Exposure;
 use crate::frame_constants::{FrameConstantBuffers, FrameConstants};
 use crate::params::{LAST_STORED_LEVEL, MAX_LEVEL};
 use crate::planet::{Body, TileId};
-use crate::publish::{declare_publish, PublishMode, PublishOptions};
+use crate::publish::{declare_publish, Occlusion, PublishMode, PublishOptions};
 use crate::shade::{declare_aov, declare_terrain, ClimateField, Skips};
 use crate::source::TileSource;
 use crate::stream::envelope::{FeedMeter, LocalFetch};
@@ -377,7 +377,7 @@ impl PlanetRenderer {
             0
         };
         // The cull's stamps of hidden leaves are read by the next frame's update.
-        self.mesh.occlusion = self.opts.publish.occlusion && req.view != DebugView::Cbt;
+        self.mesh.occlusion = self.opts.publish.occlusion.stamps() && req.view != DebugView::Cbt;
         self.mesh.prepare(
             req.frame_slot,
             ViewPose::new(cam, self.body.radius),
@@ -416,7 +416,7 @@ impl PlanetRenderer {
         let mut publish = self.opts.publish;
         publish.no_correction |= self.opts.skips.contains(Skips::ROOT_SEARCH);
         let p = declare_publish(g, extent, bindings, surface, publish, edges);
-        if self.opts.publish.occlusion {
+        if self.opts.publish.occlusion == Occlusion::Cull {
             self.mesh.declare_raster_counters(g, p.big);
         }
         let atmos = self.atmosphere.declare(g, frame);

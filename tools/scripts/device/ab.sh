@@ -4,7 +4,7 @@
 # .dev/planetfall-old (prepare.sh puts the current one at .dev/planetfall). V: the views;
 # RUNS: the binaries in order (names under .dev/; `name@VAR=value@VAR2=value` runs it with those
 # environment variables set, e.g. planetfall@PLANETFALL_RESOLVE_SKYLINE=off; the cull is off
-# unless a run sets PLANETFALL_OCCLUSION=on); TB: seconds a run may take; extra bench
+# unless a run sets PLANETFALL_OCCLUSION=stamp or on); TB: seconds a run may take; extra bench
 # options after the script's name (both binaries must know them). Call it without piping into
 # `tail`: on a timeout the pipe's output is lost, and each run prints as it ends.
 set -u

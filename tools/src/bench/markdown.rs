@@ -35,17 +35,18 @@ fn frame_cell(t: &Timed) -> String {
 }
 
 /// Leaves culled as occluded, and with the cull on, of how many that won no pixel in the frame
-/// before (in a still view: the hidden leaves, all an exact cull could leave out).
+/// before (in a still view: the hidden leaves, all an exact cull could leave out); with
+/// stamps, the split wishes of leaves that showed nothing refused.
 pub fn occlusion_cell(m: &engine::cbt::MeshStats) -> String {
-    if m.early == 0 {
-        return m.occluded.to_string();
-    }
-    let hidden = m.drawn.saturating_sub(m.early);
     let kept = if m.hidden_kept > 0 {
         format!("; {} kept from splitting", m.hidden_kept)
     } else {
         String::new()
     };
+    if m.early == 0 {
+        return format!("{}{kept}", m.occluded);
+    }
+    let hidden = m.drawn.saturating_sub(m.early);
     format!(
         "{} of the {hidden} that won no pixel, {:.1} %{kept}",
         m.occluded,
@@ -590,5 +591,11 @@ mod tests {
             super::occlusion_cell(&kept),
             "300 of the 400 that won no pixel, 75.0 %; 12 kept from splitting"
         );
+        // Stamps without the cull: nothing drawn early, nothing culled, wishes refused.
+        let stamped = MeshStats {
+            hidden_kept: 12,
+            ..off
+        };
+        assert_eq!(super::occlusion_cell(&stamped), "0; 12 kept from splitting");
     }
 }

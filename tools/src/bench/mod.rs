@@ -221,7 +221,7 @@ pub fn run(gpu_args: &crate::device::GpuArgs, o: &Options) -> Result<(Report, Ve
             markdown::clock_cell(t), if t.flags.is_empty() { String::new() } else { format!("  FLAGGED ({})", t.flags.join("; ")) },
             100.0 * v.score.terrain, if v.score.measured_nothing { " (MEASURED NOTHING)" } else { "" },
             100.0 * v.score.see_through, 100.0 * v.score.covers_sky, v.score.silhouette_px_p95, v.mesh.leaves,
-            if v.mesh.early > 0 { format!(" drawn {} occluded {}", v.mesh.drawn, markdown::occlusion_cell(&v.mesh)) } else { String::new() }
+            if v.mesh.early > 0 || v.mesh.hidden_kept > 0 { format!(" drawn {} occluded {}", v.mesh.drawn, markdown::occlusion_cell(&v.mesh)) } else { String::new() }
         );
         for g in &v.rings.rings {
             println!(
