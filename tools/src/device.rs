@@ -139,6 +139,18 @@ pub struct GpuArgs {
     pub pipeline_stats: bool,
 }
 
+impl GpuArgs {
+    /// `--hidden-leaves`, or its default for `--occlusion`: stamps without a cull mark no
+    /// leaf hidden, so there the leaves kept are the unseen.
+    pub fn hidden_leaves(&self) -> engine::cbt::HiddenLeaves {
+        use engine::cbt::HiddenLeaves;
+        self.hidden_leaves.unwrap_or(match self.occlusion {
+            engine::publish::Occlusion::Stamp => HiddenLeaves::KeepUnseen,
+            _ => HiddenLeaves::KeepCulled,
+        })
+    }
+}
+
 pub fn parse_on_off(s: &str) -> Result<bool, String> {
     match s {
         "on" => Ok(true),
@@ -183,11 +195,7 @@ pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     };
     o.publish.mode = a.publish;
     o.publish.occlusion = a.occlusion;
-    // Stamps without a cull mark no leaf hidden: there the leaves kept are the unseen.
-    o.cbt.hidden_leaves = a.hidden_leaves.unwrap_or(match a.occlusion {
-        engine::publish::Occlusion::Stamp => engine::cbt::HiddenLeaves::KeepUnseen,
-        _ => engine::cbt::HiddenLeaves::KeepCulled,
-    });
+    o.cbt.hidden_leaves = a.hidden_leaves();
     o.exposure = a.exposure;
     if let Some(px) = a.raster_max_box {
         o.publish.max_box_px = px;

@@ -102,6 +102,17 @@ pub enum HiddenLeaves {
     KeepUnseen,
 }
 
+impl HiddenLeaves {
+    /// As `--hidden-leaves` names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            HiddenLeaves::Refine => "refine",
+            HiddenLeaves::KeepCulled => "keep-culled",
+            HiddenLeaves::KeepUnseen => "keep-unseen",
+        }
+    }
+}
+
 impl std::str::FromStr for HiddenLeaves {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {

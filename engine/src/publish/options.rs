@@ -309,6 +309,15 @@ impl Occlusion {
     pub fn stamps(self) -> bool {
         self != Occlusion::Off
     }
+
+    /// As `--occlusion` names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Occlusion::Off => "off",
+            Occlusion::Stamp => "stamp",
+            Occlusion::Cull => "on",
+        }
+    }
 }
 
 impl std::str::FromStr for Occlusion {
@@ -320,5 +329,27 @@ impl std::str::FromStr for Occlusion {
             "on" | "cull" => Ok(Occlusion::Cull),
             _ => Err(format!("expected off, stamp or on, got {s:?}")),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Occlusion;
+    use crate::cbt::HiddenLeaves;
+
+    /// The names the bench reports are the ones the command line takes.
+    #[test]
+    fn occlusion_and_hidden_leaves_names_parse_back() {
+        for o in [Occlusion::Off, Occlusion::Stamp, Occlusion::Cull] {
+            assert_eq!(o.name().parse::<Occlusion>(), Ok(o));
+        }
+        for h in [
+            HiddenLeaves::Refine,
+            HiddenLeaves::KeepCulled,
+            HiddenLeaves::KeepUnseen,
+        ] {
+            assert_eq!(h.name().parse::<HiddenLeaves>(), Ok(h));
+        }
+        assert!("maybe".parse::<Occlusion>().is_err());
     }
 }

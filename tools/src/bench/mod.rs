@@ -164,7 +164,17 @@ pub fn run(gpu_args: &crate::device::GpuArgs, o: &Options) -> Result<(Report, Ve
         width: o.width,
         height: o.height,
         quick: o.quick,
-        publish: gpu_args.publish.resolve(info).name().into(),
+        // What the raster does with the occlusion stamps travels with the mode: the
+        // environment can set it, so the command line alone does not say.
+        publish: match gpu_args.occlusion {
+            engine::publish::Occlusion::Off => gpu_args.publish.resolve(info).name().into(),
+            occ => format!(
+                "{}, occlusion {} ({})",
+                gpu_args.publish.resolve(info).name(),
+                occ.name(),
+                gpu_args.hidden_leaves().name()
+            ),
+        },
         skips: gpu_args.skip.unwrap_or_default().names(),
         validation: report::Validation {
             enabled: gpu.ctx.validation,
