@@ -83,13 +83,14 @@ pub struct CbtParams {
     /// are unchanged (docs/cbt.md "The surface memo"); false walks every point every time. The
     /// same points either way; GPU only (the model always walks).
     pub surface_memo: bool,
-    /// With occlusion culling (`publish::PublishOptions::occlusion`), which leaves of the
-    /// last frame keep their level instead of splitting (GPU only: the model draws nothing).
+    /// With occlusion stamps (`publish::PublishOptions::occlusion`: stamps alone or the cull),
+    /// which leaves of the last frame keep their level instead of splitting (GPU only: the
+    /// model draws nothing).
     pub hidden_leaves: HiddenLeaves,
 }
 
 /// Leaves that showed nothing in the last frame, refined or kept at their level
-/// (`CbtParams::hidden_leaves`; only with occlusion culling, whose stamps say which).
+/// (`CbtParams::hidden_leaves`; only with occlusion stamps, which say which).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum HiddenLeaves {
     /// Every leaf refines as without the cull: the image is the same bits.

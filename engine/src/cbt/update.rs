@@ -48,8 +48,9 @@ pub struct MeshStats {
     /// so `drawn − early` is what an exact cull could leave out at most.
     #[serde(default)]
     pub early: u32,
-    /// Split wishes refused over the frame's iterations because the leaf was culled as hidden
-    /// in the frame before (`CbtParams::hidden_leaves`, with occlusion culling).
+    /// Split wishes refused over the frame's iterations because the leaf showed nothing in the
+    /// frame before: culled as hidden, or drawn and won no pixel (`CbtParams::hidden_leaves`,
+    /// with occlusion stamps).
     #[serde(default)]
     pub hidden_kept: u32,
     /// The fine-detail gain after the frame (`cbt::gain`).

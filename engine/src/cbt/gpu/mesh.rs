@@ -202,7 +202,7 @@ impl GpuMesh {
     }
 
     /// What `cbt.decide` matches a leaf's stamp against: the last frame's stamp with the kinds
-    /// `CbtParams::hidden_leaves` keeps (0: none, without the cull, in the first frame of a
+    /// `CbtParams::hidden_leaves` keeps (0: none, without stamps, in the first frame of a
     /// pool or when every leaf refines).
     fn hidden_stamp(&self) -> u32 {
         // `frames` counts the prepared frame: the last one is `frames - 2`.
