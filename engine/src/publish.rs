@@ -215,6 +215,51 @@ pub struct Rasterised {
     pub seen: Option<BufferRef>,
 }
 
+/// What every node of the `raster.compute` family reads and writes
+/// (`shaders/common/raster_small.glsl`): the leaves, the hand-over, the visibility buffer and
+/// the shell; push: mode, largest box, this frame's stamp, shell raise.
+struct SmallRaster<'a> {
+    frame: BufferRef,
+    mesh: &'a MeshBindings,
+    dispatch: BufferRef,
+    push: [u32; 4],
+    big: &'a mut BufferRef,
+    vis: &'a mut BufferRef,
+    shell: &'a mut BufferRef,
+}
+
+impl SmallRaster<'_> {
+    /// One variant: the stamping ones write `seen`, the late phase reads `hiz`.
+    fn declare(
+        &mut self,
+        g: &mut Graph<'_>,
+        name: &'static str,
+        shader: &'static framegraph::shader::Shader,
+        seen: Option<&mut BufferRef>,
+        hiz: Option<BufferRef>,
+    ) {
+        let node = g
+            .compute(name, shader)
+            .read("frame", self.frame)
+            .read("pool", self.mesh.pool)
+            .read("draw_list", self.mesh.draw_list)
+            .read("dispatch", self.dispatch);
+        let node = match seen {
+            Some(s) => node.write("seen", s),
+            None => node,
+        };
+        let node = match hiz {
+            Some(h) => node.read("hiz", h),
+            None => node,
+        };
+        node.write("big", self.big)
+            .write("vis", self.vis)
+            .write("shell", self.shell)
+            .push(&self.push)
+            .dispatch_indirect(self.dispatch, 0);
+    }
+}
+
 /// Declare the raster half of the publish, `publish.clear` … `raster.hardware` or
 /// `raster.compute.big` (and `publish.depth` when asked for in compute mode); `frame` holds
 /// the frame constants (`shaders/common/frame.glsl`). `opts.mode` must be resolved.
@@ -278,52 +323,43 @@ pub fn declare_raster(
     let max_box = (opts.max_box_px as f32).to_bits();
     let shell_k = opts.shell_k.max(0.0).to_bits();
     let mut stamps = None;
+    let mut small = SmallRaster {
+        frame,
+        mesh: &mesh,
+        dispatch,
+        push: [compute as u32, max_box, 0, shell_k],
+        big: &mut big,
+        vis: &mut vis,
+        shell: &mut shell,
+    };
     match mesh.occlusion.filter(|_| opts.occlusion.stamps()) {
-        None => {
-            g.compute("raster.compute", &shaders::RASTER_COMPUTE)
-                .read("frame", frame)
-                .read("pool", mesh.pool)
-                .read("draw_list", mesh.draw_list)
-                .read("dispatch", dispatch)
-                .write("big", &mut big)
-                .write("vis", &mut vis)
-                .write("shell", &mut shell)
-                .push(&[compute as u32, max_box, 0, shell_k])
-                .dispatch_indirect(dispatch, 0);
-        }
+        None => small.declare(g, "raster.compute", &shaders::RASTER_COMPUTE, None, None),
         Some(o) if opts.occlusion == Occlusion::Stamp => {
             // One pass that stamps each leaf it draws on screen as unseen; the resolve
             // restamps the winners.
             let mut seen = o.seen;
-            g.compute("raster.compute.stamped", &shaders::RASTER_COMPUTE_STAMPED)
-                .read("frame", frame)
-                .read("pool", mesh.pool)
-                .read("draw_list", mesh.draw_list)
-                .read("dispatch", dispatch)
-                .write("seen", &mut seen)
-                .write("big", &mut big)
-                .write("vis", &mut vis)
-                .write("shell", &mut shell)
-                .push(&[compute as u32, max_box, o.frame_stamp, shell_k])
-                .dispatch_indirect(dispatch, 0);
+            small.push[2] = o.frame_stamp;
+            small.declare(
+                g,
+                "raster.compute.stamped",
+                &shaders::RASTER_COMPUTE_STAMPED,
+                Some(&mut seen),
+                None,
+            );
             stamps = Some(seen);
         }
         Some(o) => {
             // Two phases: last frame's visible leaves, the depth they leave per tile, then
             // the rest against it (`shaders/common/raster_small.glsl`).
-            let push = [compute as u32, max_box, o.frame_stamp, shell_k];
             let mut seen = o.seen;
-            g.compute("raster.compute.early", &shaders::RASTER_COMPUTE_EARLY)
-                .read("frame", frame)
-                .read("pool", mesh.pool)
-                .read("draw_list", mesh.draw_list)
-                .read("dispatch", dispatch)
-                .write("seen", &mut seen)
-                .write("big", &mut big)
-                .write("vis", &mut vis)
-                .write("shell", &mut shell)
-                .push(&push)
-                .dispatch_indirect(dispatch, 0);
+            small.push[2] = o.frame_stamp;
+            small.declare(
+                g,
+                "raster.compute.early",
+                &shaders::RASTER_COMPUTE_EARLY,
+                Some(&mut seen),
+                None,
+            );
             let tiles = [w.div_ceil(RASTER_HIZ_TILE), h.div_ceil(RASTER_HIZ_TILE)];
             // The farthest depth per tile, then per quarter tile (shaders/raster/hiz.comp).
             let mut hiz = g.create_buffer(
@@ -332,21 +368,16 @@ pub fn declare_raster(
             );
             g.compute("raster.hiz", &shaders::RASTER_HIZ)
                 .read("frame", frame)
-                .read("vis", vis)
+                .read("vis", *small.vis)
                 .write("hiz", &mut hiz)
                 .dispatch([tiles[0], tiles[1], 1]);
-            g.compute("raster.compute.late", &shaders::RASTER_COMPUTE_LATE)
-                .read("frame", frame)
-                .read("pool", mesh.pool)
-                .read("draw_list", mesh.draw_list)
-                .read("dispatch", dispatch)
-                .write("seen", &mut seen)
-                .read("hiz", hiz)
-                .write("big", &mut big)
-                .write("vis", &mut vis)
-                .write("shell", &mut shell)
-                .push(&push)
-                .dispatch_indirect(dispatch, 0);
+            small.declare(
+                g,
+                "raster.compute.late",
+                &shaders::RASTER_COMPUTE_LATE,
+                Some(&mut seen),
+                Some(hiz),
+            );
             stamps = Some(seen);
         }
     }
