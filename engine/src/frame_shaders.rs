@@ -30,16 +30,14 @@ pub fn compute(opts: &RendererOptions, device: &DeviceInfo) -> Vec<&'static Shad
         &shaders::CBT_FINISH_COMPACT,
         &shaders::RASTER_ARGS,
     ];
-    if opts.publish.occlusion == Occlusion::Stamp {
-        list.push(&shaders::RASTER_COMPUTE_STAMPED);
-    } else if opts.publish.occlusion == Occlusion::Cull {
-        list.extend([
+    match opts.publish.occlusion {
+        Occlusion::Off => list.push(&shaders::RASTER_COMPUTE),
+        Occlusion::Stamp => list.push(&shaders::RASTER_COMPUTE_STAMPED),
+        Occlusion::Cull => list.extend([
             &shaders::RASTER_COMPUTE_EARLY,
             &shaders::RASTER_HIZ,
             &shaders::RASTER_COMPUTE_LATE,
-        ]);
-    } else {
-        list.push(&shaders::RASTER_COMPUTE);
+        ]),
     }
     if opts.publish.mode.resolve(device) != PublishMode::Hardware {
         list.extend([&shaders::RASTER_BIG_ARGS, &shaders::RASTER_COMPUTE_BIG]);

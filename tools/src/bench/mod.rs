@@ -166,14 +166,16 @@ pub fn run(gpu_args: &crate::device::GpuArgs, o: &Options) -> Result<(Report, Ve
         quick: o.quick,
         // What the raster does with the occlusion stamps travels with the mode: the
         // environment can set it, so the command line alone does not say.
-        publish: match gpu_args.occlusion {
-            engine::publish::Occlusion::Off => gpu_args.publish.resolve(info).name().into(),
-            occ => format!(
-                "{}, occlusion {} ({})",
-                gpu_args.publish.resolve(info).name(),
-                occ.name(),
-                gpu_args.hidden_leaves().name()
-            ),
+        publish: {
+            let mode = gpu_args.publish.resolve(info).name();
+            match gpu_args.occlusion {
+                engine::publish::Occlusion::Off => mode.into(),
+                occ => format!(
+                    "{mode}, occlusion {} ({})",
+                    occ.name(),
+                    gpu_args.hidden_leaves().name()
+                ),
+            }
         },
         skips: gpu_args.skip.unwrap_or_default().names(),
         validation: report::Validation {

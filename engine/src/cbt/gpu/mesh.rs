@@ -43,9 +43,10 @@ pub struct GpuMesh {
     counters: Vec<GpuBuffer>,
     /// Host-visible copies of the raster's counts (`raster.counters`), one per frame slot.
     raster_counters: Vec<GpuBuffer>,
-    /// Occlusion culling runs in the frames prepared from now on (the raster stamps the leaves
-    /// it culls or draws unseen, so the next frame's `cbt.decide` may keep them from splitting).
-    /// Stamps carry their frame, so a frame after one without the cull finds none to match.
+    /// The raster stamps leaves in the frames prepared from now on (those it draws unseen, and
+    /// with the cull those it culls), so the next frame's `cbt.decide` may keep them from
+    /// splitting. Stamps carry their frame, so a frame after one without stamps finds none to
+    /// match.
     pub occlusion: bool,
     /// Per slot, the frame declared there and not yet read: its view, the pool epoch and its
     /// frame index.
