@@ -47,6 +47,9 @@ pub fn compute(opts: &RendererOptions, device: &DeviceInfo) -> Vec<&'static Shad
         list.push(&shaders::PUBLISH_RESOLVE_SHELL);
     }
     list.extend(opts.publish.skyline_shader());
+    if opts.publish.occlusion == Occlusion::Stamp {
+        list.extend([&shaders::RASTER_HIZ, &shaders::RASTER_UNSEEN]);
+    }
     list.extend([
         &shaders::ATMOS_TRANSMITTANCE,
         &shaders::ATMOS_MULTISCATTER,

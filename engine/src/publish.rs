@@ -8,8 +8,8 @@
 //!
 //! → `publish.resolve` (surface-following hit, or the ocean surface at the datum). The shading
 //! that reads the hits is `crate::shade`. With occlusion stamps (`PublishOptions::occlusion`)
-//! `raster.compute` is `raster.compute.stamped`, or two phases around `raster.hiz` that cull
-//! ([`OcclusionBindings`]).
+//! `raster.compute` is `raster.compute.stamped` (and after the resolve, `raster.hiz` →
+//! `raster.unseen`), or two phases around `raster.hiz` that cull ([`OcclusionBindings`]).
 
 mod options;
 
@@ -58,8 +58,8 @@ pub struct Published {
     /// hardware raster's attachment, or in compute mode `publish.depth` made from the
     /// visibility buffer, only when asked for (`want_depth`).
     pub depth: Option<ImageRef>,
-    /// `raster.big`, whose header counts the leaves the two raster phases drew and culled
-    /// ([`RasterCounts`]).
+    /// `raster.big`, whose header counts the leaves the two raster phases drew and culled, or
+    /// with stamps alone those `raster.unseen` found hidden ([`RasterCounts`]).
     pub big: BufferRef,
 }
 
@@ -71,7 +71,8 @@ pub struct RasterCounts {
     pub big_tally: u64,
     /// Leaves `raster.compute.early` drew (won a pixel in the last frame).
     pub early: u32,
-    /// Leaves `raster.compute.late` culled as hidden behind what the early phase drew.
+    /// Leaves `raster.compute.late` culled as hidden behind what the early phase drew, or with
+    /// stamps alone ([`Occlusion::Stamp`]) the unseen leaves `raster.unseen` restamped hidden.
     pub occluded: u32,
 }
 
@@ -172,10 +173,22 @@ pub fn declare_publish(
             .push(&push)
             .dispatch_indirect(skylined, 0);
     }
+    let big = match mesh.occlusion {
+        Some(_) if opts.occlusion == Occlusion::Stamp => declare_unseen(
+            g,
+            extent,
+            surface.frame,
+            &mesh,
+            &r,
+            &mut seen,
+            opts.unseen_raise,
+        ),
+        _ => r.big,
+    };
     Published {
         hits,
         depth: r.depth,
-        big: r.big,
+        big,
     }
 }
 
@@ -202,6 +215,8 @@ pub struct Rasterised {
     pub depth: Option<ImageRef>,
     /// The hand-over list and the raster's counts ([`RasterCounts`]).
     pub big: BufferRef,
+    /// `raster.dispatch`: the small raster's indirect dispatch over the draw list.
+    pub dispatch: BufferRef,
     /// `publish.shelled`: the pixels `publish.resolve` hands to `publish.resolve.shell` (a
     /// 16-byte header, cleared by `publish.clear`, then room for every pixel; the header alone
     /// where the options hand none over).
@@ -360,17 +375,7 @@ pub fn declare_raster(
                 Some(&mut seen),
                 None,
             );
-            let tiles = [w.div_ceil(RASTER_HIZ_TILE), h.div_ceil(RASTER_HIZ_TILE)];
-            // The farthest depth per tile, then per quarter tile (shaders/raster/hiz.comp).
-            let mut hiz = g.create_buffer(
-                "raster.hiz",
-                BufferDesc::gpu(4 * 5 * tiles[0] as u64 * tiles[1] as u64),
-            );
-            g.compute("raster.hiz", &shaders::RASTER_HIZ)
-                .read("frame", frame)
-                .read("vis", *small.vis)
-                .write("hiz", &mut hiz)
-                .dispatch([tiles[0], tiles[1], 1]);
+            let hiz = declare_hiz(g, extent, frame, *small.vis);
             small.declare(
                 g,
                 "raster.compute.late",
@@ -392,10 +397,57 @@ pub fn declare_raster(
         shell,
         depth,
         big,
+        dispatch,
         shelled,
         skylined,
         seen: stamps,
     }
+}
+
+/// `raster.hiz` over the finished visibility buffer → `raster.unseen`: with stamps alone, the
+/// leaves still stamped unseen once the resolve restamped the winners are restamped hidden
+/// where their prism, `raise` times their residual, lies behind the image
+/// (`shaders/raster/unseen.comp`). Returns `raster.big`, which counts them ([`RasterCounts`]).
+/// `mesh.occlusion` must be set.
+pub fn declare_unseen(
+    g: &mut Graph<'_>,
+    extent: [u32; 2],
+    frame: BufferRef,
+    mesh: &MeshBindings,
+    r: &Rasterised,
+    seen: &mut BufferRef,
+    raise: f32,
+) -> BufferRef {
+    let stamp = mesh.occlusion.map_or(0, |o| o.frame_stamp);
+    let hiz = declare_hiz(g, extent, frame, r.vis);
+    let mut big = r.big;
+    g.compute("raster.unseen", &shaders::RASTER_UNSEEN)
+        .read("frame", frame)
+        .read("pool", mesh.pool)
+        .read("draw_list", mesh.draw_list)
+        .read("dispatch", r.dispatch)
+        .read("hiz", hiz)
+        .write("seen", seen)
+        .write("big", &mut big)
+        .push(&[stamp, raise.max(0.0).to_bits()])
+        .dispatch_indirect(r.dispatch, 0);
+    big
+}
+
+/// `raster.hiz`: the farthest depth of `vis` per tile, then per quarter tile
+/// (`shaders/raster/hiz.comp`).
+fn declare_hiz(g: &mut Graph<'_>, [w, h]: [u32; 2], frame: BufferRef, vis: BufferRef) -> BufferRef {
+    let tiles = [w.div_ceil(RASTER_HIZ_TILE), h.div_ceil(RASTER_HIZ_TILE)];
+    let mut hiz = g.create_buffer(
+        "raster.hiz",
+        BufferDesc::gpu(4 * 5 * tiles[0] as u64 * tiles[1] as u64),
+    );
+    g.compute("raster.hiz", &shaders::RASTER_HIZ)
+        .read("frame", frame)
+        .read("vis", vis)
+        .write("hiz", &mut hiz)
+        .dispatch([tiles[0], tiles[1], 1]);
+    hiz
 }
 
 /// `raster.hardware`: the handed-over leaves as an indirect draw; returns its depth attachment.

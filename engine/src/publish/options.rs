@@ -65,6 +65,12 @@ pub const RASTER_HIZ_TILE: u32 = 8;
 /// en masse) 0.04–0.12 ms.
 pub const RASTER_MAX_BOX_PX: u32 = 256;
 
+/// The prism `raster.unseen` tests an unseen leaf by (`shaders/raster/unseen.comp`): its chord
+/// raised and lowered by this many times its largest edge-midpoint residual, at least a pixel.
+/// A quadratic surface rises at most 4/3 of its largest midpoint residual over the chord
+/// (common/raster_shell.glsl); the rest is margin for the finer detail the midpoints miss.
+pub const UNSEEN_RAISE: f32 = 4.0;
+
 /// The root search step from which a point within [`RESOLVE_LATE_SCALE`] times the
 /// correction's trigger is close enough. A pixel left uncorrected keeps |f| under the trigger
 /// (0.1 px at 1080p and 60°); a search that has not met it after its first step is mostly regula
@@ -112,6 +118,9 @@ pub struct PublishOptions {
     /// ([`OcclusionBindings`]): nothing, stamps in one pass, or a cull in two (the visibility
     /// buffer is the same bits in every case). Off by default.
     pub occlusion: Occlusion,
+    /// With [`Occlusion::Stamp`], the half-height of the prism `raster.unseen` tests an
+    /// unseen leaf by, over its largest edge-midpoint residual ([`UNSEEN_RAISE`]).
+    pub unseen_raise: f32,
     /// Samples `publish.resolve.search` takes back along a grazing ray, within the surface search's
     /// reach, for detail that rises above the ray before the chord it hit (0: none, the
     /// default; [`RESOLVE_MARCH_SAMPLES`] to turn it on). Bit 16 makes it a reference for
@@ -272,6 +281,7 @@ impl Default for PublishOptions {
             late_scale: RESOLVE_LATE_SCALE,
             rescue_steps: RESOLVE_RESCUE_STEPS,
             occlusion: Occlusion::Off,
+            unseen_raise: UNSEEN_RAISE,
             march_samples: 0,
             outline_samples: 0,
             root_bisect: false,
@@ -295,7 +305,9 @@ pub enum Occlusion {
     Off,
     /// One pass, `raster.compute.stamped`: each leaf drawn on screen is stamped unseen and
     /// `publish.resolve` restamps the winners, so the mesh knows the leaves that won no
-    /// pixel at one write per leaf. Nothing is culled.
+    /// pixel at one write per leaf; then `raster.hiz` over the finished image and
+    /// `raster.unseen` restamp as hidden the unseen leaves whose prism
+    /// ([`PublishOptions::unseen_raise`]) lies behind it. Nothing is culled.
     Stamp,
     /// Two phases: last frame's visible leaves, then the rest culled where hidden behind
     /// them (`raster.compute.early`, `raster.hiz`, `raster.compute.late`). On the H200 and the

@@ -36,7 +36,8 @@ fn frame_cell(t: &Timed) -> String {
 
 /// Leaves culled as occluded, and with the cull on, of how many that won no pixel in the frame
 /// before (in a still view: the hidden leaves, all an exact cull could leave out); with
-/// stamps, the split wishes of leaves that showed nothing refused.
+/// stamps alone, the unseen leaves `raster.unseen` found hidden behind the image; and the
+/// split wishes of leaves that showed nothing refused.
 pub fn occlusion_cell(m: &engine::cbt::MeshStats) -> String {
     let kept = if m.hidden_kept > 0 {
         format!("; {} kept from splitting", m.hidden_kept)
@@ -44,7 +45,12 @@ pub fn occlusion_cell(m: &engine::cbt::MeshStats) -> String {
         String::new()
     };
     if m.early == 0 {
-        return format!("{}{kept}", m.occluded);
+        // Nothing drawn early: no cull ran, or stamps alone, whose hidden leaves are drawn.
+        return if m.occluded > 0 {
+            format!("{} unseen found hidden{kept}", m.occluded)
+        } else {
+            format!("0{kept}")
+        };
     }
     let hidden = m.drawn.saturating_sub(m.early);
     format!(
@@ -597,5 +603,13 @@ mod tests {
             ..off
         };
         assert_eq!(super::occlusion_cell(&stamped), "0; 12 kept from splitting");
+        let found = MeshStats {
+            occluded: 7,
+            ..stamped
+        };
+        assert_eq!(
+            super::occlusion_cell(&found),
+            "7 unseen found hidden; 12 kept from splitting"
+        );
     }
 }

@@ -1,0 +1,89 @@
+#version 460
+// raster.unseen: with occlusion stamps alone (`--occlusion stamp`), after publish.resolve has
+// restamped the winners: each leaf still stamped unseen this frame (drawn on screen, won no
+// pixel) is tested against raster.hiz, the farthest depth per 8×8 px tile and 4×4 quarter of
+// the finished visibility buffer. Its prism — the chord raised and lowered along the local up
+// by `raise_k` times its largest edge-midpoint residual, at least a pixel — is what its
+// refinement could become: finer chords follow the surface, which the residuals bound within
+// that margin (common/raster_shell.glsl). Where every tile and quarter the prism's box covers
+// holds winners all nearer than the prism's nearest point, no refinement of the leaf can win
+// a pixel of this frame's image, and the leaf is restamped hidden; cbt.decide keeps it from
+// splitting whatever the view's angle. The others stay unseen: an unseen leaf the view grazes
+// still splits (its crest may rise above what hides its chord), as without this pass.
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+layout(local_size_x = 64) in;
+#include "common/bisector.glsl"
+#include "common/frame.glsl"
+#include "common/raster.glsl"
+#define RASTER_BIG_BINDING 3
+#include "common/raster_big.glsl"
+
+layout(std430, set = 0, binding = 0) readonly buffer Pool { Bisector b[]; } pool;
+layout(std430, set = 0, binding = 1) readonly buffer DrawList { uint leaves[]; } draw_list;
+layout(std430, set = 0, binding = 2) readonly buffer Dispatch { uint args[4]; } dispatch;
+layout(std430, set = 0, binding = 5) buffer Seen { uint frame[]; } seen;
+layout(std430, set = 0, binding = 6) readonly buffer Hiz { uint far_bits[]; } hiz;
+
+// frame_stamp: this frame's stamp; raise_k: the prism's half-height over the leaf's largest
+// edge-midpoint residual (engine/src/publish/options.rs UNSEEN_RAISE).
+layout(push_constant) uniform Push { uint frame_stamp; float raise_k; } push;
+
+// A prism's boxes are at most this many tiles; a larger one is left unseen untested (a leaf
+// that spans that much of the screen is one the view will refine where it shows).
+#define UNSEEN_MAX_TILES 128u
+
+// Whether every tile of the pixel box [lo, hi] holds winners all nearer than `z_near` (the
+// prism's largest z_ndc), or failing that, each quarter of the tile within the box does.
+bool hidden_box(vec2 lo, vec2 hi, float z_near) {
+    uint near_bits = floatBitsToUint((1.0 / z_near) * (1.0 - 1e-3));
+    uvec2 t0 = uvec2(lo) / RASTER_HIZ_TILE, t1 = uvec2(hi) / RASTER_HIZ_TILE;
+    if ((t1.x - t0.x + 1u) * (t1.y - t0.y + 1u) > UNSEEN_MAX_TILES) return false;
+    uint tw = (uint(frame.viewport.x) + RASTER_HIZ_TILE - 1u) / RASTER_HIZ_TILE;
+    uint th = (uint(frame.viewport.y) + RASTER_HIZ_TILE - 1u) / RASTER_HIZ_TILE;
+    const uint h = RASTER_HIZ_TILE / 2u;
+    for (uint y = t0.y; y <= t1.y; ++y) {
+        for (uint x = t0.x; x <= t1.x; ++x) {
+            if (hiz.far_bits[y * tw + x] < near_bits) continue;
+            for (uint k = 0u; k < 4u; ++k) {
+                uvec2 f = 2u * uvec2(x, y) + uvec2(k & 1u, k >> 1u);
+                vec2 qa = max(vec2(f * h), lo), qb = min(vec2(f * h + h - 1u), hi);
+                if (any(greaterThan(qa, qb))) continue;
+                if (hiz.far_bits[tw * th + f.y * 2u * tw + f.x] >= near_bits) return false;
+            }
+        }
+    }
+    return true;
+}
+
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i >= dispatch.args[3]) return;
+    uint leaf = draw_list.leaves[i];
+    if (seen.frame[leaf] != (push.frame_stamp | CBT_UNSEEN_STAMP)) return;
+    vec3 p[3];
+    float dmax = 0.0;
+    for (uint k = 0u; k < 3u; ++k) {
+        p[k] = vec3(pool.b[leaf].positions[3u * k], pool.b[leaf].positions[3u * k + 1u], pool.b[leaf].positions[3u * k + 2u]);
+        dmax = max(dmax, length(p[k]));
+    }
+    // The residuals are screen angles at the midpoints: as metres, at the farthest corner's
+    // distance (an over-estimate, the safe side).
+    float r_px = max(pool.b[leaf].r_hyp, pool.b[leaf].r_leg);
+    float raise = max(push.raise_k * r_px, 1.0) * frame.pixel_angle * dmax;
+    vec3 up = normalize((p[0] + p[1] + p[2]) / 3.0 - frame.planet_center) * raise;
+    vec2 smin = vec2(1e30), smax = vec2(-1e30);
+    float z_near = 0.0;
+    for (uint k = 0u; k < 9u; ++k) {
+        vec4 c = frame.view_proj * vec4(p[k % 3u] + up * (float(k / 3u) - 1.0), 1.0);
+        if (raster_near(c)) return; // near the camera: left to split
+        vec2 s = raster_screen(c, frame.viewport);
+        smin = min(smin, s);
+        smax = max(smax, s);
+        z_near = max(z_near, c.z / c.w);
+    }
+    vec2 lo, hi;
+    if (!raster_box(smin, smax, frame.viewport, lo, hi)) return;
+    if (!hidden_box(lo, hi, z_near)) return;
+    seen.frame[leaf] = push.frame_stamp | CBT_HIDDEN_STAMP;
+    atomicAdd(big.occluded, 1u);
+}
