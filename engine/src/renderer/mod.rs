@@ -33,7 +33,7 @@ use crate::exposure::Exposure;
 use crate::frame_constants::{FrameConstantBuffers, FrameConstants};
 use crate::params::{LAST_STORED_LEVEL, MAX_LEVEL};
 use crate::planet::{Body, TileId};
-use crate::publish::{declare_publish, Occlusion, PublishMode, PublishOptions};
+use crate::publish::{declare_publish, PublishMode, PublishOptions};
 use crate::shade::{declare_aov, declare_terrain, ClimateField, Skips};
 use crate::source::TileSource;
 use crate::stream::envelope::{FeedMeter, LocalFetch};
@@ -416,7 +416,8 @@ impl PlanetRenderer {
         let mut publish = self.opts.publish;
         publish.no_correction |= self.opts.skips.contains(Skips::ROOT_SEARCH);
         let p = declare_publish(g, extent, bindings, surface, publish, edges);
-        if self.opts.publish.occlusion == Occlusion::Cull {
+        // The late phase's culled leaves, or with stamps alone those raster.unseen found hidden.
+        if self.opts.publish.occlusion.stamps() {
             self.mesh.declare_raster_counters(g, p.big);
         }
         let atmos = self.atmosphere.declare(g, frame);
