@@ -63,6 +63,12 @@ pub struct GpuArgs {
     /// same bits as without stamps) (`engine::cbt::HiddenLeaves`).
     #[arg(long, env = "PLANETFALL_HIDDEN_LEAVES")]
     pub hidden_leaves: Option<engine::cbt::HiddenLeaves>,
+    /// With --occlusion stamp: an unseen leaf is found hidden (kept from splitting even as an
+    /// outline) where its chord, raised and lowered by this many times its largest
+    /// edge-midpoint residual (at least a pixel), stays behind the finished image
+    /// (`engine::publish::UNSEEN_RAISE`) [default: 4].
+    #[arg(long, env = "PLANETFALL_UNSEEN_RAISE")]
+    pub unseen_raise: Option<f32>,
     /// Samples `publish.resolve` takes back along a grazing ray for detail the mesh's chords
     /// pass under: 16 (engine::publish::RESOLVE_MARCH_SAMPLES) mends about 60 % of it, at up to
     /// 2.9 ms a frame on the H200 over rough ground [default: 0, none].
@@ -232,6 +238,9 @@ pub fn publish_options(o: &mut engine::renderer::RendererOptions) {
     if let Some(k) = a.resolve_shell {
         o.publish.shell_k = k;
     }
+    if let Some(k) = a.unseen_raise {
+        o.publish.unseen_raise = k;
+    }
     if let Some(px) = a.split_min_px {
         o.cbt.split_min_px = px;
     }
@@ -273,6 +282,11 @@ impl GpuArgs {
         if let Some(x) = self.resolve_late_scale {
             if !(x >= 1.0 && x.is_finite()) {
                 anyhow::bail!("--resolve-late-scale must be a number ≥ 1 (got {x})");
+            }
+        }
+        if let Some(k) = self.unseen_raise {
+            if !(k.is_finite() && k >= 0.0) {
+                anyhow::bail!("--unseen-raise must be a number ≥ 0 (got {k})");
             }
         }
         if let Some(c) = self.silhouette_cos {
