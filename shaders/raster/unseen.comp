@@ -5,9 +5,10 @@
 // the finished visibility buffer. Its prism — the chord raised and lowered along the local up
 // by `raise_k` times its largest edge-midpoint residual, at least a pixel — is what its
 // refinement could become: finer chords follow the surface, which the residuals bound within
-// that margin (common/raster_shell.glsl). Where every tile and quarter the prism's box covers
-// holds winners all nearer than the prism's nearest point, no refinement of the leaf can win
-// a pixel of this frame's image, and the leaf is restamped hidden; cbt.decide keeps it from
+// that margin (common/raster_shell.glsl). Where every tile (or failing that, every quarter)
+// that the prism's screen footprint may cover holds winners all nearer than the prism's
+// nearest point, no refinement of the leaf can win a pixel of this frame's image, and the
+// leaf is restamped hidden; cbt.decide keeps it from
 // splitting whatever the view's angle. The others stay unseen: an unseen leaf the view grazes
 // still splits (its crest may rise above what hides its chord), as without this pass.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
@@ -32,9 +33,54 @@ layout(push_constant) uniform Push { uint frame_stamp; float raise_k; } push;
 // that spans that much of the screen is one the view will refine where it shows).
 #define UNSEEN_MAX_TILES 128u
 
-// Whether every tile of the pixel box [lo, hi] holds winners all nearer than `z_near` (the
-// prism's largest z_ndc), or failing that, each quarter of the tile within the box does.
-bool hidden_box(vec2 lo, vec2 hi, float z_near) {
+// The prism's screen footprint, convex (its corners share one raise): the supporting lines of
+// its six corners, each a point and a unit outward normal. Collinear corners may add lines
+// that repeat a side: every one bounds the footprint, so testing more is still exact, and a
+// footprint with none (all corners at one point) bounds nothing: every tile counts.
+struct Hull {
+    vec2 p[8];
+    vec2 n[8];
+    uint count;
+};
+
+Hull hull_of(vec2 s[6]) {
+    Hull h;
+    h.count = 0u;
+    for (uint i = 0u; i < 6u; ++i) {
+        for (uint j = 0u; j < 6u; ++j) {
+            vec2 d = s[j] - s[i];
+            if (i == j || dot(d, d) < 1e-8 || h.count == 8u) continue;
+            vec2 n = normalize(vec2(d.y, -d.x));
+            bool supports = true;
+            for (uint k = 0u; k < 6u; ++k) supports = supports && dot(s[k] - s[i], n) <= 1e-3;
+            if (!supports) continue;
+            h.p[h.count] = s[i];
+            h.n[h.count] = n;
+            h.count++;
+        }
+    }
+    return h;
+}
+
+// Whether the footprint may hold a pixel centre of the rectangle [a, b] (centres): no
+// supporting line has all four corners beyond it by more than the coverage margin.
+bool hull_may_cover(Hull h, vec2 a, vec2 b) {
+    for (uint e = 0u; e < h.count; ++e) {
+        float nearest = 1e30;
+        for (uint k = 0u; k < 4u; ++k) {
+            vec2 q = vec2((k & 1u) == 0u ? a.x : b.x, (k & 2u) == 0u ? a.y : b.y);
+            nearest = min(nearest, dot(q - h.p[e], h.n[e]));
+        }
+        if (nearest > 1e-2) return false;
+    }
+    return true;
+}
+
+// Whether every tile of the pixel box [lo, hi] that the footprint may cover holds winners all
+// nearer than `z_near` (the prism's largest z_ndc), or failing that, each quarter of the tile
+// that it may cover does. A tile the footprint cannot reach (a grazing sliver's box is mostly
+// such tiles) receives none of its refinement's pixels, so what it holds does not matter.
+bool hidden_box(Hull f, vec2 lo, vec2 hi, float z_near) {
     uint near_bits = floatBitsToUint((1.0 / z_near) * (1.0 - 1e-3));
     uvec2 t0 = uvec2(lo) / RASTER_HIZ_TILE, t1 = uvec2(hi) / RASTER_HIZ_TILE;
     if ((t1.x - t0.x + 1u) * (t1.y - t0.y + 1u) > UNSEEN_MAX_TILES) return false;
@@ -43,12 +89,14 @@ bool hidden_box(vec2 lo, vec2 hi, float z_near) {
     const uint h = RASTER_HIZ_TILE / 2u;
     for (uint y = t0.y; y <= t1.y; ++y) {
         for (uint x = t0.x; x <= t1.x; ++x) {
-            if (hiz.far_bits[y * tw + x] < near_bits) continue;
+            vec2 a = max(vec2(uvec2(x, y) * RASTER_HIZ_TILE), lo) + 0.5;
+            vec2 b = min(vec2(uvec2(x, y) * RASTER_HIZ_TILE + RASTER_HIZ_TILE - 1u), hi) + 0.5;
+            if (!hull_may_cover(f, a, b) || hiz.far_bits[y * tw + x] < near_bits) continue;
             for (uint k = 0u; k < 4u; ++k) {
-                uvec2 f = 2u * uvec2(x, y) + uvec2(k & 1u, k >> 1u);
-                vec2 qa = max(vec2(f * h), lo), qb = min(vec2(f * h + h - 1u), hi);
-                if (any(greaterThan(qa, qb))) continue;
-                if (hiz.far_bits[tw * th + f.y * 2u * tw + f.x] >= near_bits) return false;
+                uvec2 q = 2u * uvec2(x, y) + uvec2(k & 1u, k >> 1u);
+                vec2 qa = max(vec2(q * h), lo) + 0.5, qb = min(vec2(q * h + h - 1u), hi) + 0.5;
+                if (any(greaterThan(qa, qb)) || !hull_may_cover(f, qa, qb)) continue;
+                if (hiz.far_bits[tw * th + q.y * 2u * tw + q.x] >= near_bits) return false;
             }
         }
     }
@@ -71,19 +119,20 @@ void main() {
     float r_px = max(pool.b[leaf].r_hyp, pool.b[leaf].r_leg);
     float raise = max(push.raise_k * r_px, 1.0) * frame.pixel_angle * dmax;
     vec3 up = normalize((p[0] + p[1] + p[2]) / 3.0 - frame.planet_center) * raise;
+    vec2 s[6];
     vec2 smin = vec2(1e30), smax = vec2(-1e30);
     float z_near = 0.0;
-    for (uint k = 0u; k < 9u; ++k) {
-        vec4 c = frame.view_proj * vec4(p[k % 3u] + up * (float(k / 3u) - 1.0), 1.0);
+    for (uint k = 0u; k < 6u; ++k) {
+        vec4 c = frame.view_proj * vec4(p[k % 3u] + (k < 3u ? -up : up), 1.0);
         if (raster_near(c)) return; // near the camera: left to split
-        vec2 s = raster_screen(c, frame.viewport);
-        smin = min(smin, s);
-        smax = max(smax, s);
+        s[k] = raster_screen(c, frame.viewport);
+        smin = min(smin, s[k]);
+        smax = max(smax, s[k]);
         z_near = max(z_near, c.z / c.w);
     }
     vec2 lo, hi;
     if (!raster_box(smin, smax, frame.viewport, lo, hi)) return;
-    if (!hidden_box(lo, hi, z_near)) return;
+    if (!hidden_box(hull_of(s), lo, hi, z_near)) return;
     seen.frame[leaf] = push.frame_stamp | CBT_HIDDEN_STAMP;
     atomicAdd(big.occluded, 1u);
 }

@@ -235,3 +235,38 @@ fn the_unseen_pass_finds_hidden_only_what_its_prism_keeps_hidden() {
     assert_eq!(counts.occluded, 4);
     gpu.assert_clean();
 }
+
+/// A flat sliver 5–7 px inside a wall's diagonal edge, at 20 m (pixel centres with
+/// sx − sy < 16 are wall; the sliver lies along sx − sy = 6…8): its 15 × 15 px box reaches
+/// the sky beyond the edge (up to sx − sy = 21), but its prism's footprint (raised and lowered
+/// a pixel) and the 4 px quarters it may cover do not, so `raster.unseen` finds it hidden.
+#[test]
+fn the_unseen_pass_tests_the_tiles_a_sliver_may_cover() {
+    let mut gpu = Gpu::new();
+    let cam = camera();
+    let mut tris = wall(&cam, |i, j| i + j < 0);
+    let wall = tris.len();
+    let px = |sx: f64, sy: f64| {
+        let k = 55.425_625_842_204_07 / 20.0;
+        at(&cam, (sx - 48.0) / k, (32.0 - sy) / k, 20.0)
+    };
+    tris.push([px(20.0, 12.0), px(33.0, 25.0), px(31.5, 25.5)]);
+    let old = vec![3u32; tris.len()];
+    let stamping = PublishOptions {
+        mode: PublishMode::Compute,
+        occlusion: Occlusion::Stamp,
+        ..Default::default()
+    };
+    let (_, counts, seen) = rasterise_leaves(
+        &mut gpu,
+        &cam,
+        &tris,
+        &[],
+        stamping,
+        Some((&old, STAMP)),
+        true,
+    );
+    assert_eq!(seen[wall], STAMP | HIDDEN_STAMP);
+    assert_eq!(counts.occluded, 1);
+    gpu.assert_clean();
+}
