@@ -174,15 +174,9 @@ pub fn declare_publish(
             .dispatch_indirect(skylined, 0);
     }
     let big = match mesh.occlusion {
-        Some(_) if opts.occlusion == Occlusion::Stamp => declare_unseen(
-            g,
-            extent,
-            surface.frame,
-            &mesh,
-            &r,
-            &mut seen,
-            opts.unseen_raise,
-        ),
+        Some(_) if opts.occlusion == Occlusion::Stamp => {
+            declare_unseen(g, extent, surface.frame, &mesh, &r, &mut seen, &opts)
+        }
         _ => r.big,
     };
     Published {
@@ -217,6 +211,9 @@ pub struct Rasterised {
     pub big: BufferRef,
     /// `raster.dispatch`: the small raster's indirect dispatch over the draw list.
     pub dispatch: BufferRef,
+    /// With stamps alone, `raster.hiz`'s buffer, its coarse levels zeroed for
+    /// [`declare_unseen`].
+    pub hiz: Option<BufferRef>,
     /// `publish.shelled`: the pixels `publish.resolve` hands to `publish.resolve.shell` (a
     /// 16-byte header, cleared by `publish.clear`, then room for every pixel; the header alone
     /// where the options hand none over).
@@ -307,6 +304,11 @@ pub fn declare_raster(
     };
     let skylined_bytes = 16 + if skyline { 4 * pixels + mask_bytes } else { 0 };
     let mut skylined = g.create_buffer("publish.skylined", BufferDesc::gpu(skylined_bytes));
+    // With stamps alone, the depth pyramid of the finished image for `raster.unseen`; its
+    // coarse levels gather the tiles by atomicMax from zero.
+    let unseen = mesh.occlusion.is_some() && opts.occlusion == Occlusion::Stamp;
+    let mut hiz =
+        unseen.then(|| g.create_buffer("raster.hiz", hiz_desc(extent, HIZ_COARSE_LEVELS).0));
     let mut clear = g
         .transfer("publish.clear")
         .fill(&mut vis, 0, vk::WHOLE_SIZE, u32::MAX)
@@ -316,6 +318,10 @@ pub fn declare_raster(
     let header = bytemuck::cast_slice(&[0u32, 1, 1, 0]);
     if handover {
         clear = clear.update(&mut shelled, 0, header);
+    }
+    if let Some(hiz) = &mut hiz {
+        let coarse_offset = hiz_desc(extent, HIZ_COARSE_LEVELS).1;
+        clear = clear.fill(hiz, coarse_offset, vk::WHOLE_SIZE, 0);
     }
     if skyline {
         let clear = clear.update(&mut skylined, 0, header);
@@ -375,7 +381,8 @@ pub fn declare_raster(
                 Some(&mut seen),
                 None,
             );
-            let hiz = declare_hiz(g, extent, frame, *small.vis);
+            let mut hiz = g.create_buffer("raster.hiz", hiz_desc(extent, 0).0);
+            declare_hiz(g, extent, frame, *small.vis, &mut hiz, 0);
             small.declare(
                 g,
                 "raster.compute.late",
@@ -398,6 +405,7 @@ pub fn declare_raster(
         depth,
         big,
         dispatch,
+        hiz,
         shelled,
         skylined,
         seen: stamps,
@@ -406,7 +414,7 @@ pub fn declare_raster(
 
 /// `raster.hiz` over the finished visibility buffer → `raster.unseen`: with stamps alone, the
 /// leaves still stamped unseen once the resolve restamped the winners are restamped hidden
-/// where their prism, `raise` times their residual, lies behind the image
+/// where their prism, `opts.unseen_raise` times their residual, lies behind the image
 /// (`shaders/raster/unseen.comp`). Returns `raster.big`, which counts them ([`RasterCounts`]).
 /// `mesh.occlusion` must be set.
 pub fn declare_unseen(
@@ -416,10 +424,11 @@ pub fn declare_unseen(
     mesh: &MeshBindings,
     r: &Rasterised,
     seen: &mut BufferRef,
-    raise: f32,
+    opts: &PublishOptions,
 ) -> BufferRef {
     let stamp = mesh.occlusion.map_or(0, |o| o.frame_stamp);
-    let hiz = declare_hiz(g, extent, frame, r.vis);
+    let mut hiz = r.hiz.expect("raster.hiz is declared with stamps alone");
+    declare_hiz(g, extent, frame, r.vis, &mut hiz, HIZ_COARSE_LEVELS);
     let mut big = r.big;
     g.compute("raster.unseen", &shaders::RASTER_UNSEEN)
         .read("frame", frame)
@@ -429,25 +438,48 @@ pub fn declare_unseen(
         .read("hiz", hiz)
         .write("seen", seen)
         .write("big", &mut big)
-        .push(&[stamp, raise.max(0.0).to_bits()])
+        .push(&[
+            stamp,
+            opts.unseen_raise.max(0.0).to_bits(),
+            opts.unseen_cos.to_bits(),
+        ])
         .dispatch_indirect(r.dispatch, 0);
     big
 }
 
-/// `raster.hiz`: the farthest depth of `vis` per tile, then per quarter tile
-/// (`shaders/raster/hiz.comp`).
-fn declare_hiz(g: &mut Graph<'_>, [w, h]: [u32; 2], frame: BufferRef, vis: BufferRef) -> BufferRef {
+/// Levels of `raster.hiz` above its tiles with stamps alone: cells of 16 to 128 px, so that
+/// `raster.unseen` tests any leaf's box over a few cells (`RASTER_HIZ_COARSE` in
+/// `shaders/common/raster.glsl`).
+pub const HIZ_COARSE_LEVELS: u32 = 4;
+
+/// `raster.hiz`'s buffer for `coarse` levels above the tiles, and where those levels start
+/// (`hiz_index` in `shaders/common/raster.glsl`).
+fn hiz_desc([w, h]: [u32; 2], coarse: u32) -> (BufferDesc, u64) {
     let tiles = [w.div_ceil(RASTER_HIZ_TILE), h.div_ceil(RASTER_HIZ_TILE)];
-    let mut hiz = g.create_buffer(
-        "raster.hiz",
-        BufferDesc::gpu(4 * 5 * tiles[0] as u64 * tiles[1] as u64),
-    );
+    let fine = 5 * tiles[0] as u64 * tiles[1] as u64;
+    let coarse_cells: u64 = (1..=coarse)
+        .map(|k| tiles[0].div_ceil(1 << k) as u64 * tiles[1].div_ceil(1 << k) as u64)
+        .sum();
+    (BufferDesc::gpu(4 * (fine + coarse_cells)), 4 * fine)
+}
+
+/// `raster.hiz`: the farthest depth of `vis` per tile, then per quarter tile, then per cell of
+/// `coarse` coarser levels (`shaders/raster/hiz.comp`; those must be zeroed before).
+fn declare_hiz(
+    g: &mut Graph<'_>,
+    [w, h]: [u32; 2],
+    frame: BufferRef,
+    vis: BufferRef,
+    hiz: &mut BufferRef,
+    coarse: u32,
+) {
+    let tiles = [w.div_ceil(RASTER_HIZ_TILE), h.div_ceil(RASTER_HIZ_TILE)];
     g.compute("raster.hiz", &shaders::RASTER_HIZ)
         .read("frame", frame)
         .read("vis", vis)
-        .write("hiz", &mut hiz)
+        .write("hiz", hiz)
+        .push(&[coarse])
         .dispatch([tiles[0], tiles[1], 1]);
-    hiz
 }
 
 /// `raster.hardware`: the handed-over leaves as an indirect draw; returns its depth attachment.

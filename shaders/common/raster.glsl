@@ -22,6 +22,23 @@
 #define RASTER_TILE 32u
 // Side of raster.hiz's depth tiles, px.
 #define RASTER_HIZ_TILE 8u
+// Levels of raster.hiz above the tiles (engine/src/publish.rs HIZ_COARSE_LEVELS).
+#define RASTER_HIZ_COARSE 4u
+
+// Where raster.hiz keeps cell `c` of level `l` (cells of RASTER_HIZ_TILE / 2 << l px: level 0
+// the quarters, 1 the tiles, 2… coarser) for a viewport of `tiles` tiles: the tiles first, then
+// the quarters, then each coarser level row by row.
+uint hiz_index(uint l, uvec2 c, uvec2 tiles) {
+    if (l == 1u) return c.y * tiles.x + c.x;
+    if (l == 0u) return tiles.x * tiles.y + c.y * 2u * tiles.x + c.x;
+    uint base = 5u * tiles.x * tiles.y;
+    for (uint k = 1u; k + 1u < l; ++k) {
+        uvec2 d = (tiles + (1u << k) - 1u) >> k;
+        base += d.x * d.y;
+    }
+    uvec2 d = (tiles + (1u << (l - 1u)) - 1u) >> (l - 1u);
+    return base + c.y * d.x + c.x;
+}
 
 float cross2(vec2 a, vec2 b) { return a.x * b.y - a.y * b.x; }
 

@@ -26,12 +26,13 @@ layout(std430, set = 0, binding = 5) buffer Seen { uint frame[]; } seen;
 layout(std430, set = 0, binding = 6) readonly buffer Hiz { uint far_bits[]; } hiz;
 
 // frame_stamp: this frame's stamp; raise_k: the prism's half-height over the leaf's largest
-// edge-midpoint residual (engine/src/publish/options.rs UNSEEN_RAISE).
-layout(push_constant) uniform Push { uint frame_stamp; float raise_k; } push;
+// edge-midpoint residual (engine/src/publish/options.rs UNSEEN_RAISE); test_cos: only leaves
+// the view grazes closer than this are tested (PublishOptions::unseen_cos: cbt.decide keeps
+// the others unseen or not).
+layout(push_constant) uniform Push { uint frame_stamp; float raise_k; float test_cos; } push;
 
-// A prism's boxes are at most this many tiles; a larger one is left unseen untested (a leaf
-// that spans that much of the screen is one the view will refine where it shows).
-#define UNSEEN_MAX_TILES 128u
+// Cells of one raster.hiz level a leaf's box is tested over at most.
+#define UNSEEN_CELLS 16u
 
 // The prism's screen footprint, convex (its corners share one raise): the supporting lines of
 // its six corners, each a point and a unit outward normal. Collinear corners may add lines
@@ -76,27 +77,39 @@ bool hull_may_cover(Hull h, vec2 a, vec2 b) {
     return true;
 }
 
-// Whether every tile of the pixel box [lo, hi] that the footprint may cover holds winners all
-// nearer than `z_near` (the prism's largest z_ndc), or failing that, each quarter of the tile
-// that it may cover does. A tile the footprint cannot reach (a grazing sliver's box is mostly
-// such tiles) receives none of its refinement's pixels, so what it holds does not matter.
+// Whether every cell of the pixel box [lo, hi] that the footprint may cover holds winners all
+// nearer than `z_near` (the prism's largest z_ndc), read at the finest raster.hiz level where
+// the box spans at most UNSEEN_CELLS cells, so that every leaf costs about the same, and where
+// a cell does not, at its four quarters on the level below. A cell the
+// footprint cannot reach (a grazing sliver's box is mostly such cells) receives none of its
+// refinement's pixels, so what it holds does not matter.
 bool hidden_box(Hull f, vec2 lo, vec2 hi, float z_near) {
     uint near_bits = floatBitsToUint((1.0 / z_near) * (1.0 - 1e-3));
-    uvec2 t0 = uvec2(lo) / RASTER_HIZ_TILE, t1 = uvec2(hi) / RASTER_HIZ_TILE;
-    if ((t1.x - t0.x + 1u) * (t1.y - t0.y + 1u) > UNSEEN_MAX_TILES) return false;
-    uint tw = (uint(frame.viewport.x) + RASTER_HIZ_TILE - 1u) / RASTER_HIZ_TILE;
-    uint th = (uint(frame.viewport.y) + RASTER_HIZ_TILE - 1u) / RASTER_HIZ_TILE;
-    const uint h = RASTER_HIZ_TILE / 2u;
-    for (uint y = t0.y; y <= t1.y; ++y) {
-        for (uint x = t0.x; x <= t1.x; ++x) {
-            vec2 a = max(vec2(uvec2(x, y) * RASTER_HIZ_TILE), lo) + 0.5;
-            vec2 b = min(vec2(uvec2(x, y) * RASTER_HIZ_TILE + RASTER_HIZ_TILE - 1u), hi) + 0.5;
-            if (!hull_may_cover(f, a, b) || hiz.far_bits[y * tw + x] < near_bits) continue;
+    uvec2 tiles = (uvec2(frame.viewport) + RASTER_HIZ_TILE - 1u) / RASTER_HIZ_TILE;
+    uint l = 0u;
+    uvec2 c0, c1;
+    for (;; ++l) {
+        if (l > RASTER_HIZ_COARSE + 1u) return false; // spans much of the screen: left to split
+        uint side = (RASTER_HIZ_TILE / 2u) << l;
+        c0 = uvec2(lo) / side;
+        c1 = uvec2(hi) / side;
+        if ((c1.x - c0.x + 1u) * (c1.y - c0.y + 1u) <= UNSEEN_CELLS) break;
+    }
+    float side = float((RASTER_HIZ_TILE / 2u) << l);
+    for (uint y = c0.y; y <= c1.y; ++y) {
+        for (uint x = c0.x; x <= c1.x; ++x) {
+            vec2 a = max(vec2(x, y) * side, lo) + 0.5;
+            vec2 b = min(vec2(x, y) * side + side - 1.0, hi) + 0.5;
+            if (!hull_may_cover(f, a, b) || hiz.far_bits[hiz_index(l, uvec2(x, y), tiles)] < near_bits) continue;
+            // The cell does not hide it: the quarters of it the footprint may cover must, each
+            // (a ridge's cell holds the farther ground beside the ridge too).
+            if (l == 0u) return false;
+            float half_side = side * 0.5;
             for (uint k = 0u; k < 4u; ++k) {
                 uvec2 q = 2u * uvec2(x, y) + uvec2(k & 1u, k >> 1u);
-                vec2 qa = max(vec2(q * h), lo) + 0.5, qb = min(vec2(q * h + h - 1u), hi) + 0.5;
+                vec2 qa = max(vec2(q) * half_side, lo) + 0.5, qb = min(vec2(q) * half_side + half_side - 1.0, hi) + 0.5;
                 if (any(greaterThan(qa, qb)) || !hull_may_cover(f, qa, qb)) continue;
-                if (hiz.far_bits[tw * th + q.y * 2u * tw + q.x] >= near_bits) return false;
+                if (hiz.far_bits[hiz_index(l - 1u, q, tiles)] >= near_bits) return false;
             }
         }
     }
@@ -114,6 +127,8 @@ void main() {
         p[k] = vec3(pool.b[leaf].positions[3u * k], pool.b[leaf].positions[3u * k + 1u], pool.b[leaf].positions[3u * k + 2u]);
         dmax = max(dmax, length(p[k]));
     }
+    vec3 n = cross(p[1] - p[0], p[2] - p[0]), g = p[0] + p[1] + p[2];
+    if (length(n) > 0.0 && length(g) > 0.0 && abs(dot(normalize(n), normalize(g))) >= push.test_cos) return;
     // The residuals are screen angles at the midpoints: as metres, at the farthest corner's
     // distance (an over-estimate, the safe side).
     float r_px = max(pool.b[leaf].r_hyp, pool.b[leaf].r_leg);

@@ -183,7 +183,8 @@ fn the_stamping_pass_stamps_what_it_draws_and_changes_no_pixel() {
 /// edge is at row 7.1 px, at 25 m: a flat leaf mid-wall (hidden); the same leaf with a 10 px
 /// residual, whose prism reaches the sky above the wall (unseen); and two leaves 4 px below the
 /// wall's edge, one flat (raised a pixel: hidden) and one with a 1 px residual (raised 4 px,
-/// into the sky's tile and quarter: unseen). The wall's leaves, which win the pixels, are not
+/// into the sky's tile and quarter: unseen); two larger leaves, read over 16 px cells, one
+/// within the wall (hidden) and one reaching the sky (unseen). The wall's leaves, which win the pixels, are not
 /// behind themselves; a leaf beside the view keeps its old stamp. With no raise, the 1 px
 /// leaf is hidden too.
 #[test]
@@ -200,7 +201,11 @@ fn the_unseen_pass_finds_hidden_only_what_its_prism_keeps_hidden() {
     };
     let mid = [px(44.0, 30.0), px(52.0, 30.0), px(48.0, 34.0)];
     let high = [px(44.0, 11.0), px(52.0, 11.0), px(48.0, 14.0)];
-    tris.extend([mid, mid, high, high]);
+    // Two leaves whose boxes (36 px a side) are read at raster.hiz's 16 px level: one within
+    // the wall, one reaching the sky above it.
+    let big_in = [px(25.0, 15.0), px(60.0, 15.0), px(40.0, 50.0)];
+    let big_out = [px(25.0, 2.0), px(60.0, 2.0), px(40.0, 40.0)];
+    tris.extend([mid, mid, high, high, big_in, big_out]);
     let mut residual = vec![0.0f32; tris.len()];
     residual[wall + 1] = 10.0;
     residual[wall + 3] = 1.0;
@@ -224,15 +229,21 @@ fn the_unseen_pass_finds_hidden_only_what_its_prism_keeps_hidden() {
     let (vis, counts, seen) = run(&mut gpu, stamping);
     assert_eq!(vis, rasterise(&mut gpu, &cam, &tris, stamping), "the image");
     assert!(seen[..wall].iter().all(|&s| s == unseen), "the wall");
-    assert_eq!(seen[wall..], [hidden, unseen, hidden, unseen, OLD]);
-    assert_eq!(counts.occluded, 2);
+    assert_eq!(
+        seen[wall..],
+        [hidden, unseen, hidden, unseen, hidden, unseen, OLD]
+    );
+    assert_eq!(counts.occluded, 3);
     let flat = PublishOptions {
         unseen_raise: 0.0,
         ..stamping
     };
     let (_, counts, seen) = run(&mut gpu, flat);
-    assert_eq!(seen[wall..], [hidden, hidden, hidden, hidden, OLD]);
-    assert_eq!(counts.occluded, 4);
+    assert_eq!(
+        seen[wall..],
+        [hidden, hidden, hidden, hidden, hidden, unseen, OLD]
+    );
+    assert_eq!(counts.occluded, 5);
     gpu.assert_clean();
 }
 

@@ -121,6 +121,10 @@ pub struct PublishOptions {
     /// With [`Occlusion::Stamp`], the half-height of the prism `raster.unseen` tests an
     /// unseen leaf by, over its largest edge-midpoint residual ([`UNSEEN_RAISE`]).
     pub unseen_raise: f32,
+    /// With [`Occlusion::Stamp`], `raster.unseen` tests only the unseen leaves the view grazes
+    /// closer than this |cos| of incidence (the renderer sets `CbtParams::silhouette_cos`
+    /// where `cbt.decide` keeps the others unseen or not; 2: every one).
+    pub unseen_cos: f32,
     /// Samples `publish.resolve.search` takes back along a grazing ray, within the surface search's
     /// reach, for detail that rises above the ray before the chord it hit (0: none, the
     /// default; [`RESOLVE_MARCH_SAMPLES`] to turn it on). Bit 16 makes it a reference for
@@ -282,6 +286,7 @@ impl Default for PublishOptions {
             rescue_steps: RESOLVE_RESCUE_STEPS,
             occlusion: Occlusion::Off,
             unseen_raise: UNSEEN_RAISE,
+            unseen_cos: 2.0,
             march_samples: 0,
             outline_samples: 0,
             root_bisect: false,

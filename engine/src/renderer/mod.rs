@@ -415,6 +415,10 @@ impl PlanetRenderer {
         let bindings = self.mesh.bindings(&mesh);
         let mut publish = self.opts.publish;
         publish.no_correction |= self.opts.skips.contains(Skips::ROOT_SEARCH);
+        // cbt.decide keeps an unseen leaf the view does not graze whether hidden or not.
+        if self.opts.cbt.hidden_leaves == crate::cbt::HiddenLeaves::KeepUnseen {
+            publish.unseen_cos = self.opts.cbt.silhouette_cos as f32;
+        }
         let p = declare_publish(g, extent, bindings, surface, publish, edges);
         // The late phase's culled leaves, or with stamps alone those raster.unseen found hidden.
         if self.opts.publish.occlusion.stamps() {

@@ -118,7 +118,7 @@ pub fn rasterise_leaves(
     g.readback("vis", r.vis);
     let (big, seen) = match r.seen {
         Some(mut s) if unseen => {
-            let big = declare_unseen(&mut g, [W, H], frame, &mesh, &r, &mut s, opts.unseen_raise);
+            let big = declare_unseen(&mut g, [W, H], frame, &mesh, &r, &mut s, &opts);
             (big, Some(s))
         }
         s => (r.big, s),
