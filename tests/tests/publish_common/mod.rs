@@ -76,8 +76,10 @@ pub fn rasterise_leaves(
         .iter()
         .enumerate()
         .map(|(i, t)| {
-            let mut b = Bisector::default();
-            b.r_hyp = residual_px.get(i).copied().unwrap_or(0.0);
+            let mut b = Bisector {
+                r_hyp: residual_px.get(i).copied().unwrap_or(0.0),
+                ..Default::default()
+            };
             for (k, p) in t.iter().enumerate() {
                 b.positions[3 * k..3 * k + 3].copy_from_slice(&p.as_vec3().to_array());
             }
