@@ -11,6 +11,13 @@ use glam::DVec3;
 use planetfall_tests::Gpu;
 use publish_common::*;
 
+fn stamping() -> PublishOptions {
+    PublishOptions {
+        occlusion: Occlusion::Stamp,
+        ..culling()
+    }
+}
+
 fn culling() -> PublishOptions {
     PublishOptions {
         mode: PublishMode::Compute,
@@ -94,7 +101,6 @@ fn occlusion_culling_is_exact() {
 fn a_thin_hidden_leaf_is_culled_though_its_box_reaches_sky() {
     let mut gpu = Gpu::new();
     let cam = camera();
-    let p = |x, y, z| at(&cam, x, y, z);
     // The wall's cells below the diagonal x + y = 0 (every point with x + y < 0 within its
     // extent), sky above it.
     let mut tris = wall(&cam, |i, j| i + j < 0);
@@ -104,10 +110,7 @@ fn a_thin_hidden_leaf_is_culled_though_its_box_reaches_sky() {
     // beyond the diagonal holds sky, while every tile the sliver may cover holds wall only
     // (pixel centres with sx − sy < 16 at 96 × 64 and 5.54 px a metre at 10 m). Given in
     // pixels, placed at 20 m.
-    let px = |sx: f64, sy: f64| {
-        let k = 55.425_625_842_204_07 / 20.0; // px a metre at 20 m
-        p((sx - 48.0) / k, (32.0 - sy) / k, 20.0)
-    };
+    let px = |sx, sy| screen_at(&cam, sx, sy, 20.0);
     tris.push([px(20.0, 22.0), px(33.0, 35.0), px(31.5, 35.5)]);
     // Nearer the edge, along sx − sy = 12: it crosses 8 px tiles that reach past the diagonal
     // (sx − sy from 9 to 23), but only 4 px quarters of wall (9 to 15): the quarters cull it.
@@ -146,11 +149,7 @@ fn the_stamping_pass_stamps_what_it_draws_and_changes_no_pixel() {
     ]);
     const OLD: u32 = 3;
     let old = vec![OLD; tris.len()];
-    let stamping = PublishOptions {
-        mode: PublishMode::Compute,
-        occlusion: Occlusion::Stamp,
-        ..Default::default()
-    };
+    let stamping = stamping();
     let plain = PublishOptions {
         occlusion: Occlusion::Off,
         ..stamping
@@ -178,15 +177,15 @@ fn the_stamping_pass_stamps_what_it_draws_and_changes_no_pixel() {
 }
 
 /// `raster.unseen` restamps as hidden an unseen leaf whose prism — its chord raised and lowered
-/// by `unseen_raise` times its residual, at least a pixel — lies behind the image in every tile
-/// and quarter its box covers, and leaves the others unseen. Behind a wall 10 m ahead whose top
+/// by `unseen_raise` times its residual, at least a pixel — lies behind the image in every cell
+/// its footprint may cover, and leaves the others unseen. Behind a wall 10 m ahead whose top
 /// edge is at row 7.1 px, at 25 m: a flat leaf mid-wall (hidden); the same leaf with a 10 px
 /// residual, whose prism reaches the sky above the wall (unseen); and two leaves 4 px below the
 /// wall's edge, one flat (raised a pixel: hidden) and one with a 1 px residual (raised 4 px,
 /// into the sky's tile and quarter: unseen); two larger leaves, read over 16 px cells, one
-/// within the wall (hidden) and one reaching the sky (unseen). The wall's leaves, which win the pixels, are not
-/// behind themselves; a leaf beside the view keeps its old stamp. With no raise, the 1 px
-/// leaf is hidden too.
+/// within the wall (hidden) and one reaching the sky (unseen). The wall's leaves, which win
+/// the pixels, are not behind themselves; a leaf beside the view keeps its old stamp. With no
+/// raise, the 1 px leaf is hidden too.
 #[test]
 fn the_unseen_pass_finds_hidden_only_what_its_prism_keeps_hidden() {
     let mut gpu = Gpu::new();
@@ -194,11 +193,7 @@ fn the_unseen_pass_finds_hidden_only_what_its_prism_keeps_hidden() {
     let p = |x, y, z| at(&cam, x, y, z);
     let mut tris = wall(&cam, |_, _| true);
     let wall = tris.len();
-    // Screen point (sx, sy) px at 25 m (55.43 px a metre at 1 m: 32 / tan 30°).
-    let px = |sx: f64, sy: f64| {
-        let k = 55.425_625_842_204_07 / 25.0;
-        p((sx - 48.0) / k, (32.0 - sy) / k, 25.0)
-    };
+    let px = |sx, sy| screen_at(&cam, sx, sy, 25.0);
     let mid = [px(44.0, 30.0), px(52.0, 30.0), px(48.0, 34.0)];
     let high = [px(44.0, 11.0), px(52.0, 11.0), px(48.0, 14.0)];
     // Two leaves whose boxes (36 px a side) are read at raster.hiz's 16 px level: one within
@@ -217,11 +212,7 @@ fn the_unseen_pass_finds_hidden_only_what_its_prism_keeps_hidden() {
     residual.push(0.0);
     const OLD: u32 = 3;
     let old = vec![OLD; tris.len()];
-    let stamping = PublishOptions {
-        mode: PublishMode::Compute,
-        occlusion: Occlusion::Stamp,
-        ..Default::default()
-    };
+    let stamping = stamping();
     let run = |gpu: &mut Gpu, opts| {
         rasterise_leaves(gpu, &cam, &tris, &residual, opts, Some((&old, STAMP)), true)
     };
@@ -257,17 +248,10 @@ fn the_unseen_pass_tests_the_tiles_a_sliver_may_cover() {
     let cam = camera();
     let mut tris = wall(&cam, |i, j| i + j < 0);
     let wall = tris.len();
-    let px = |sx: f64, sy: f64| {
-        let k = 55.425_625_842_204_07 / 20.0;
-        at(&cam, (sx - 48.0) / k, (32.0 - sy) / k, 20.0)
-    };
+    let px = |sx, sy| screen_at(&cam, sx, sy, 20.0);
     tris.push([px(20.0, 12.0), px(33.0, 25.0), px(31.5, 25.5)]);
     let old = vec![3u32; tris.len()];
-    let stamping = PublishOptions {
-        mode: PublishMode::Compute,
-        occlusion: Occlusion::Stamp,
-        ..Default::default()
-    };
+    let stamping = stamping();
     let (_, counts, seen) = rasterise_leaves(
         &mut gpu,
         &cam,

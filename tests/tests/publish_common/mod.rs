@@ -29,6 +29,13 @@ pub fn at(cam: &ViewCamera, x: f64, y: f64, z: f64) -> DVec3 {
     p.as_vec3().as_dvec3()
 }
 
+/// The camera-relative point at view depth `z` m that [`camera`] sees at pixel (sx, sy), y
+/// down (32 / tan 30° = 55.43 px a metre at 1 m).
+pub fn screen_at(cam: &ViewCamera, sx: f64, sy: f64, z: f64) -> DVec3 {
+    let k = 55.425_625_842_204_07 / z;
+    at(cam, (sx - W as f64 / 2.0) / k, (H as f64 / 2.0 - sy) / k, z)
+}
+
 /// The visibility buffer after rasterising `tris` (leaf i = triangle i) with `opts`.
 pub fn rasterise(
     gpu: &mut Gpu,
