@@ -1,14 +1,14 @@
 #version 460
 // raster.unseen: with occlusion stamps alone (`--occlusion stamp`), after publish.resolve has
 // restamped the winners: each leaf still stamped unseen this frame (drawn on screen, won no
-// pixel) is tested against raster.hiz, the farthest depth per 8×8 px tile and 4×4 quarter of
-// the finished visibility buffer. Its prism — the chord raised and lowered along the local up
-// by `raise_k` times its largest edge-midpoint residual, at least a pixel — is what its
-// refinement could become: finer chords follow the surface, which the residuals bound within
-// that margin (common/raster_shell.glsl). Where every tile (or failing that, every quarter)
-// that the prism's screen footprint may cover holds winners all nearer than the prism's
-// nearest point, no refinement of the leaf can win a pixel of this frame's image, and the
-// leaf is restamped hidden; cbt.decide keeps it from
+// pixel) that cbt.decide would split is tested against raster.hiz, the depth pyramid of the
+// finished visibility buffer (the farthest winner per 4 px quarter, 8 px tile and 16–128 px
+// cell). Its prism — the chord raised and lowered along the local up by `raise_k` times its
+// largest edge-midpoint residual, at least a pixel — is what its refinement could become:
+// finer chords follow the surface, which the residuals bound within that margin
+// (common/raster_shell.glsl). Where every cell that the prism's screen footprint may cover
+// holds winners all nearer than the prism's nearest point, no refinement of the leaf can win a
+// pixel of this frame's image, and the leaf is restamped hidden; cbt.decide keeps it from
 // splitting whatever the view's angle. The others stay unseen: an unseen leaf the view grazes
 // still splits (its crest may rise above what hides its chord), as without this pass.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
