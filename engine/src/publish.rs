@@ -307,8 +307,8 @@ pub fn declare_raster(
     // With stamps alone, the depth pyramid of the finished image for `raster.unseen`; its
     // coarse levels gather the tiles by atomicMax from zero.
     let unseen = mesh.occlusion.is_some() && opts.occlusion == Occlusion::Stamp;
-    let mut hiz =
-        unseen.then(|| g.create_buffer("raster.hiz", hiz_desc(extent, HIZ_COARSE_LEVELS).0));
+    let (hiz_bytes, coarse_offset) = hiz_desc(extent, HIZ_COARSE_LEVELS);
+    let mut hiz = unseen.then(|| g.create_buffer("raster.hiz", hiz_bytes));
     let mut clear = g
         .transfer("publish.clear")
         .fill(&mut vis, 0, vk::WHOLE_SIZE, u32::MAX)
@@ -320,7 +320,6 @@ pub fn declare_raster(
         clear = clear.update(&mut shelled, 0, header);
     }
     if let Some(hiz) = &mut hiz {
-        let coarse_offset = hiz_desc(extent, HIZ_COARSE_LEVELS).1;
         clear = clear.fill(hiz, coarse_offset, vk::WHOLE_SIZE, 0);
     }
     if skyline {

@@ -115,4 +115,13 @@ struct CbtControl {
 //                                   node 1 = root, node L+w = popcount(word w), node i = 2i + 2i+1
 //   draw list      uint[N]          pool indices of drawn leaves, ascending
 
+// |cos| of the angle between a chord's normal and the view direction to its centroid, from its
+// camera-relative corners (1 for a degenerate triangle): 0 where the view grazes the chord.
+// The outline test of cbt.decide and cbt.eval (CbtParams::silhouette_cos) and raster.unseen.
+float incidence_cos(vec3 p[3]) {
+    vec3 n = cross(p[1] - p[0], p[2] - p[0]);
+    vec3 g = p[0] + p[1] + p[2];
+    return length(n) > 0.0 && length(g) > 0.0 ? abs(dot(normalize(n), normalize(g))) : 1.0;
+}
+
 #endif

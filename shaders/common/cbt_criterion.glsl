@@ -27,14 +27,6 @@ float edge_px(vec3 p[3]) {
 
 float nearest_distance(vec3 p[3]) { return min(min(length(p[0]), length(p[1])), length(p[2])); }
 
-// |cos| of the angle between the chord's normal and the view direction to its centroid (1 for a
-// degenerate triangle): 0 where the view grazes the chord.
-float incidence_cos(vec3 p[3]) {
-    vec3 n = cross(p[1] - p[0], p[2] - p[0]);
-    vec3 g = p[0] + p[1] + p[2];
-    return length(n) > 0.0 && length(g) > 0.0 ? abs(dot(normalize(n), normalize(g))) : 1.0;
-}
-
 // Split targets, px: x = residual, y = longest edge. Edge cap 24 → 48 px over 5 → 20 km;
 // both up to 25 % tighter for grazing triangles, blended in over 2 → 5 km; the residual a
 // further outline_tighten tighter for triangles the view grazes within 5° → outline_cos_full

@@ -80,13 +80,13 @@ bool occluded(RasterTri t, vec2 lo, vec2 hi, float z_near) {
         for (uint x = t0.x; x <= t1.x; ++x) {
             vec2 a = max(vec2(uvec2(x, y) * RASTER_HIZ_TILE), lo) + 0.5;
             vec2 b = min(vec2(uvec2(x, y) * RASTER_HIZ_TILE + RASTER_HIZ_TILE - 1u), hi) + 0.5;
-            if (!may_cover(t, a, b) || hiz.far_bits[y * tw + x] < near_bits) continue;
+            if (!may_cover(t, a, b) || hiz.far_bits[hiz_index(1u, uvec2(x, y), uvec2(tw, th))] < near_bits) continue;
             // The tile does not hide it: its quarters the triangle may cover must, each.
             for (uint k = 0u; k < 4u; ++k) {
                 uvec2 f = 2u * uvec2(x, y) + uvec2(k & 1u, k >> 1u);
                 vec2 qa = max(vec2(f * h), lo) + 0.5, qb = min(vec2(f * h + h - 1u), hi) + 0.5;
                 if (any(greaterThan(qa, qb)) || !may_cover(t, qa, qb)) continue;
-                if (hiz.far_bits[tw * th + f.y * 2u * tw + f.x] >= near_bits) return false;
+                if (hiz.far_bits[hiz_index(0u, f, uvec2(tw, th))] >= near_bits) return false;
             }
         }
     }

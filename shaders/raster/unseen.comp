@@ -127,8 +127,7 @@ void main() {
         p[k] = vec3(pool.b[leaf].positions[3u * k], pool.b[leaf].positions[3u * k + 1u], pool.b[leaf].positions[3u * k + 2u]);
         dmax = max(dmax, length(p[k]));
     }
-    vec3 n = cross(p[1] - p[0], p[2] - p[0]), g = p[0] + p[1] + p[2];
-    if (length(n) > 0.0 && length(g) > 0.0 && abs(dot(normalize(n), normalize(g))) >= push.test_cos) return;
+    if (incidence_cos(p) >= push.test_cos) return; // cbt.decide keeps it unseen or hidden
     // The residuals are screen angles at the midpoints: as metres, at the farthest corner's
     // distance (an over-estimate, the safe side).
     float r_px = max(pool.b[leaf].r_hyp, pool.b[leaf].r_leg);
